@@ -1,0 +1,54 @@
+/* The command-line tool: one file per subcommand (cli_<name>.c), a table
+ * in main.c, and the shared message and argument helpers here. */
+#ifndef TC_CLI_H
+#define TC_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses shared by every subcommand. */
+enum {
+    TC_EXIT_OK = 0,
+    TC_EXIT_USAGE = 1,   /* bad command line */
+    TC_EXIT_RUNTIME = 2, /* could not do the job (bind, file, endpoint) */
+};
+
+typedef struct tc_cmd {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    void (*help)(FILE *out);
+} tc_cmd;
+
+/* "truecost: <message>\n" on stderr. */
+void tc_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "try 'truecost CMD --help'" after a usage error; returns
+ * TC_EXIT_USAGE. */
+int tc_cli_usage_hint(const char *cmd);
+
+/* Parse a whole option value; on error print "truecost: OPT: 'TEXT' ..."
+ * naming the accepted range and return -1. */
+int tc_cli_double(const char *opt, const char *text, double min, double max, double *out);
+int tc_cli_int(const char *opt, const char *text, long long min, long long max, long long *out);
+
+/* Levenshtein distance, for "did you mean" hints. */
+int tc_cli_edit_distance(const char *a, const char *b);
+
+/* The closest of `names` (n of them) to `word`, or NULL when none is close
+ * (distance > 2 and not a prefix). */
+const char *tc_cli_suggest(const char *word, const char *const *names, int n);
+
+/* Splits "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" into host (a static
+ * default "127.0.0.1" when absent, else a pointer into a copy the caller
+ * frees via *owned) and port. Returns 0 or -1 after printing the error. */
+int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
+
+/* Writes `text` to `path` atomically (temp file + rename). Returns 0 or -1
+ * after printing the error. */
+int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text);
+
+int tc_cmd_sim(int argc, char **argv);
+void tc_cmd_sim_help(FILE *out);
+
+#endif

@@ -1,0 +1,241 @@
+/* truecost sim: parse options, start the simulated server, print where it
+ * listens, run until Ctrl-C. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sim/sim_server.h"
+
+void tc_cmd_sim_help(FILE *out)
+{
+    fputs(
+        "Usage: truecost sim [OPTIONS]\n"
+        "\n"
+        "Run a SIMULATED inference server that speaks the Ollama native API, the\n"
+        "OpenAI-compatible API and llama.cpp's extras, streaming tokens at known,\n"
+        "controlled timings. It is the peer of the demo and of truecost's tests;\n"
+        "everything it serves carries the header 'x-truecost-simulated: 1'.\n"
+        "\n"
+        "Options:\n"
+        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:0; port 0 picks a\n"
+        "                       free port, printed at start)\n"
+        "  --port-file FILE     also write the chosen port to FILE (atomically)\n"
+        "  --model NAME         a model to serve; repeat for more (default sim-llama-8b)\n"
+        "  --ttft-ms N          fixed part of the time to first token (default 20)\n"
+        "  --prefill-tps N      prompt tokens processed per second (default 2000)\n"
+        "  --decode-tps N       tokens per second of one stream (default 100)\n"
+        "  --jitter-ms N        add a random delay in [0, N) ms to the TTFT and to every\n"
+        "                       token interval (default 0)\n"
+        "  --max-batch N        streams decoded at full speed at once (default 64)\n"
+        "  --fault KIND:RATE[:ARG]  inject faults; repeat for more (see below)\n"
+        "  --seed N             seed of the text, jitter and fault plan (default 1)\n"
+        "  --truth FILE         write one JSON line per request: the time each chunk was\n"
+        "                       handed to the socket, tokens sent, fault applied\n"
+        "  --max-body-bytes N   larger request bodies get HTTP 413 (default 1048576)\n"
+        "  -h, --help           show this help\n"
+        "\n"
+        "Timing model:\n"
+        "  TTFT     = ttft-ms + prompt tokens / prefill-tps\n"
+        "  interval = 1 / decode-tps, times (active streams / max-batch) when more than\n"
+        "             max-batch streams decode at once, so the aggregate rate saturates\n"
+        "             at decode-tps * max-batch, as a server whose batch is full.\n"
+        "  Every request generates exactly max_tokens / num_predict / n_predict tokens\n"
+        "  (default 128). Prompt tokens: whitespace-separated words + 1; a chat counts\n"
+        "  1 + the words of every message + 4 per message. The text is pseudo-words\n"
+        "  fixed by the seed and the prompt: the same prompt gets the same completion.\n"
+        "  Ollama's durations are what the simulator did: prompt_eval_duration is the\n"
+        "  TTFT less the first decode step, eval_duration covers eval_count steps.\n"
+        "\n"
+        "Faults (RATE is a probability 0..1; request decisions are fixed by --seed):\n"
+        "  http500:RATE         answer HTTP 500 with the API's error body\n"
+        "  http503:RATE         answer HTTP 503\n"
+        "  disconnect:RATE      cut the connection halfway through the stream\n"
+        "  malformed:RATE       send one chunk of invalid JSON halfway through\n"
+        "  stall:RATE:MS        pause MS milliseconds halfway through the stream\n"
+        "  slow-accept:RATE:MS  wait MS milliseconds before the first response byte\n"
+        "  crash-after:N        exit abruptly (status 3) once N requests have finished\n"
+        "\n"
+        "Routes: GET /api/version /api/tags /api/ps, POST /api/show /api/generate\n"
+        "/api/chat; GET /v1/models, POST /v1/completions /v1/chat/completions;\n"
+        "GET /health /props, POST /completion.\n"
+        "\n"
+        "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 usage error; 2 cannot listen or\n"
+        "write a file; 3 crash-after fault.\n",
+        out);
+}
+
+enum {
+    OPT_LISTEN = 256, OPT_PORT_FILE, OPT_MODEL, OPT_TTFT, OPT_PREFILL, OPT_DECODE, OPT_JITTER,
+    OPT_BATCH, OPT_FAULT, OPT_SEED, OPT_TRUTH, OPT_MAX_BODY
+};
+
+static const struct option options[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"ttft-ms", required_argument, NULL, OPT_TTFT},
+    {"prefill-tps", required_argument, NULL, OPT_PREFILL},
+    {"decode-tps", required_argument, NULL, OPT_DECODE},
+    {"jitter-ms", required_argument, NULL, OPT_JITTER},
+    {"max-batch", required_argument, NULL, OPT_BATCH},
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"truth", required_argument, NULL, OPT_TRUTH},
+    {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct sim_args {
+    tc_sim_config cfg;
+    char *host_owned;
+    const char *port_file;
+} sim_args;
+
+/* Applies one option; returns 0, 1 for --help, -1 on error (printed). */
+static int apply(sim_args *a, int opt, const char *val)
+{
+    tc_sim_config *c = &a->cfg;
+    long long n;
+    char err[512];
+    switch (opt) {
+    case OPT_LISTEN:
+        free(a->host_owned);
+        return tc_cli_listen(val, &a->host_owned, &c->host, &c->port);
+    case OPT_PORT_FILE:
+        a->port_file = val;
+        return 0;
+    case OPT_MODEL:
+        if (c->n_models >= TC_SIM_MAX_MODELS) {
+            tc_cli_error("--model: at most %d models", TC_SIM_MAX_MODELS);
+            return -1;
+        }
+        if (!*val || strlen(val) >= 256) {
+            tc_cli_error("--model: a model name must be 1 to 255 characters");
+            return -1;
+        }
+        c->models[c->n_models++] = val;
+        return 0;
+    case OPT_TTFT:
+        return tc_cli_double("--ttft-ms", val, 0, 3600e3, &c->timing.ttft_ms);
+    case OPT_PREFILL:
+        return tc_cli_double("--prefill-tps", val, 1e-3, 1e9, &c->timing.prefill_tps);
+    case OPT_DECODE:
+        return tc_cli_double("--decode-tps", val, 1e-3, 1e6, &c->timing.decode_tps);
+    case OPT_JITTER:
+        return tc_cli_double("--jitter-ms", val, 0, 60e3, &c->timing.jitter_ms);
+    case OPT_BATCH:
+        if (tc_cli_int("--max-batch", val, 1, 1000000, &n) < 0)
+            return -1;
+        c->timing.max_batch = (int)n;
+        return 0;
+    case OPT_FAULT:
+        if (tc_sim_fault_parse(&c->faults, val, err, sizeof err) < 0) {
+            tc_cli_error("%s", err);
+            return -1;
+        }
+        return 0;
+    case OPT_SEED:
+        if (tc_cli_int("--seed", val, 0, (long long)(~0ULL >> 1), &n) < 0)
+            return -1;
+        c->seed = (uint64_t)n;
+        return 0;
+    case OPT_TRUTH:
+        c->truth_path = val;
+        return 0;
+    case OPT_MAX_BODY:
+        if (tc_cli_int("--max-body-bytes", val, 1024, 1LL << 30, &n) < 0)
+            return -1;
+        c->max_body_bytes = (size_t)n;
+        return 0;
+    case 'h':
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+static void banner(const tc_sim_server *srv, const tc_sim_config *c)
+{
+    printf("truecost sim: SIMULATED inference server listening on http://%s:%u\n",
+           c->host, (unsigned)tc_sim_server_port(srv));
+    printf("  models:");
+    if (c->n_models == 0)
+        printf(" %s", TC_SIM_DEFAULT_MODEL);
+    for (int i = 0; i < c->n_models; i++)
+        printf(" %s", c->models[i]);
+    printf("\n  timing: TTFT %g ms + prompt tokens / %g per s; decode %g tokens/s per stream, "
+           "batch %d, jitter %g ms; seed %llu\n",
+           c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
+           c->timing.jitter_ms, (unsigned long long)c->seed);
+    printf("  faults:");
+    if (c->faults.count == 0 && !c->faults.crash_after)
+        printf(" none");
+    for (int i = 0; i < c->faults.count; i++)
+        printf(" %s:%g", tc_sim_fault_name(c->faults.rules[i].kind), c->faults.rules[i].rate);
+    if (c->faults.crash_after)
+        printf(" crash-after:%lld", (long long)c->faults.crash_after);
+    printf("\n  Ctrl-C stops it.\n");
+    fflush(stdout);
+}
+
+int tc_cmd_sim(int argc, char **argv)
+{
+    sim_args a = {0};
+    tc_sim_config_defaults(&a.cfg);
+    int opt, rc = 0;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == '?') {
+            tc_cli_error("sim: unknown or incomplete option '%s'", argv[optind - 1]);
+            rc = -1;
+            break;
+        }
+        rc = apply(&a, opt, optarg);
+    }
+    if (rc == 0 && optind < argc) {
+        tc_cli_error("sim: unexpected argument '%s'", argv[optind]);
+        rc = -1;
+    }
+    if (rc != 0) {
+        free(a.host_owned);
+        if (rc == 1) {
+            tc_cmd_sim_help(stdout);
+            return TC_EXIT_OK;
+        }
+        return tc_cli_usage_hint("sim");
+    }
+
+    char err[512];
+    tc_sim_server *srv = NULL;
+    if (tc_sim_server_new(&a.cfg, &srv, err, sizeof err) != TC_OK) {
+        tc_cli_error("sim: %s", err);
+        free(a.host_owned);
+        return TC_EXIT_RUNTIME;
+    }
+    char port[16];
+    snprintf(port, sizeof port, "%u\n", (unsigned)tc_sim_server_port(srv));
+    if (a.port_file && tc_cli_write_file_atomic("--port-file", a.port_file, port) < 0) {
+        tc_sim_server_free(srv);
+        free(a.host_owned);
+        return TC_EXIT_RUNTIME;
+    }
+    banner(srv, &a.cfg);
+    int result = tc_sim_server_run(srv);
+    tc_sim_stats st;
+    tc_sim_server_stats(srv, &st);
+    if (result == 1) {
+        fprintf(stderr, "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED "
+                        "crash)\n", (long long)a.cfg.faults.crash_after);
+        fflush(NULL);
+        _exit(3); /* no cleanup: in-flight streams are cut, as in a real crash */
+    }
+    fprintf(stderr, "truecost sim: stopped after %llu requests, %llu tokens (SIMULATED)\n",
+            (unsigned long long)st.requests, (unsigned long long)st.tokens);
+    tc_sim_server_free(srv);
+    free(a.host_owned);
+    return result < 0 ? TC_EXIT_RUNTIME : TC_EXIT_OK;
+}

@@ -1,0 +1,155 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tc_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("truecost: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int tc_cli_usage_hint(const char *cmd)
+{
+    fprintf(stderr, "Try 'truecost %s --help' for the options.\n", cmd);
+    return TC_EXIT_USAGE;
+}
+
+int tc_cli_double(const char *opt, const char *text, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || v != v) {
+        tc_cli_error("%s: '%s' is not a number", opt, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        tc_cli_error("%s: %s is out of range (%g to %g)", opt, text, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tc_cli_int(const char *opt, const char *text, long long min, long long max, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno == ERANGE || end == text || *end != '\0') {
+        tc_cli_error("%s: '%s' is not a whole number", opt, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        tc_cli_error("%s: %s is out of range (%lld to %lld)", opt, text, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int tc_cli_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 99;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *tc_cli_suggest(const char *word, const char *const *names, int n)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < n; i++) {
+        int d = tc_cli_edit_distance(word, names[i]);
+        if (*word && strncmp(names[i], word, strlen(word)) == 0)
+            d = 1; /* a prefix is as good as one typo */
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port)
+{
+    *owned = NULL;
+    *host = "127.0.0.1";
+    const char *port_text = text;
+    const char *colon = strrchr(text, ':');
+    if (colon) {
+        size_t hl = (size_t)(colon - text);
+        if (hl >= 2 && text[0] == '[' && text[hl - 1] == ']') { /* [::1]:8080 */
+            text++;
+            hl -= 2;
+        }
+        if (hl > 0) {
+            *owned = strndup(text, hl);
+            if (!*owned) {
+                tc_cli_error("out of memory");
+                return -1;
+            }
+            *host = *owned;
+        }
+        port_text = colon + 1;
+    }
+    long long p;
+    if (tc_cli_int("--listen", port_text, 0, 65535, &p) < 0) {
+        fprintf(stderr, "  expected HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)\n");
+        free(*owned);
+        *owned = NULL;
+        return -1;
+    }
+    *port = (uint16_t)p;
+    return 0;
+}
+
+int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text)
+{
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        tc_cli_error("out of memory");
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0;
+    if (!ok) {
+        tc_cli_error("%s %s: cannot write: %s", opt, path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}

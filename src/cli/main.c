@@ -1,0 +1,102 @@
+/* truecost: what an AI inference platform really costs. Dispatches to the
+ * subcommand named first on the command line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tc_version.h"
+
+static const tc_cmd commands[] = {
+    {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
+     tc_cmd_sim_help},
+};
+#define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static void print_version(void)
+{
+    if (TC_VERSION_GIT[0])
+        printf("truecost %s (%s)\n", TC_VERSION, TC_VERSION_GIT);
+    else
+        printf("truecost %s\n", TC_VERSION);
+}
+
+static void print_help(FILE *out)
+{
+    fputs("Usage: truecost COMMAND [OPTIONS]\n"
+          "\n"
+          "Measure what an AI inference platform really costs: drive a running inference\n"
+          "server with a fixed workload, measure latency, throughput and energy, and price it.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("  help CMD   show the options of CMD\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help     show this help\n"
+          "  -V, --version  show the version\n"
+          "\n"
+          "Run 'truecost COMMAND --help' for the options of one command.\n",
+          out);
+}
+
+static const tc_cmd *find(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown(const char *name)
+{
+    const char *names[N_COMMANDS + 1];
+    for (int i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    names[N_COMMANDS] = "help";
+    const char *guess = tc_cli_suggest(name, names, N_COMMANDS + 1);
+    if (guess)
+        tc_cli_error("unknown command '%s'; did you mean '%s'?", name, guess);
+    else
+        tc_cli_error("unknown command '%s'", name);
+    fputs("Run 'truecost --help' for the list of commands.\n", stderr);
+    return TC_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return TC_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        print_help(stdout);
+        return TC_EXIT_OK;
+    }
+    if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        print_version();
+        return TC_EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return TC_EXIT_OK;
+        }
+        const tc_cmd *cmd = find(argv[2]);
+        if (!cmd)
+            return unknown(argv[2]);
+        cmd->help(stdout);
+        return TC_EXIT_OK;
+    }
+    if (name[0] == '-') {
+        tc_cli_error("unknown option '%s'", name);
+        fputs("Run 'truecost --help' for the usage.\n", stderr);
+        return TC_EXIT_USAGE;
+    }
+    const tc_cmd *cmd = find(name);
+    if (!cmd)
+        return unknown(name);
+    return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,44 @@
+/* The simulator's timing model: when each token of a simulated stream is
+ * due. Pure functions of the parameters, so tests check them exactly.
+ *
+ *   TTFT      = ttft_ms + prompt_tokens / prefill_tps        (+ jitter)
+ *   interval  = 1 / decode_tps * max(1, active / max_batch)  (+ jitter)
+ *
+ * `active` counts the streams that are decoding at that moment. Up to
+ * max_batch of them each get decode_tps; beyond it every stream slows so
+ * that the aggregate rate stays at decode_tps * max_batch, as a server whose
+ * batch is full. Jitter adds a seeded uniform [0, jitter_ms) delay to the
+ * TTFT and to every interval, so it only ever delays. */
+#ifndef TC_SIM_MODEL_H
+#define TC_SIM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/tc_rng.h"
+
+typedef struct tc_sim_timing {
+    double ttft_ms;     /* fixed part of the time to first token */
+    double prefill_tps; /* prompt tokens processed per second */
+    double decode_tps;  /* tokens per second of one stream while the batch has room */
+    double jitter_ms;   /* upper bound of the random extra delay; 0 = none */
+    int max_batch;      /* streams decoded at full speed at once */
+} tc_sim_timing;
+
+/* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64. */
+void tc_sim_timing_defaults(tc_sim_timing *t);
+
+/* Nanoseconds from request start to the first token, without jitter. */
+int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens);
+
+/* Nanoseconds between two tokens of one stream while `active` streams
+ * decode, without jitter. active <= 0 counts as 1. */
+int64_t tc_sim_interval_ns(const tc_sim_timing *t, int active);
+
+/* A jitter draw in [0, jitter_ms) nanoseconds from `rng` (0 when off). */
+int64_t tc_sim_jitter_ns(const tc_sim_timing *t, tc_rng *rng);
+
+/* Checks ranges; on failure writes which parameter and why into err. */
+int tc_sim_timing_validate(const tc_sim_timing *t, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,499 @@
+#include "sim_internal.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/keyvalq_struct.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/tc_rng.h"
+#include "core/tc_time.h"
+#include "tc_version.h"
+
+void tc_sim_config_defaults(tc_sim_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->host = "127.0.0.1";
+    tc_sim_timing_defaults(&cfg->timing);
+    cfg->seed = 1;
+    cfg->max_body_bytes = 1 << 20;
+    cfg->handle_signals = 1;
+}
+
+void tc_sim_headers(struct evhttp_request *req, const char *content_type)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+    evhttp_add_header(h, "Content-Type", content_type);
+    evhttp_add_header(h, "x-truecost-simulated", "1");
+    evhttp_add_header(h, "Server", "truecost-sim/" TC_VERSION " (SIMULATED)");
+}
+
+void tc_sim_send(struct evhttp_request *req, int status, const char *content_type,
+                 const char *body, size_t len)
+{
+    struct evbuffer *b = evbuffer_new();
+    if (b)
+        evbuffer_add(b, body, len);
+    tc_sim_headers(req, content_type);
+    evhttp_send_reply(req, status, NULL, b);
+    evbuffer_free(b);
+}
+
+void tc_sim_send_error(struct evhttp_request *req, tc_sim_route route, int status,
+                       const char *message)
+{
+    tc_buf b = {0};
+    tc_sim_wire_error(route, status, message, &b);
+    tc_sim_send(req, status, "application/json", b.data ? b.data : "", b.len);
+    tc_buf_free(&b);
+}
+
+static void send_json(struct evhttp_request *req, int status, json_t *doc)
+{
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (text)
+        tc_sim_send(req, status, "application/json", text, strlen(text));
+    else
+        evhttp_send_error(req, 500, "out of memory");
+    free(text);
+    json_decref(doc);
+}
+
+static void send_oai_error(struct evhttp_request *req, int status, const char *message)
+{
+    tc_buf b = {0};
+    tc_sim_wire_error_openai(status, message, &b);
+    tc_sim_send(req, status, "application/json", b.data ? b.data : "", b.len);
+    tc_buf_free(&b);
+}
+
+int tc_sim_find_model(const tc_sim_server *s, const char *name)
+{
+    for (int i = 0; i < s->n_models; i++)
+        if (strcmp(s->models[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void tc_sim_note_lateness(tc_sim_server *s, int64_t late_ns)
+{
+    if (late_ns < 0)
+        late_ns = 0;
+    int64_t bin = late_ns / 1000;
+    if (bin >= TC_SIM_LATE_BINS)
+        bin = TC_SIM_LATE_BINS - 1;
+    s->late_bins[bin]++;
+    s->ticks++;
+    if (late_ns > s->late_max_ns)
+        s->late_max_ns = late_ns;
+}
+
+/* ---- model catalogue ---------------------------------------------------- */
+
+static json_t *model_details(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:[s], s:s, s:s}", "parent_model", "", "format", "gguf",
+                     "family", "llama", "families", "llama", "parameter_size", "8.0B",
+                     "quantization_level", "Q4_K_M");
+}
+
+static void model_digest(const char *name, char out[65])
+{
+    for (int i = 0; i < 4; i++)
+        snprintf(out + 16 * i, 17, "%016llx",
+                 (unsigned long long)tc_hash3(tc_hash_bytes(name, strlen(name), 0), (uint64_t)i, 0));
+}
+
+static json_t *model_entry(const tc_sim_server *s, const char *name, int loaded)
+{
+    char digest[65], when[40];
+    model_digest(name, digest);
+    tc_rfc3339_ns(s->started_wall_ns, when, sizeof when);
+    json_t *m = json_pack("{s:s, s:s, s:I, s:s, s:o}", "name", name, "model", name, "size",
+                          (json_int_t)4920753328LL, "digest", digest, "details", model_details());
+    if (!m)
+        return NULL;
+    if (loaded) {
+        json_object_set_new(m, "expires_at", json_string("2318-01-01T00:00:00Z"));
+        json_object_set_new(m, "size_vram", json_integer(4920753328LL));
+        json_object_set_new(m, "context_length", json_integer(8192));
+    } else {
+        json_object_set_new(m, "modified_at", json_string(when));
+    }
+    return m;
+}
+
+static void route_tags(tc_sim_server *s, struct evhttp_request *req, int loaded)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < s->n_models; i++)
+        json_array_append_new(list, model_entry(s, s->models[i], loaded));
+    send_json(req, 200, json_pack("{s:o}", "models", list));
+}
+
+static void route_show(tc_sim_server *s, struct evhttp_request *req)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t len = evbuffer_get_length(in);
+    json_error_t jerr;
+    json_t *body = json_loadb((const char *)evbuffer_pullup(in, -1), len, 0, &jerr);
+    const char *name = json_string_value(json_object_get(body, "model"));
+    if (!name)
+        name = json_string_value(json_object_get(body, "name")); /* older clients */
+    if (!name) {
+        tc_sim_send_error(req, TC_ROUTE_OLLAMA_GENERATE, 400,
+                          "request body must be JSON with a string 'model'");
+    } else if (tc_sim_find_model(s, name) < 0) {
+        char msg[TC_SIM_MODEL_NAME_MAX + 32];
+        snprintf(msg, sizeof msg, "model '%.256s' not found", name);
+        tc_sim_send_error(req, TC_ROUTE_OLLAMA_GENERATE, 404, msg);
+    } else {
+        json_t *info = json_pack("{s:s, s:I, s:i, s:i}", "general.architecture", "llama",
+                                 "general.parameter_count", (json_int_t)8030261248LL,
+                                 "llama.context_length", 8192, "llama.embedding_length", 4096);
+        send_json(req, 200,
+                  json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:[s]}", "license",
+                            "SIMULATED model of truecost sim", "modelfile",
+                            "# SIMULATED by truecost sim", "parameters", "temperature 0",
+                            "template", "{{ .Prompt }}", "details", model_details(),
+                            "model_info", info, "capabilities", "completion"));
+    }
+    json_decref(body);
+}
+
+static void route_models(tc_sim_server *s, struct evhttp_request *req)
+{
+    json_t *data = json_array();
+    for (int i = 0; i < s->n_models; i++)
+        json_array_append_new(data, json_pack("{s:s, s:s, s:I, s:s}", "id", s->models[i],
+                                              "object", "model", "created",
+                                              (json_int_t)(s->started_wall_ns / TC_NS_PER_S),
+                                              "owned_by", "truecost-sim"));
+    send_json(req, 200, json_pack("{s:s, s:o}", "object", "list", "data", data));
+}
+
+static void route_props(tc_sim_server *s, struct evhttp_request *req)
+{
+    send_json(req, 200,
+              json_pack("{s:{s:i, s:s}, s:i, s:s, s:s}", "default_generation_settings", "n_ctx",
+                        8192, "model", s->models[0], "total_slots", s->cfg.timing.max_batch,
+                        "model_path", s->models[0], "build_info",
+                        "truecost-sim " TC_VERSION " (SIMULATED)"));
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+typedef enum { R_VERSION, R_TAGS, R_PS, R_SHOW, R_MODELS, R_HEALTH, R_PROPS, R_ROOT, R_INFER } kind;
+
+static const struct {
+    const char *path;
+    enum evhttp_cmd_type method;
+    kind k;
+    tc_sim_route route;
+} routes[] = {
+    {"/api/version", EVHTTP_REQ_GET, R_VERSION, 0},
+    {"/api/tags", EVHTTP_REQ_GET, R_TAGS, 0},
+    {"/api/ps", EVHTTP_REQ_GET, R_PS, 0},
+    {"/api/show", EVHTTP_REQ_POST, R_SHOW, 0},
+    {"/v1/models", EVHTTP_REQ_GET, R_MODELS, 0},
+    {"/health", EVHTTP_REQ_GET, R_HEALTH, 0},
+    {"/props", EVHTTP_REQ_GET, R_PROPS, 0},
+    {"/", EVHTTP_REQ_GET, R_ROOT, 0},
+    {"/api/generate", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OLLAMA_GENERATE},
+    {"/api/chat", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OLLAMA_CHAT},
+    {"/v1/completions", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OAI_COMPLETIONS},
+    {"/v1/chat/completions", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OAI_CHAT},
+    {"/completion", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_LLAMA_COMPLETION},
+};
+
+/* Token chunks are small writes: without TCP_NODELAY, Nagle's algorithm
+ * would hold them back and distort every inter-token gap. */
+static void set_nodelay(struct evhttp_request *req)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+    int fd = bev ? bufferevent_getfd(bev) : -1;
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+static void dispatch(tc_sim_server *s, struct evhttp_request *req, kind k, tc_sim_route route)
+{
+    switch (k) {
+    case R_VERSION:
+        send_json(req, 200, json_pack("{s:s}", "version", TC_VERSION "-truecost-sim"));
+        break;
+    case R_TAGS:
+        route_tags(s, req, 0);
+        break;
+    case R_PS:
+        route_tags(s, req, 1);
+        break;
+    case R_SHOW:
+        route_show(s, req);
+        break;
+    case R_MODELS:
+        route_models(s, req);
+        break;
+    case R_HEALTH:
+        send_json(req, 200, json_pack("{s:s}", "status", "ok"));
+        break;
+    case R_PROPS:
+        route_props(s, req);
+        break;
+    case R_ROOT: {
+        static const char text[] = "truecost sim is running (SIMULATED)\n";
+        tc_sim_send(req, 200, "text/plain; charset=utf-8", text, sizeof text - 1);
+        break;
+    }
+    case R_INFER:
+        tc_sim_stream_start(s, req, route);
+        break;
+    }
+}
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+    tc_sim_server *s = arg;
+    set_nodelay(req);
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    if (!path || !*path)
+        path = "/";
+    enum evhttp_cmd_type method = evhttp_request_get_command(req);
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strcmp(routes[i].path, path) != 0)
+            continue;
+        if (routes[i].method == method ||
+            (method == EVHTTP_REQ_HEAD && routes[i].method == EVHTTP_REQ_GET)) {
+            dispatch(s, req, routes[i].k, routes[i].route);
+            return;
+        }
+        char msg[128];
+        const char *allowed = routes[i].method == EVHTTP_REQ_GET ? "GET" : "POST";
+        snprintf(msg, sizeof msg, "method not allowed on %s: use %s", routes[i].path, allowed);
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", allowed);
+        send_oai_error(req, 405, msg);
+        return;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "no such route: %.200s (truecost sim serves /api/*, /v1/*, "
+                              "/completion, /health, /props)", path);
+    send_oai_error(req, 404, msg);
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static void on_wake(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    char drain[64];
+    while (read(fd, drain, sizeof drain) > 0)
+        ;
+    event_base_loopbreak(((tc_sim_server *)arg)->base);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    event_base_loopbreak(((tc_sim_server *)arg)->base);
+}
+
+static tc_err copy_config(tc_sim_server *s, const tc_sim_config *cfg, char *err, size_t errlen)
+{
+    s->cfg = *cfg;
+    s->host = strdup(cfg->host ? cfg->host : "127.0.0.1");
+    if (!s->host)
+        return TC_ERR_NOMEM;
+    s->n_models = cfg->n_models > 0 ? cfg->n_models : 1;
+    if (s->n_models > TC_SIM_MAX_MODELS)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "at most %d models", TC_SIM_MAX_MODELS);
+    for (int i = 0; i < s->n_models; i++) {
+        const char *name = cfg->n_models > 0 ? cfg->models[i] : TC_SIM_DEFAULT_MODEL;
+        if (!name || !*name || strlen(name) >= TC_SIM_MODEL_NAME_MAX)
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "--model: a model name must be 1 to 255 characters");
+        if (!(s->models[i] = strdup(name)))
+            return TC_ERR_NOMEM;
+    }
+    if (tc_sim_timing_validate(&cfg->timing, err, errlen) < 0)
+        return TC_ERR_INVALID;
+    s->late_bins = calloc(TC_SIM_LATE_BINS, sizeof *s->late_bins);
+    return s->late_bins ? TC_OK : TC_ERR_NOMEM;
+}
+
+static tc_err open_truth(tc_sim_server *s, char *err, size_t errlen)
+{
+    if (!s->cfg.truth_path)
+        return TC_OK;
+    s->truth = fopen(s->cfg.truth_path, "w");
+    if (!s->truth)
+        return tc_fail(err, errlen, TC_ERR_IO, "--truth %s: cannot open for writing: %s",
+                       s->cfg.truth_path, strerror(errno));
+    return TC_OK;
+}
+
+static tc_err bind_http(tc_sim_server *s, char *err, size_t errlen)
+{
+    s->http = evhttp_new(s->base);
+    if (!s->http)
+        return TC_ERR_NOMEM;
+    /* libevent's own limit sits well above ours so that oversized bodies
+     * reach our handler and get a JSON 413 naming the limit. */
+    evhttp_set_max_body_size(s->http, (ev_ssize_t)s->cfg.max_body_bytes * 8 + 4096);
+    evhttp_set_timeout(s->http, 3600);
+    evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+                                            EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
+    evhttp_set_gencb(s->http, on_request, s);
+    struct evhttp_bound_socket *bound =
+        evhttp_bind_socket_with_handle(s->http, s->host, s->cfg.port);
+    if (!bound)
+        return tc_fail(err, errlen, TC_ERR_NET,
+                       "cannot listen on %s:%u: %s (is the port in use? use --listen %s:0 for "
+                       "a free one)",
+                       s->host, (unsigned)s->cfg.port, strerror(errno), s->host);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    evutil_socket_t fd = evhttp_bound_socket_get_fd(bound);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    return TC_OK;
+}
+
+static tc_err make_events(tc_sim_server *s)
+{
+    if (pipe(s->wake_fds) < 0)
+        return TC_ERR_IO;
+    for (int i = 0; i < 2; i++)
+        fcntl(s->wake_fds[i], F_SETFL, O_NONBLOCK);
+    s->wake = event_new(s->base, s->wake_fds[0], EV_READ | EV_PERSIST, on_wake, s);
+    if (!s->wake || event_add(s->wake, NULL) < 0)
+        return TC_ERR_NOMEM;
+    if (s->cfg.handle_signals) {
+        s->sig_int = evsignal_new(s->base, SIGINT, on_signal, s);
+        s->sig_term = evsignal_new(s->base, SIGTERM, on_signal, s);
+        if (!s->sig_int || !s->sig_term || evsignal_add(s->sig_int, NULL) < 0 ||
+            evsignal_add(s->sig_term, NULL) < 0)
+            return TC_ERR_NOMEM;
+    }
+    return TC_OK;
+}
+
+tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    tc_sim_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return TC_ERR_NOMEM;
+    s->wake_fds[0] = s->wake_fds[1] = -1;
+    s->started_wall_ns = tc_wall_ns();
+    /* A client that hangs up mid-stream must not kill the server. */
+    signal(SIGPIPE, SIG_IGN);
+
+    tc_err rc = copy_config(s, cfg, err, errlen);
+    if (rc == TC_OK)
+        rc = open_truth(s, err, errlen);
+    if (rc == TC_OK) {
+        /* Precise timers: libevent's default coarse clock has 1-4 ms
+         * steps, far too coarse for inter-token gaps. */
+        struct event_config *ec = event_config_new();
+        if (ec)
+            event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
+        s->base = ec ? event_base_new_with_config(ec) : NULL;
+        event_config_free(ec);
+        rc = s->base ? TC_OK : TC_ERR_NOMEM;
+    }
+    if (rc == TC_OK)
+        rc = bind_http(s, err, errlen);
+    if (rc == TC_OK)
+        rc = make_events(s);
+    if (rc != TC_OK) {
+        if (rc == TC_ERR_NOMEM)
+            tc_fail(err, errlen, rc, "out of memory starting the simulator");
+        tc_sim_server_free(s);
+        return rc;
+    }
+    *out = s;
+    return TC_OK;
+}
+
+uint16_t tc_sim_server_port(const tc_sim_server *s)
+{
+    return s->port;
+}
+
+int tc_sim_server_run(tc_sim_server *s)
+{
+    if (event_base_dispatch(s->base) < 0)
+        return -1;
+    return s->crashed ? 1 : 0;
+}
+
+void tc_sim_server_stop(tc_sim_server *s)
+{
+    char one = 1;
+    ssize_t n = write(s->wake_fds[1], &one, 1);
+    (void)n;
+}
+
+static int64_t late_percentile(const tc_sim_server *s, double q)
+{
+    if (s->ticks == 0)
+        return 0;
+    uint64_t rank = (uint64_t)(q * (double)(s->ticks - 1)) + 1, seen = 0;
+    for (int i = 0; i < TC_SIM_LATE_BINS; i++) {
+        seen += s->late_bins[i];
+        if (seen >= rank)
+            return (int64_t)i * 1000;
+    }
+    return s->late_max_ns;
+}
+
+void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out)
+{
+    out->requests = s->requests;
+    out->tokens = s->tokens;
+    out->ticks = s->ticks;
+    out->late_p50_ns = late_percentile(s, 0.50);
+    out->late_p99_ns = late_percentile(s, 0.99);
+    out->late_max_ns = s->late_max_ns;
+}
+
+void tc_sim_server_free(tc_sim_server *s)
+{
+    if (!s)
+        return;
+    tc_sim_stream_drop_all(s);
+    if (s->http)
+        evhttp_free(s->http);
+    if (s->wake)
+        event_free(s->wake);
+    if (s->sig_int)
+        event_free(s->sig_int);
+    if (s->sig_term)
+        event_free(s->sig_term);
+    for (int i = 0; i < 2; i++)
+        if (s->wake_fds[i] >= 0)
+            close(s->wake_fds[i]);
+    if (s->base)
+        event_base_free(s->base);
+    if (s->truth)
+        fclose(s->truth);
+    for (int i = 0; i < s->n_models; i++)
+        free(s->models[i]);
+    free(s->host);
+    free(s->late_bins);
+    free(s);
+}

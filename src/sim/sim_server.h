@@ -1,0 +1,77 @@
+/* `truecost sim`: a simulated inference server on libevent's evhttp. It
+ * speaks the Ollama native API, the OpenAI-compatible API and llama.cpp's
+ * extras, streams tokens on the timing model of sim_model.h, injects the
+ * faults of sim_fault.h and can write the ground truth of every chunk it
+ * sent. Everything it serves is labelled SIMULATED. One event loop, one
+ * thread; no function here may be called from another thread except
+ * tc_sim_server_stop. */
+#ifndef TC_SIM_SERVER_H
+#define TC_SIM_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/tc_error.h"
+#include "sim_fault.h"
+#include "sim_model.h"
+
+#define TC_SIM_DEFAULT_MODEL "sim-llama-8b"
+#define TC_SIM_MAX_MODELS 32
+
+typedef struct tc_sim_config {
+    const char *host;                 /* listen address; default "127.0.0.1" */
+    uint16_t port;                    /* 0 = pick a free port */
+    const char *models[TC_SIM_MAX_MODELS];
+    int n_models;                     /* 0 = one model, TC_SIM_DEFAULT_MODEL */
+    tc_sim_timing timing;
+    tc_sim_fault_plan faults;
+    uint64_t seed;
+    const char *truth_path;           /* NULL = no ground-truth file */
+    size_t max_body_bytes;            /* larger request bodies get 413 */
+    int handle_signals;               /* 1: SIGINT/SIGTERM stop the loop cleanly */
+} tc_sim_config;
+
+/* Fills defaults: 127.0.0.1:0, the default model, default timing, seed 1,
+ * 1 MiB bodies, no faults, no truth file, signals handled. */
+void tc_sim_config_defaults(tc_sim_config *cfg);
+
+typedef struct tc_sim_server tc_sim_server;
+
+/* Lateness of the token timer: how long after its due time each token
+ * was produced. Percentiles are exact to 1 us (histogram of 1 us bins up
+ * to 100 ms; later ones count in the top bin). */
+typedef struct tc_sim_stats {
+    uint64_t requests;     /* inference requests received */
+    uint64_t tokens;       /* tokens produced */
+    uint64_t ticks;        /* timer firings measured */
+    int64_t late_p50_ns;
+    int64_t late_p99_ns;
+    int64_t late_max_ns;
+} tc_sim_stats;
+
+/* Binds and prepares the server. On failure returns the error and writes
+ * the reason (address, errno text, what to do) into err; *out is NULL.
+ * The config's strings are copied. Free with tc_sim_server_free. */
+tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err,
+                         size_t errlen);
+
+/* The port actually bound (useful with port 0). */
+uint16_t tc_sim_server_port(const tc_sim_server *s);
+
+/* Runs the event loop until tc_sim_server_stop, a handled signal, or the
+ * crash-after fault. Returns 0 after a clean stop, 1 when crash-after was
+ * reached (the caller should then exit abruptly, as a crash would), -1 on
+ * a loop error. */
+int tc_sim_server_run(tc_sim_server *s);
+
+/* Asks the loop to stop; safe from another thread or a signal handler. */
+void tc_sim_server_stop(tc_sim_server *s);
+
+/* Copies the counters and lateness percentiles so far into out. */
+void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out);
+
+/* Ends every open stream, closes the socket and the truth file, frees.
+ * Accepts NULL. */
+void tc_sim_server_free(tc_sim_server *s);
+
+#endif

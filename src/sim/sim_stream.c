@@ -1,0 +1,511 @@
+/* One inference request in the simulator, from arrival to its last byte:
+ *
+ *   ACCEPT_WAIT --(slow-accept delay)--> begin: HTTP fault, load reply, or
+ *   PREFILL --(TTFT)--> DECODE --(one token per interval)--> finish
+ *
+ * Every step is a firing of the stream's own timer, scheduled from the
+ * previous *due* time (not the firing time), so lateness never accumulates
+ * and is measured on every tick. */
+#include "sim_internal.h"
+
+#include <event2/buffer.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tc_rng.h"
+#include "core/tc_time.h"
+#include "sim_text.h"
+
+typedef enum { ST_ACCEPT_WAIT, ST_PREFILL, ST_DECODE } stream_state;
+
+typedef struct chunk_time {
+    int64_t mono_ns; /* 0 until libevent reports it written */
+    int64_t wall_ns;
+    int tokens;
+} chunk_time;
+
+typedef struct sim_stream {
+    struct sim_stream *prev, *next;
+    tc_sim_server *srv;
+    struct evhttp_request *req;  /* NULL once the connection is gone */
+    struct evhttp_connection *conn;
+    struct event *timer;
+    tc_sim_request rq;
+    tc_sim_wire_ctx wire;
+    uint64_t no;
+    tc_sim_fault_decision fault;
+    int fault_pos;
+    int fault_done;
+    tc_rng rng;
+    stream_state state;
+    int decoding; /* counted in srv->decoding */
+    int64_t t_arrival, t_arrival_wall, t_start, t_first, due;
+    int64_t first_interval_ns;
+    int tokens;
+    int status;
+    tc_buf text; /* whole completion, for non-streamed replies */
+    tc_buf scratch;
+    chunk_time *chunks;
+    size_t n_chunks, cap_chunks, unwritten; /* chunks[unwritten..] not yet reported written */
+} sim_stream;
+
+static void on_timer(evutil_socket_t fd, short what, void *arg);
+
+/* ---- bookkeeping -------------------------------------------------------- */
+
+static void link_stream(tc_sim_server *s, sim_stream *st)
+{
+    st->next = s->streams;
+    if (s->streams)
+        s->streams->prev = st;
+    s->streams = st;
+}
+
+static void unlink_stream(tc_sim_server *s, sim_stream *st)
+{
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        s->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+}
+
+/* Stops listening for the connection's close. The connection is known to
+ * be alive only while our request is still attached to it. */
+static void detach_conn(sim_stream *st)
+{
+    if (st->conn && st->req && evhttp_request_get_connection(st->req) == st->conn)
+        evhttp_connection_set_closecb(st->conn, NULL, NULL);
+    st->conn = NULL;
+}
+
+static void free_stream(sim_stream *st)
+{
+    if (st->decoding)
+        st->srv->decoding--;
+    detach_conn(st);
+    unlink_stream(st->srv, st);
+    if (st->timer)
+        event_free(st->timer);
+    tc_buf_free(&st->text);
+    tc_buf_free(&st->scratch);
+    free(st->chunks);
+    free(st);
+}
+
+static void note_chunk(sim_stream *st, int tokens)
+{
+    if (!st->srv->truth)
+        return;
+    if (st->n_chunks == st->cap_chunks) {
+        size_t cap = st->cap_chunks ? st->cap_chunks * 2 : 64;
+        chunk_time *p = realloc(st->chunks, cap * sizeof *p);
+        if (!p)
+            return; /* truth is best effort under memory pressure; serving goes on */
+        st->chunks = p;
+        st->cap_chunks = cap;
+    }
+    st->chunks[st->n_chunks++] = (chunk_time){0, 0, tokens};
+}
+
+/* Stamps every chunk not yet stamped with the current time. */
+static void stamp_written(sim_stream *st)
+{
+    int64_t mono = tc_mono_ns(), wall = tc_wall_ns();
+    for (; st->unwritten < st->n_chunks; st->unwritten++) {
+        st->chunks[st->unwritten].mono_ns = mono;
+        st->chunks[st->unwritten].wall_ns = wall;
+    }
+}
+
+/* libevent calls this when the connection's output has drained into the
+ * socket: the moment the chunks were handed to the kernel. */
+static void on_written(struct evhttp_connection *conn, void *arg)
+{
+    (void)conn;
+    stamp_written(arg);
+}
+
+static void write_truth(sim_stream *st, const char *outcome)
+{
+    FILE *f = st->srv->truth;
+    if (!f)
+        return;
+    stamp_written(st);
+    tc_buf *b = &st->scratch;
+    char when[40];
+    tc_buf_reset(b);
+    tc_buf_printf(b, "{\"id\":%llu,\"route\":\"%s\",\"model\":", (unsigned long long)st->no,
+                  tc_sim_route_path(st->rq.route));
+    tc_buf_json_str(b, st->wire.model, strlen(st->wire.model));
+    tc_buf_printf(b,
+                  ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
+                  "\"stream\":%s,\"prompt_tokens\":%d,\"tokens_sent\":%d,\"fault\":\"%s\","
+                  "\"outcome\":\"%s\",\"chunks\":[",
+                  (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
+                  st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
+                  tc_sim_fault_name(st->fault.kind), outcome);
+    for (size_t i = 0; i < st->n_chunks; i++)
+        tc_buf_printf(b, "%s{\"mono_ns\":%lld,\"utc\":\"%s\",\"tokens\":%d}", i ? "," : "",
+                      (long long)st->chunks[i].mono_ns,
+                      tc_rfc3339_ns(st->chunks[i].wall_ns, when, sizeof when),
+                      st->chunks[i].tokens);
+    tc_buf_puts(b, "]}\n");
+    if (tc_buf_status(b) == TC_OK) {
+        fwrite(b->data, 1, b->len, f);
+        fflush(f); /* a crash-after exit must not lose lines */
+    }
+}
+
+static void crash_now(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    tc_sim_server *s = arg;
+    s->crashed = 1;
+    event_base_loopbreak(s->base);
+}
+
+static void on_sent_crash(struct evhttp_request *req, void *arg)
+{
+    (void)req;
+    crash_now(-1, 0, arg);
+}
+
+/* Ends the stream: truth line, crash-after accounting, free. The reply
+ * must already be complete (or the connection gone). */
+static void finish(sim_stream *st, const char *outcome)
+{
+    tc_sim_server *s = st->srv;
+    write_truth(st, outcome);
+    s->finished++;
+    free_stream(st);
+    if (s->cfg.faults.crash_after && s->finished >= (uint64_t)s->cfg.faults.crash_after) {
+        s->crashed = 1;
+        event_base_loopbreak(s->base);
+    }
+}
+
+/* Arranges for crash-after to strike only once this reply is on the wire. */
+static void crash_due_after_this(sim_stream *st)
+{
+    tc_sim_server *s = st->srv;
+    if (s->cfg.faults.crash_after && s->finished + 1 >= (uint64_t)s->cfg.faults.crash_after &&
+        st->req)
+        evhttp_request_set_on_complete_cb(st->req, on_sent_crash, s);
+}
+
+/* Ends a stream whose final bytes were just queued: crash-after, if due,
+ * strikes from the request's on-complete callback, once they are sent. */
+static void finish_reply(sim_stream *st, const char *outcome)
+{
+    tc_sim_server *s = st->srv;
+    write_truth(st, outcome);
+    s->finished++;
+    free_stream(st);
+    if (s->cfg.faults.crash_after && s->finished >= (uint64_t)s->cfg.faults.crash_after) {
+        /* In case the on-complete callback never comes (client gone). */
+        struct timeval grace = {0, 200000};
+        event_base_once(s->base, -1, EV_TIMEOUT, crash_now, s, &grace);
+    }
+}
+
+/* Call before queueing a reply's last bytes. */
+static void before_last_send(sim_stream *st)
+{
+    crash_due_after_this(st);
+    detach_conn(st);
+}
+
+/* The client went away (or the server is shutting the connection). */
+static void on_close(struct evhttp_connection *conn, void *arg)
+{
+    sim_stream *st = arg;
+    /* A request still attached is freed by libevent right after this
+     * callback; a detached one is ours to free. */
+    if (st->req && evhttp_request_get_connection(st->req) == NULL)
+        evhttp_request_free(st->req);
+    (void)conn;
+    st->req = NULL;
+    st->conn = NULL;
+    finish(st, "client_closed");
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
+{
+    if (!st->req || !b->len)
+        return;
+    struct evbuffer *eb = evbuffer_new();
+    if (!eb)
+        return;
+    evbuffer_add(eb, b->data, b->len);
+    note_chunk(st, tokens);
+    evhttp_send_reply_chunk_with_cb(st->req, eb, st->srv->truth ? on_written : NULL, st);
+    evbuffer_free(eb);
+}
+
+static void arm(sim_stream *st)
+{
+    int64_t wait = st->due - tc_mono_ns();
+    if (wait < 0)
+        wait = 0;
+    struct timeval tv = {(time_t)(wait / TC_NS_PER_S), (suseconds_t)((wait % TC_NS_PER_S) / 1000)};
+    evtimer_add(st->timer, &tv);
+}
+
+static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    m->prompt_tokens = st->rq.prompt_tokens;
+    m->completion_tokens = st->tokens;
+    m->done_reason = st->rq.load_only ? "load" : "length";
+    m->total_ns = now - st->t_arrival;
+    m->load_ns = st->t_start - st->t_arrival;
+    if (st->tokens > 0) {
+        /* As Ollama reports it: the first token's decode step belongs to
+         * eval, the rest of the TTFT to prompt eval. */
+        int64_t pe = st->t_first - st->t_start - st->first_interval_ns;
+        m->prompt_eval_ns = pe > 0 ? pe : 0;
+        m->eval_ns = now - st->t_first + st->first_interval_ns;
+    }
+}
+
+static void reply_whole(sim_stream *st, int64_t now)
+{
+    tc_sim_metrics m;
+    metrics_of(st, now, &m);
+    tc_buf *b = &st->scratch;
+    tc_buf_reset(b);
+    tc_sim_wire_full(&st->wire, st->text.data ? st->text.data : "", st->text.len, tc_wall_ns(),
+                     &m, b);
+    before_last_send(st);
+    if (st->req) {
+        note_chunk(st, st->tokens);
+        tc_sim_send(st->req, 200, "application/json", b->data, b->len);
+    }
+    st->req = NULL;
+    finish_reply(st, "complete");
+}
+
+static void end_stream(sim_stream *st, int64_t now)
+{
+    tc_sim_metrics m;
+    metrics_of(st, now, &m);
+    tc_buf *b = &st->scratch;
+    tc_buf_reset(b);
+    tc_sim_wire_stream_end(&st->wire, tc_wall_ns(), &m, b);
+    send_chunk(st, b, 0);
+    before_last_send(st);
+    if (st->req)
+        evhttp_send_reply_end(st->req);
+    st->req = NULL;
+    finish_reply(st, "complete");
+}
+
+/* ---- the state machine -------------------------------------------------- */
+
+static void begin(sim_stream *st)
+{
+    tc_sim_server *s = st->srv;
+    st->t_start = tc_mono_ns();
+    int http = st->fault.kind == TC_FAULT_HTTP500 ? 500 : st->fault.kind == TC_FAULT_HTTP503 ? 503 : 0;
+    if (http) {
+        st->status = http;
+        before_last_send(st);
+        tc_sim_send_error(st->req, st->rq.route, http,
+                          http == 500 ? "simulated internal server error (fault http500)"
+                                      : "simulated server overload (fault http503)");
+        st->req = NULL;
+        finish_reply(st, tc_sim_fault_name(st->fault.kind));
+        return;
+    }
+    st->status = 200;
+    if (st->rq.load_only) {
+        reply_whole(st, tc_mono_ns());
+        return;
+    }
+    if (st->rq.stream) {
+        tc_sim_headers(st->req, tc_sim_wire_stream_type(st->rq.route));
+        evhttp_add_header(evhttp_request_get_output_headers(st->req), "Cache-Control", "no-cache");
+        evhttp_send_reply_start(st->req, 200, "OK");
+        tc_buf_reset(&st->scratch);
+        tc_sim_wire_stream_start(&st->wire, tc_wall_ns(), &st->scratch);
+        send_chunk(st, &st->scratch, 0);
+    }
+    st->state = ST_PREFILL;
+    st->due = st->t_start + tc_sim_ttft_ns(&s->cfg.timing, st->rq.prompt_tokens) +
+              tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
+    arm(st);
+}
+
+/* Applies a mid-stream fault due before token `tokens`. Returns 1 when the
+ * stream must not send the token now. */
+static int mid_stream_fault(sim_stream *st)
+{
+    if (st->fault_done || st->tokens != st->fault_pos || !st->rq.stream)
+        return 0;
+    switch (st->fault.kind) {
+    case TC_FAULT_DISCONNECT: {
+        struct evhttp_connection *conn = st->req ? evhttp_request_get_connection(st->req) : NULL;
+        st->fault_done = 1;
+        detach_conn(st);
+        st->req = NULL; /* freed with the connection */
+        if (conn)
+            evhttp_connection_free(conn);
+        finish(st, "disconnect");
+        return 1;
+    }
+    case TC_FAULT_MALFORMED:
+        st->fault_done = 1;
+        tc_buf_reset(&st->scratch);
+        tc_sim_wire_malformed(&st->wire, &st->scratch);
+        send_chunk(st, &st->scratch, 0);
+        return 0;
+    case TC_FAULT_STALL:
+        st->fault_done = 1;
+        st->due += st->fault.stall_ms * TC_NS_PER_MS;
+        arm(st);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void emit_token(sim_stream *st, int64_t now)
+{
+    tc_sim_server *s = st->srv;
+    char word[TC_SIM_TOKEN_MAX];
+    size_t n = tc_sim_token_text(s->cfg.seed, st->rq.prompt_hash, st->tokens, word);
+    if (st->tokens == 0) {
+        st->t_first = now;
+        st->decoding = 1;
+        s->decoding++;
+        st->first_interval_ns = tc_sim_interval_ns(&s->cfg.timing, s->decoding);
+        st->state = ST_DECODE;
+    }
+    int is_last = st->tokens + 1 >= st->rq.max_tokens;
+    st->tokens++;
+    s->tokens++;
+    if (!st->rq.stream) {
+        tc_buf_append(&st->text, word, n);
+        return;
+    }
+    tc_sim_metrics m;
+    if (is_last)
+        metrics_of(st, now, &m);
+    tc_buf_reset(&st->scratch);
+    tc_sim_wire_token(&st->wire, word, n, st->tokens - 1, tc_wall_ns(), is_last,
+                      is_last ? &m : NULL, &st->scratch);
+    send_chunk(st, &st->scratch, 1);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    sim_stream *st = arg;
+    tc_sim_server *s = st->srv;
+    int64_t now = tc_mono_ns();
+    if (st->state == ST_ACCEPT_WAIT) {
+        begin(st);
+        return;
+    }
+    tc_sim_note_lateness(s, now - st->due);
+    if (mid_stream_fault(st))
+        return;
+    emit_token(st, now);
+    if (st->tokens >= st->rq.max_tokens) {
+        if (st->rq.stream)
+            end_stream(st, now);
+        else
+            reply_whole(st, now);
+        return;
+    }
+    st->due += tc_sim_interval_ns(&s->cfg.timing, s->decoding) +
+               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
+    arm(st);
+}
+
+/* ---- entry -------------------------------------------------------------- */
+
+static int reject(struct evhttp_request *req, tc_sim_route route, tc_sim_request *rq,
+                  tc_sim_server *s, const char **model)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t len = evbuffer_get_length(in);
+    char msg[512];
+    if (len > s->cfg.max_body_bytes) {
+        snprintf(msg, sizeof msg,
+                 "request body is %zu bytes; the limit is %zu (truecost sim --max-body-bytes "
+                 "is not adjustable; send a shorter prompt)",
+                 len, s->cfg.max_body_bytes);
+        tc_sim_send_error(req, route, 413, msg);
+        return 1;
+    }
+    int status = tc_sim_request_parse(route, (const char *)evbuffer_pullup(in, -1), len, rq, msg,
+                                      sizeof msg);
+    if (status) {
+        tc_sim_send_error(req, route, status, msg);
+        return 1;
+    }
+    int idx = rq->model[0] ? tc_sim_find_model(s, rq->model) : 0;
+    if (idx < 0) {
+        if (route == TC_ROUTE_OLLAMA_GENERATE || route == TC_ROUTE_OLLAMA_CHAT)
+            snprintf(msg, sizeof msg, "model \"%s\" not found, try pulling it first", rq->model);
+        else
+            snprintf(msg, sizeof msg, "The model `%s` does not exist.", rq->model);
+        tc_sim_send_error(req, route, 404, msg);
+        return 1;
+    }
+    *model = s->models[idx];
+    return 0;
+}
+
+void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_route route)
+{
+    int64_t arrival = tc_mono_ns();
+    tc_sim_request rq;
+    const char *model = NULL;
+    if (reject(req, route, &rq, s, &model))
+        return;
+    sim_stream *st = calloc(1, sizeof *st);
+    if (!st || !(st->timer = evtimer_new(s->base, on_timer, st))) {
+        free(st);
+        evhttp_send_error(req, 500, "out of memory");
+        return;
+    }
+    st->srv = s;
+    st->req = req;
+    st->conn = evhttp_request_get_connection(req);
+    st->rq = rq;
+    st->no = ++s->requests;
+    st->t_arrival = arrival;
+    st->t_arrival_wall = tc_wall_ns();
+    st->wire = (tc_sim_wire_ctx){route, model, st->no, st->t_arrival_wall / TC_NS_PER_S,
+                                 rq.stream && rq.include_usage};
+    st->fault = tc_sim_fault_decide(&s->cfg.faults, s->cfg.seed, st->no);
+    st->fault_pos = tc_sim_fault_position(rq.max_tokens);
+    tc_rng_seed(&st->rng, tc_hash3(s->cfg.seed, st->no, 0x6a));
+    st->state = ST_ACCEPT_WAIT;
+    link_stream(s, st);
+    if (st->conn)
+        evhttp_connection_set_closecb(st->conn, on_close, st);
+    if (st->fault.slow_accept_ms > 0) {
+        st->due = arrival + st->fault.slow_accept_ms * TC_NS_PER_MS;
+        arm(st);
+        return;
+    }
+    begin(st);
+}
+
+void tc_sim_stream_drop_all(tc_sim_server *s)
+{
+    while (s->streams) {
+        sim_stream *st = s->streams;
+        write_truth(st, "server_stopped");
+        free_stream(st);
+    }
+}
