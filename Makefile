@@ -1,0 +1,49 @@
+# The two promises of the README:
+#   make demo   installs what is missing, builds, runs the main job
+#   make check  installs what is missing, builds, runs every test (plain and
+#               under AddressSanitizer + UndefinedBehaviorSanitizer)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo check test asan bench fuzz format clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DTC_WERROR=ON
+	cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	scripts/demo.sh $(BUILD)/truecost
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DTC_WERROR=ON -DTC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
+
+check: test asan
+
+bench: build
+	cmake --build $(BUILD) --target bench
+
+fuzz:
+	@scripts/deps.sh --fuzz
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTC_FUZZ=ON -DTC_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

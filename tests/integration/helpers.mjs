@@ -1,0 +1,462 @@
+// Shared helpers of the integration tests of `truecost sim`: start the real
+// binary on 127.0.0.1 with a free port, stop it for sure, and read responses
+// as raw bytes with the arrival time of every piece, so that the tests can
+// check the wire (framing, headers, timing) exactly.
+//
+// The binary comes from $TRUECOST_BIN (default build/truecost, relative to
+// the repository root).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const BIN = path.resolve(REPO_ROOT, process.env.TRUECOST_BIN || 'build/truecost');
+
+export const DEFAULT_MODEL = 'sim-llama-8b';
+
+const START_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 15_000;
+
+// Every process started here, so that none outlives the test run even when
+// a test throws before its cleanup was registered.
+const live = new Set();
+process.on('exit', () => {
+  for (const p of live) {
+    try {
+      p.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** A fresh temporary directory; removed by the caller (or by stop()). */
+export function tempDir(prefix = 'truecost-it-') {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/**
+ * Runs `truecost <args>` to completion (for option errors and the like).
+ * Resolves {code, signal, stdout, stderr}; kills it after timeoutMs.
+ */
+export function runTruecost(args, { timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(proc);
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    proc.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`truecost ${args.join(' ')} did not exit within ${timeoutMs} ms`));
+    }, timeoutMs);
+    proc.on('error', (e) => {
+      clearTimeout(timer);
+      live.delete(proc);
+      reject(e);
+    });
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      live.delete(proc);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Starts `truecost sim --listen 127.0.0.1:0 --port-file <tmp> ...extraArgs`
+ * and waits (at most ~10 s) for the port file.
+ *
+ * Returns {port, url, proc, dir, exited, output(), stop(signal)}:
+ *   exited   a promise of {code, signal} once the process has ended
+ *   output() {stdout, stderr} captured so far
+ *   stop()   sends SIGINT (or the given signal) unless it already exited,
+ *            waits for the exit (SIGKILL after 10 s), removes the temp dir
+ *            and resolves {code, signal, stdout, stderr}; safe to call twice.
+ *
+ * Pass `t` (a node:test context) to have stop() registered with t.after().
+ */
+export async function startSim(extraArgs = [], { t } = {}) {
+  const dir = tempDir();
+  const portFile = path.join(dir, 'port');
+  const args = ['sim', '--listen', '127.0.0.1:0', '--port-file', portFile, ...extraArgs];
+  const proc = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(proc);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  proc.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  let exitInfo = null;
+  const exited = new Promise((resolve) => {
+    proc.on('close', (code, signal) => {
+      live.delete(proc);
+      exitInfo = { code, signal };
+      resolve(exitInfo);
+    });
+  });
+  let spawnError = null;
+  proc.on('error', (e) => {
+    spawnError = e;
+  });
+
+  let stopping = null;
+  const stop = (signal = 'SIGINT') => {
+    if (!stopping) {
+      stopping = (async () => {
+        if (!exitInfo && !spawnError) {
+          proc.kill(signal);
+          const killer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+          await exited;
+          clearTimeout(killer);
+        }
+        rmSync(dir, { recursive: true, force: true });
+        return { ...(exitInfo || { code: null, signal: null }), stdout, stderr };
+      })();
+    }
+    return stopping;
+  };
+  if (t) t.after(() => stop());
+
+  const deadline = performance.now() + START_TIMEOUT_MS;
+  let port = 0;
+  for (;;) {
+    if (spawnError) {
+      await stop();
+      throw new Error(`cannot start ${BIN}: ${spawnError.message} (set TRUECOST_BIN)`);
+    }
+    if (exitInfo) {
+      await stop();
+      throw new Error(
+        `truecost sim exited with ${exitInfo.code ?? exitInfo.signal} before listening: ${stderr}`,
+      );
+    }
+    try {
+      const text = readFileSync(portFile, 'utf8');
+      if (text.endsWith('\n')) {
+        port = Number.parseInt(text, 10);
+        if (port > 0) break;
+      }
+    } catch {
+      // not written yet
+    }
+    if (performance.now() > deadline) {
+      await stop('SIGKILL');
+      throw new Error(`truecost sim wrote no port file within ${START_TIMEOUT_MS} ms: ${stderr}`);
+    }
+    await sleep(10);
+  }
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    dir,
+    exited,
+    output: () => ({ stdout, stderr }),
+    stop,
+  };
+}
+
+/**
+ * One HTTP request over a fresh connection (no keep-alive), read as raw
+ * text. Never rejects on HTTP errors or on a connection cut mid-body: the
+ * result says what arrived. Rejects only when nothing at all came back
+ * (connection refused, or `timeoutMs` passed).
+ *
+ * Resolves {status, headers, body, json, chunks, error, tSend, tHeaders, tEnd}:
+ *   chunks   [{t, text}] every piece of the body as it arrived (t: ms,
+ *            performance.now() clock)
+ *   json     the body parsed as JSON when it parses, else undefined
+ *   error    the error that ended the body early (e.g. the server cut the
+ *            connection), else null
+ */
+export function request(url, { method = 'GET', path: p = '/', body, headers = {}, timeoutMs = REQUEST_TIMEOUT_MS, onChunk } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload =
+      body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+    const hdrs = { ...headers };
+    if (payload !== undefined) {
+      hdrs['content-type'] ??= 'application/json';
+      hdrs['content-length'] = Buffer.byteLength(payload);
+    }
+    const u = new URL(p, url);
+    let settled = false;
+    const out = { status: 0, headers: {}, body: '', json: undefined, chunks: [], error: null, tSend: 0, tHeaders: 0, tEnd: 0 };
+    const done = (err) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      out.tEnd = performance.now();
+      if (err && !out.status) {
+        reject(err);
+        return;
+      }
+      out.error = err || null;
+      try {
+        out.json = JSON.parse(out.body);
+      } catch {
+        out.json = undefined;
+      }
+      resolve(out);
+    };
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: hdrs, agent: false },
+      (res) => {
+        out.tHeaders = performance.now();
+        out.status = res.statusCode;
+        out.headers = res.headers;
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          const c = { t: performance.now(), text: d };
+          out.chunks.push(c);
+          out.body += d;
+          if (onChunk) onChunk(c, req);
+        });
+        res.on('end', () => done(res.complete ? null : new Error('response ended before it was complete')));
+        res.on('aborted', () => done(new Error('response aborted by the server')));
+        res.on('error', (e) => done(e));
+        res.on('close', () => done(res.complete ? null : new Error('connection closed before the response was complete')));
+      },
+    );
+    const timer = setTimeout(() => {
+      const e = new Error(`${method} ${p}: no complete answer within ${timeoutMs} ms`);
+      req.destroy(e);
+      if (!settled) {
+        settled = true;
+        reject(e);
+      }
+    }, timeoutMs);
+    req.on('error', (e) => done(e));
+    out.tSend = performance.now();
+    req.end(payload);
+  });
+}
+
+/** POST a JSON body (object or raw string). */
+export function post(url, p, body, opts = {}) {
+  return request(url, { ...opts, method: 'POST', path: p, body });
+}
+
+/** GET a path. */
+export function get(url, p, opts = {}) {
+  return request(url, { ...opts, method: 'GET', path: p });
+}
+
+/**
+ * Splits an NDJSON body into lines. Every line must end with "\n" (the
+ * body ends with one); returns the lines without it. A body that does not
+ * end with a newline keeps its last partial line, flagged in `partial`.
+ */
+export function ndjsonLines(body) {
+  const parts = body.split('\n');
+  const partial = parts.pop(); // '' when the body ends with '\n'
+  const lines = parts;
+  lines.partial = partial;
+  return lines;
+}
+
+/** Parses NDJSON lines; throws naming the line that does not parse. */
+export function parseNdjson(body) {
+  const lines = ndjsonLines(body);
+  if (lines.partial !== '') throw new Error(`NDJSON body does not end with a newline: ${JSON.stringify(lines.partial)}`);
+  return lines.map((l, i) => {
+    try {
+      return JSON.parse(l);
+    } catch (e) {
+      throw new Error(`NDJSON line ${i} does not parse (${e.message}): ${l}`);
+    }
+  });
+}
+
+/**
+ * Splits an SSE body into events (blocks separated by a blank line).
+ * Returns [{raw, data, comments}], where `data` joins the block's "data:"
+ * lines (one space after the colon stripped, as the SSE spec says) and
+ * null when the block has none; `partial` holds any text after the last
+ * blank line ('' for a well-ended stream).
+ */
+export function sseEvents(body) {
+  const blocks = body.split('\n\n');
+  const partial = blocks.pop();
+  const events = blocks.map((raw) => {
+    const data = [];
+    const comments = [];
+    for (const line of raw.split('\n')) {
+      if (line.startsWith(':')) comments.push(line.slice(1));
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    return { raw, data: data.length ? data.join('\n') : null, comments };
+  });
+  events.partial = partial;
+  return events;
+}
+
+/**
+ * Arrival time (ms) of each NDJSON line: the time of the chunk in which
+ * the line's newline arrived.
+ */
+export function ndjsonLineTimes(chunks) {
+  const times = [];
+  for (const c of chunks) {
+    for (const ch of c.text) if (ch === '\n') times.push(c.t);
+  }
+  return times;
+}
+
+/** Arrival time (ms) of each SSE event (the chunk in which its blank line completed). */
+export function sseEventTimes(chunks) {
+  const times = [];
+  let text = '';
+  let seen = 0;
+  for (const c of chunks) {
+    text += c.text;
+    let i;
+    while ((i = text.indexOf('\n\n', seen)) >= 0) {
+      times.push(c.t);
+      seen = i + 2;
+    }
+  }
+  return times;
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (!n) return NaN;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+export function gaps(times) {
+  const g = [];
+  for (let i = 1; i < times.length; i++) g.push(times[i] - times[i - 1]);
+  return g;
+}
+
+/** Waits for a promise at most `ms`, rejecting with `what` otherwise. */
+export async function within(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---- request bodies of each API, with small defaults ---------------------
+
+export function ollamaGenerate({ model = DEFAULT_MODEL, prompt = 'Why is the sky blue?', n = 4, stream = true } = {}) {
+  return { model, prompt, stream, options: { num_predict: n, temperature: 0 } };
+}
+
+export function ollamaChat({ model = DEFAULT_MODEL, content = 'Why is the sky blue?', n = 4, stream = true } = {}) {
+  return { model, messages: [{ role: 'user', content }], stream, options: { num_predict: n, temperature: 0 } };
+}
+
+export function oaiCompletion({ model = DEFAULT_MODEL, prompt = 'Why is the sky blue?', n = 4, stream = false, usage } = {}) {
+  const b = { model, prompt, max_tokens: n, stream, temperature: 0 };
+  if (usage !== undefined) b.stream_options = { include_usage: usage };
+  return b;
+}
+
+export function oaiChat({ model = DEFAULT_MODEL, content = 'Why is the sky blue?', n = 4, stream = false, usage } = {}) {
+  const b = { model, messages: [{ role: 'user', content }], max_tokens: n, stream, temperature: 0 };
+  if (usage !== undefined) b.stream_options = { include_usage: usage };
+  return b;
+}
+
+export function llamaCompletion({ prompt = 'Why is the sky blue?', n = 4, stream = false, model } = {}) {
+  const b = { prompt, n_predict: n, stream };
+  if (model !== undefined) b.model = model;
+  return b;
+}
+
+/**
+ * The text of a streamed body of any route, concatenated from its chunks,
+ * and the number of chunks that carried text. Ignores lines or events that
+ * do not parse (the malformed fault) and [DONE].
+ */
+export function streamedText(route, body) {
+  let text = '';
+  let pieces = 0;
+  const add = (s) => {
+    if (typeof s === 'string' && s.length) {
+      text += s;
+      pieces++;
+    }
+  };
+  if (route === '/api/generate' || route === '/api/chat') {
+    for (const line of ndjsonLines(body)) {
+      let o;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      add(route === '/api/generate' ? o.response : o.message?.content);
+    }
+  } else {
+    for (const ev of sseEvents(body)) {
+      if (ev.data === null || ev.data === '[DONE]') continue;
+      let o;
+      try {
+        o = JSON.parse(ev.data);
+      } catch {
+        continue;
+      }
+      if (route === '/completion') add(o.content);
+      else if (route === '/v1/completions') add(o.choices?.[0]?.text);
+      else add(o.choices?.[0]?.delta?.content);
+    }
+  }
+  return { text, pieces };
+}
+
+/** The text of a non-streamed JSON response of any route. */
+export function wholeText(route, json) {
+  switch (route) {
+    case '/api/generate':
+      return json.response;
+    case '/api/chat':
+      return json.message.content;
+    case '/v1/completions':
+      return json.choices[0].text;
+    case '/v1/chat/completions':
+      return json.choices[0].message.content;
+    case '/completion':
+      return json.content;
+    default:
+      throw new Error(`unknown route ${route}`);
+  }
+}
+
+/** A request body for `route` (streamed or not) with n tokens. */
+export function bodyFor(route, { n = 4, stream = false, prompt = 'Why is the sky blue?', model, usage } = {}) {
+  switch (route) {
+    case '/api/generate':
+      return ollamaGenerate({ n, stream, prompt, ...(model ? { model } : {}) });
+    case '/api/chat':
+      return ollamaChat({ n, stream, content: prompt, ...(model ? { model } : {}) });
+    case '/v1/completions':
+      return oaiCompletion({ n, stream, prompt, usage, ...(model ? { model } : {}) });
+    case '/v1/chat/completions':
+      return oaiChat({ n, stream, content: prompt, usage, ...(model ? { model } : {}) });
+    case '/completion':
+      return llamaCompletion({ n, stream, prompt, model });
+    default:
+      throw new Error(`unknown route ${route}`);
+  }
+}
+
+export const INFERENCE_ROUTES = ['/api/generate', '/api/chat', '/v1/completions', '/v1/chat/completions', '/completion'];
+
+export const isOllama = (route) => route.startsWith('/api/');

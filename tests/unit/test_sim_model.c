@@ -1,0 +1,119 @@
+/* Unit tests of the simulator's timing model and text rules. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "sim/sim_model.h"
+#include "sim/sim_text.h"
+
+static void ttft_is_fixed_part_plus_prefill(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t);
+    t.ttft_ms = 30;
+    t.prefill_tps = 1000;
+    assert_int_equal(tc_sim_ttft_ns(&t, 0), 30000000);
+    assert_int_equal(tc_sim_ttft_ns(&t, 500), 530000000);
+}
+
+static void interval_saturates_past_max_batch(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t);
+    t.decode_tps = 50;
+    t.max_batch = 4;
+    assert_int_equal(tc_sim_interval_ns(&t, 0), 20000000);
+    assert_int_equal(tc_sim_interval_ns(&t, 1), 20000000);
+    assert_int_equal(tc_sim_interval_ns(&t, 4), 20000000);
+    assert_int_equal(tc_sim_interval_ns(&t, 8), 40000000);
+    /* aggregate rate = active / interval stays at decode_tps * max_batch */
+    for (int active = 5; active < 100; active++) {
+        double agg = active * 1e9 / (double)tc_sim_interval_ns(&t, active);
+        assert_true(agg > 199.9 && agg < 200.1);
+    }
+}
+
+static void jitter_is_bounded_seeded_and_off_by_default(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t);
+    tc_rng a, b;
+    tc_rng_seed(&a, 7);
+    assert_int_equal(tc_sim_jitter_ns(&t, &a), 0);
+    t.jitter_ms = 5;
+    tc_rng_seed(&a, 7);
+    tc_rng_seed(&b, 7);
+    int64_t max = 0;
+    for (int i = 0; i < 1000; i++) {
+        int64_t j = tc_sim_jitter_ns(&t, &a);
+        assert_int_equal(j, tc_sim_jitter_ns(&t, &b));
+        assert_true(j >= 0 && j < 5000000);
+        if (j > max)
+            max = j;
+    }
+    assert_true(max > 4000000); /* it really spreads over the range */
+}
+
+static void validate_names_the_bad_option(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    char err[128];
+    tc_sim_timing_defaults(&t);
+    assert_int_equal(tc_sim_timing_validate(&t, err, sizeof err), 0);
+    t.decode_tps = 0;
+    assert_int_equal(tc_sim_timing_validate(&t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--decode-tps"));
+    tc_sim_timing_defaults(&t);
+    t.max_batch = 0;
+    assert_int_equal(tc_sim_timing_validate(&t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--max-batch"));
+}
+
+static void text_is_deterministic_per_seed_and_prompt(void **state)
+{
+    (void)state;
+    char a[TC_SIM_TOKEN_MAX], b[TC_SIM_TOKEN_MAX];
+    size_t n = tc_sim_token_text(1, 99, 0, a);
+    assert_int_equal(n, strlen(a));
+    assert_true(a[0] != ' '); /* the first token has no leading space */
+    tc_sim_token_text(1, 99, 0, b);
+    assert_string_equal(a, b);
+    int differ = 0;
+    for (int i = 1; i < 50; i++) {
+        tc_sim_token_text(1, 99, i, a);
+        assert_true(a[0] == ' ' && strlen(a) >= 3 && strlen(a) < TC_SIM_TOKEN_MAX);
+        tc_sim_token_text(2, 99, i, b);
+        differ += strcmp(a, b) != 0;
+    }
+    assert_true(differ > 40); /* another seed, another text */
+}
+
+static void prompt_tokens_are_words_plus_one(void **state)
+{
+    (void)state;
+    const char *p = "  Why is the sky\tblue?\n";
+    assert_int_equal(tc_sim_count_words(p, strlen(p)), 5);
+    assert_int_equal(tc_sim_count_prompt_tokens(p, strlen(p)), 6);
+    assert_int_equal(tc_sim_count_prompt_tokens("", 0), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ttft_is_fixed_part_plus_prefill),
+        cmocka_unit_test(interval_saturates_past_max_batch),
+        cmocka_unit_test(jitter_is_bounded_seeded_and_off_by_default),
+        cmocka_unit_test(validate_names_the_bad_option),
+        cmocka_unit_test(text_is_deterministic_per_seed_and_prompt),
+        cmocka_unit_test(prompt_tokens_are_words_plus_one),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
