@@ -198,6 +198,8 @@ int tc_sim_request_parse(tc_sim_route route, const char *body, size_t len, tc_si
     memset(out, 0, sizeof *out);
     out->route = route;
     out->max_tokens = TC_SIM_DEFAULT_MAX_TOKENS;
+    if (len == 0)
+        return bad(err, errlen, "%s", "request body is empty: send a JSON object");
     json_error_t jerr;
     json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {

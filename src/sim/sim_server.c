@@ -67,10 +67,16 @@ static void send_json(struct evhttp_request *req, int status, json_t *doc)
     json_decref(doc);
 }
 
-static void send_oai_error(struct evhttp_request *req, int status, const char *message)
+/* An error for a path outside the inference routes: Ollama's shape under
+ * /api/, OpenAI's elsewhere, so each client library can read it. */
+static void send_path_error(struct evhttp_request *req, const char *path, int status,
+                            const char *message)
 {
     tc_buf b = {0};
-    tc_sim_wire_error_openai(status, message, &b);
+    if (strncmp(path, "/api/", 5) == 0)
+        tc_sim_wire_error(TC_ROUTE_OLLAMA_GENERATE, status, message, &b);
+    else
+        tc_sim_wire_error_openai(status, message, &b);
     tc_sim_send(req, status, "application/json", b.data ? b.data : "", b.len);
     tc_buf_free(&b);
 }
@@ -282,13 +288,13 @@ static void on_request(struct evhttp_request *req, void *arg)
         const char *allowed = routes[i].method == EVHTTP_REQ_GET ? "GET" : "POST";
         snprintf(msg, sizeof msg, "method not allowed on %s: use %s", routes[i].path, allowed);
         evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", allowed);
-        send_oai_error(req, 405, msg);
+        send_path_error(req, path, 405, msg);
         return;
     }
     char msg[300];
     snprintf(msg, sizeof msg, "no such route: %.200s (truecost sim serves /api/*, /v1/*, "
                               "/completion, /health, /props)", path);
-    send_oai_error(req, 404, msg);
+    send_path_error(req, path, 404, msg);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -411,6 +417,11 @@ tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *er
         struct event_config *ec = event_config_new();
         if (ec)
             event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
+        /* Timers are armed relative to a fresh clock reading; libevent must
+         * add them to a fresh one too, not to the loop's cached wake time,
+         * or they fire early by however long the callbacks ran. */
+        if (ec)
+            event_config_set_flag(ec, EVENT_BASE_FLAG_NO_CACHE_TIME);
         s->base = ec ? event_base_new_with_config(ec) : NULL;
         event_config_free(ec);
         rc = s->base ? TC_OK : TC_ERR_NOMEM;

@@ -39,7 +39,8 @@ typedef struct sim_stream {
     tc_rng rng;
     stream_state state;
     int decoding; /* counted in srv->decoding */
-    int64_t t_arrival, t_arrival_wall, t_start, t_first, due;
+    int64_t t_arrival, t_arrival_wall, t_start, due;
+    int64_t first_due; /* when the first token was due */
     int64_t first_interval_ns;
     int tokens;
     int status;
@@ -262,14 +263,20 @@ static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)
     m->prompt_tokens = st->rq.prompt_tokens;
     m->completion_tokens = st->tokens;
     m->done_reason = st->rq.load_only ? "load" : "length";
-    m->total_ns = now - st->t_arrival;
+    /* With tokens, the request ends when the last one was due, so that
+     * load + prompt eval + eval = total exactly, as in Ollama. */
+    m->total_ns = (st->tokens > 0 ? st->due : now) - st->t_arrival;
     m->load_ns = st->t_start - st->t_arrival;
     if (st->tokens > 0) {
         /* As Ollama reports it: the first token's decode step belongs to
-         * eval, the rest of the TTFT to prompt eval. */
-        int64_t pe = st->t_first - st->t_start - st->first_interval_ns;
-        m->prompt_eval_ns = pe > 0 ? pe : 0;
-        m->eval_ns = now - st->t_first + st->first_interval_ns;
+         * eval, the rest of the TTFT to prompt eval. The spans come from the
+         * schedule (due times), which is what the simulated model did; the
+         * timer's lateness is measured separately and kept in the truth
+         * file, so it does not distort eval_count / eval_duration. */
+        int64_t ttft = st->first_due - st->t_start;
+        int64_t step = st->first_interval_ns < ttft ? st->first_interval_ns : ttft;
+        m->prompt_eval_ns = ttft - step;
+        m->eval_ns = st->due - st->first_due + step;
     }
 }
 
@@ -281,6 +288,8 @@ static void reply_whole(sim_stream *st, int64_t now)
     tc_buf_reset(b);
     tc_sim_wire_full(&st->wire, st->text.data ? st->text.data : "", st->text.len, tc_wall_ns(),
                      &m, b);
+    if (st->fault.kind == TC_FAULT_MALFORMED && !st->rq.load_only)
+        b->len /= 2; /* a truncated body: invalid JSON */
     before_last_send(st);
     if (st->req) {
         note_chunk(st, st->tokens);
@@ -341,11 +350,12 @@ static void begin(sim_stream *st)
     arm(st);
 }
 
-/* Applies a mid-stream fault due before token `tokens`. Returns 1 when the
- * stream must not send the token now. */
+/* Applies a mid-stream fault due before token `tokens` (for a non-streamed
+ * reply: partway through generating it). Returns 1 when the stream must
+ * not produce the token now. */
 static int mid_stream_fault(sim_stream *st)
 {
-    if (st->fault_done || st->tokens != st->fault_pos || !st->rq.stream)
+    if (st->fault_done || st->tokens != st->fault_pos)
         return 0;
     switch (st->fault.kind) {
     case TC_FAULT_DISCONNECT: {
@@ -360,6 +370,8 @@ static int mid_stream_fault(sim_stream *st)
     }
     case TC_FAULT_MALFORMED:
         st->fault_done = 1;
+        if (!st->rq.stream)
+            return 0; /* the whole reply is cut short instead (reply_whole) */
         tc_buf_reset(&st->scratch);
         tc_sim_wire_malformed(&st->wire, &st->scratch);
         send_chunk(st, &st->scratch, 0);
@@ -376,11 +388,13 @@ static int mid_stream_fault(sim_stream *st)
 
 static void emit_token(sim_stream *st, int64_t now)
 {
+    /* `now` is the firing time; the metrics use the schedule (due times). */
     tc_sim_server *s = st->srv;
     char word[TC_SIM_TOKEN_MAX];
     size_t n = tc_sim_token_text(s->cfg.seed, st->rq.prompt_hash, st->tokens, word);
+    (void)now;
     if (st->tokens == 0) {
-        st->t_first = now;
+        st->first_due = st->due;
         st->decoding = 1;
         s->decoding++;
         st->first_interval_ns = tc_sim_interval_ns(&s->cfg.timing, s->decoding);
@@ -409,6 +423,10 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     sim_stream *st = arg;
     tc_sim_server *s = st->srv;
     int64_t now = tc_mono_ns();
+    if (now < st->due) { /* never early: a token before its time would flatter the client */
+        arm(st);
+        return;
+    }
     if (st->state == ST_ACCEPT_WAIT) {
         begin(st);
         return;
@@ -439,8 +457,8 @@ static int reject(struct evhttp_request *req, tc_sim_route route, tc_sim_request
     char msg[512];
     if (len > s->cfg.max_body_bytes) {
         snprintf(msg, sizeof msg,
-                 "request body is %zu bytes; the limit is %zu (truecost sim --max-body-bytes "
-                 "is not adjustable; send a shorter prompt)",
+                 "request body is %zu bytes; the limit is %zu (start truecost sim with a "
+                 "larger --max-body-bytes, or send a shorter prompt)",
                  len, s->cfg.max_body_bytes);
         tc_sim_send_error(req, route, 413, msg);
         return 1;
