@@ -1,0 +1,103 @@
+/* What truecost keeps of one request: the record every other module reads
+ * (store/ writes it, analysis/ computes figures from it, report/ shows
+ * them). Times are CLOCK_MONOTONIC nanoseconds unless named _wall_ns. */
+#ifndef TC_BENCH_RECORD_H
+#define TC_BENCH_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The API a run speaks. */
+typedef enum tc_api {
+    TC_API_OLLAMA = 0,  /* POST /api/generate, NDJSON */
+    TC_API_OLLAMA_CHAT, /* POST /api/chat, NDJSON */
+    TC_API_OPENAI,      /* POST /v1/completions, SSE */
+    TC_API_OPENAI_CHAT, /* POST /v1/chat/completions, SSE */
+    TC_API_LLAMACPP,    /* POST /completion (llama.cpp native), SSE without [DONE] */
+    TC_API_COUNT
+} tc_api;
+
+/* "ollama", "ollama-chat", "openai", "openai-chat", "llamacpp". */
+const char *tc_api_name(tc_api api);
+
+/* Parses a name above; returns 0, or -1 when unknown. */
+int tc_api_parse(const char *name, tc_api *out);
+
+/* Why a request failed. */
+typedef enum tc_req_error {
+    TC_REQ_OK = 0,
+    TC_REQ_CONNECT,    /* could not connect */
+    TC_REQ_TIMEOUT,    /* --timeout passed */
+    TC_REQ_HTTP,       /* HTTP status >= 400 */
+    TC_REQ_MALFORMED,  /* a chunk that is not valid JSON, or broken framing */
+    TC_REQ_DISCONNECT, /* the connection ended before the stream's end */
+    TC_REQ_SERVER,     /* an error object inside the stream */
+    TC_REQ_ERROR_COUNT
+} tc_req_error;
+
+/* "ok", "connect", "timeout", "http", "malformed", "disconnect", "server". */
+const char *tc_req_error_name(tc_req_error e);
+int tc_req_error_parse(const char *name, tc_req_error *out);
+
+/* Where a token count came from, best first. */
+typedef enum tc_token_source {
+    TC_TOKENS_NONE = 0, /* unknown */
+    TC_TOKENS_USAGE,    /* OpenAI usage object */
+    TC_TOKENS_SERVER,   /* server's own count: Ollama eval_count, llama.cpp tokens_predicted/timings */
+    TC_TOKENS_CHUNKS    /* counted chunks carrying text (a lower bound when chunks hold several) */
+} tc_token_source;
+
+/* "none", "usage", "server", "chunks". */
+const char *tc_token_source_name(tc_token_source s);
+int tc_token_source_parse(const char *name, tc_token_source *out);
+
+/* What the server reported about itself, each group with a validity bit. */
+typedef struct tc_server_report {
+    int has_ollama; /* Ollama's final object; a missing field means 0 */
+    int64_t total_ns, load_ns, prompt_eval_ns, eval_ns;
+    int64_t prompt_eval_count, eval_count;
+
+    int has_timings; /* llama.cpp's timings object */
+    int64_t prompt_n, predicted_n;
+    double prompt_ms, predicted_ms, predicted_per_second;
+} tc_server_report;
+
+typedef struct tc_req_record {
+    int64_t seq;  /* order of sending within the run, from 0 */
+    int warmup;   /* 1: a warm-up request, stored but left out of every figure */
+    int64_t send_ns;
+    int64_t send_wall_ns;
+    int64_t end_ns; /* last byte (or failure) time */
+    int http_status; /* 0 when no response */
+    tc_req_error error;
+    char error_detail[200]; /* human-readable, empty when ok */
+
+    /* Arrival time of every chunk that carried generated text. The first
+     * one is the TTFT's end; the gaps between them are the ITLs. */
+    int64_t *chunk_ns;
+    size_t n_chunks, cap_chunks;
+
+    int64_t output_tokens;
+    tc_token_source output_source;
+    int64_t prompt_tokens;
+    tc_token_source prompt_source;
+    tc_server_report server;
+} tc_req_record;
+
+/* Zeroes a record. */
+void tc_req_record_init(tc_req_record *r);
+
+/* Frees the chunk array and zeroes the record; accepts NULL. */
+void tc_req_record_clear(tc_req_record *r);
+
+/* Appends one chunk arrival time. Returns 0, or -1 on allocation failure. */
+int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns);
+
+/* Derived per-request figures (ns); -1 when not defined (failed request,
+ * no text chunk, fewer than two tokens for TPOT). */
+int64_t tc_req_ttft_ns(const tc_req_record *r);
+int64_t tc_req_e2e_ns(const tc_req_record *r);
+/* TPOT = (E2E - TTFT) / (output tokens - 1), in ns (as a double). */
+double tc_req_tpot_ns(const tc_req_record *r);
+
+#endif
