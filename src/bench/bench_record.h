@@ -100,4 +100,23 @@ int64_t tc_req_e2e_ns(const tc_req_record *r);
 /* TPOT = (E2E - TTFT) / (output tokens - 1), in ns (as a double). */
 double tc_req_tpot_ns(const tc_req_record *r);
 
+/* One run: what was asked and of whom. Figures are computed on read from
+ * its requests (analysis/), so none are kept here. */
+typedef struct tc_run_info {
+    int64_t id;              /* assigned by the store */
+    char label[128];         /* user's name for the run; "" = none */
+    char status[16];         /* "running", "complete", "failed", "interrupted" */
+    int64_t created_wall_ns; /* when the run started */
+    char endpoint[512];      /* base URL, credentials and query stripped */
+    tc_api api;
+    char model[256];
+    int simulated;           /* 1 when the server is truecost sim */
+    char server_version[64]; /* as the server reported it; "" = unknown */
+    int concurrency;
+    int warmup;              /* warm-up requests asked for */
+    int64_t requests;        /* measured requests asked for; 0 with a duration */
+    double duration_s;       /* --duration; 0 with a request count */
+    int64_t max_tokens;
+} tc_run_info;
+
 #endif
