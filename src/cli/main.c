@@ -3,10 +3,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "cli.h"
+#include "cli_results.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
+    {"run", "measure an inference endpoint and store every request", tc_cmd_run,
+     tc_cmd_run_help},
+    {"runs", "list the stored runs", tc_cmd_runs, tc_cmd_runs_help},
+    {"show", "print a stored run's summary", tc_cmd_show, tc_cmd_show_help},
+    {"export", "write a stored run's requests, chunks or summary as CSV or JSON",
+     tc_cmd_export, tc_cmd_export_help},
     {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
      tc_cmd_sim_help},
 };
@@ -98,5 +107,8 @@ int main(int argc, char **argv)
     const tc_cmd *cmd = find(name);
     if (!cmd)
         return unknown(name);
-    return cmd->run(argc - 1, argv + 1);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    int code = cmd->run(argc - 1, argv + 1);
+    curl_global_cleanup();
+    return code;
 }

@@ -33,6 +33,7 @@ typedef struct sim_stream {
     tc_sim_request rq;
     tc_sim_wire_ctx wire;
     uint64_t no;
+    long long client_seq; /* the client's X-Truecost-Seq header, -1 when absent */
     tc_sim_fault_decision fault;
     int fault_pos;
     int fault_done;
@@ -137,8 +138,8 @@ static void write_truth(sim_stream *st, const char *outcome)
     tc_buf *b = &st->scratch;
     char when[40];
     tc_buf_reset(b);
-    tc_buf_printf(b, "{\"id\":%llu,\"route\":\"%s\",\"model\":", (unsigned long long)st->no,
-                  tc_sim_route_path(st->rq.route));
+    tc_buf_printf(b, "{\"id\":%llu,\"client_seq\":%lld,\"route\":\"%s\",\"model\":",
+                  (unsigned long long)st->no, st->client_seq, tc_sim_route_path(st->rq.route));
     tc_buf_json_str(b, st->wire.model, strlen(st->wire.model));
     tc_buf_printf(b,
                   ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
@@ -500,6 +501,10 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
     st->conn = evhttp_request_get_connection(req);
     st->rq = rq;
     st->no = ++s->requests;
+    /* truecost run numbers its requests, so accuracy checks can pair each
+     * measured request with the simulator's truth for it. */
+    const char *seq = evhttp_find_header(evhttp_request_get_input_headers(req), "X-Truecost-Seq");
+    st->client_seq = seq ? strtoll(seq, NULL, 10) : -1;
     st->t_arrival = arrival;
     st->t_arrival_wall = tc_wall_ns();
     st->wire = (tc_sim_wire_ctx){route, model, st->no, st->t_arrival_wall / TC_NS_PER_S,

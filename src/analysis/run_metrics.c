@@ -1,0 +1,184 @@
+#include "run_metrics.h"
+
+#include <string.h>
+
+static double ns_to_ms(double ns)
+{
+    return ns / 1e6;
+}
+
+/* Client-measured decode speed: the tokens after the first over the time
+ * after the first; undefined below two tokens or with no time between. */
+static tc_err add_decode(tc_run_samples *s, const tc_req_record *r, int64_t ttft, int64_t e2e)
+{
+    if (ttft < 0 || e2e <= ttft || r->output_tokens < 2)
+        return TC_OK;
+    double secs = (double)(e2e - ttft) / 1e9;
+    return tc_dvec_push(&s->decode_tps, (double)(r->output_tokens - 1) / secs);
+}
+
+/* Ollama first, as the seeds' script reads it; a zero duration is skipped
+ * there too (the script divides only when eval_duration > 0). */
+static tc_err add_server_decode(tc_run_samples *s, const tc_server_report *sr)
+{
+    if (sr->has_ollama && sr->eval_ns > 0)
+        return tc_dvec_push(&s->server_decode_tps,
+                            (double)sr->eval_count / (double)sr->eval_ns * 1e9);
+    if (sr->has_timings && sr->predicted_ms > 0)
+        return tc_dvec_push(&s->server_decode_tps, sr->predicted_per_second);
+    return TC_OK;
+}
+
+/* Every per-request sample of one completed request. */
+static tc_err add_samples(tc_run_samples *s, const tc_req_record *r)
+{
+    int64_t ttft = tc_req_ttft_ns(r), e2e = tc_req_e2e_ns(r);
+    double tpot = tc_req_tpot_ns(r);
+    tc_err e = TC_OK;
+    if (ttft >= 0)
+        e = tc_dvec_push(&s->ttft_ms, ns_to_ms((double)ttft));
+    if (!e && e2e >= 0)
+        e = tc_dvec_push(&s->e2e_ms, ns_to_ms((double)e2e));
+    if (!e && tpot >= 0)
+        e = tc_dvec_push(&s->tpot_ms, ns_to_ms(tpot));
+    for (size_t i = 1; !e && i < r->n_chunks; i++)
+        e = tc_dvec_push(&s->itl_ms, ns_to_ms((double)(r->chunk_ns[i] - r->chunk_ns[i - 1])));
+    if (!e)
+        e = add_decode(s, r, ttft, e2e);
+    if (!e)
+        e = add_server_decode(s, &r->server);
+    return e;
+}
+
+static void note_source(tc_run_metrics *m, tc_token_source src)
+{
+    if (m->requests.completed == 1)
+        m->token_source = src;
+    else if (src != m->token_source)
+        m->token_source_mixed = 1;
+}
+
+/* Duration spans every measured request, failed ones included: they held
+ * the server's time too (vLLM's client times the whole benchmark). */
+typedef struct span {
+    int has_send, has_end;
+    int64_t first_send, last_end;
+} span;
+
+static void note_span(span *sp, const tc_req_record *r)
+{
+    if (!sp->has_send || r->send_ns < sp->first_send)
+        sp->first_send = r->send_ns;
+    sp->has_send = 1;
+    if (r->end_ns > 0 && (!sp->has_end || r->end_ns > sp->last_end)) {
+        sp->last_end = r->end_ns;
+        sp->has_end = 1;
+    }
+}
+
+static void set_rates(tc_run_metrics *m, const span *sp)
+{
+    if (!sp->has_send || !sp->has_end || sp->last_end <= sp->first_send)
+        return;
+    m->has_duration = 1;
+    m->duration_s = (double)(sp->last_end - sp->first_send) / 1e9;
+    m->requests_per_s = (double)m->requests.completed / m->duration_s;
+    m->output_tokens_per_s = (double)m->output_tokens / m->duration_s;
+    m->total_tokens_per_s = (double)(m->output_tokens + m->prompt_tokens) / m->duration_s;
+}
+
+static void summarise(tc_run_metrics *m)
+{
+    tc_run_samples *s = &m->samples;
+    tc_summary_compute(s->ttft_ms.data, s->ttft_ms.len, &m->ttft_ms);
+    tc_summary_compute(s->itl_ms.data, s->itl_ms.len, &m->itl_ms);
+    tc_summary_compute(s->tpot_ms.data, s->tpot_ms.len, &m->tpot_ms);
+    tc_summary_compute(s->e2e_ms.data, s->e2e_ms.len, &m->e2e_ms);
+    tc_summary_compute(s->decode_tps.data, s->decode_tps.len, &m->decode_tps);
+    tc_summary_compute(s->server_decode_tps.data, s->server_decode_tps.len, &m->server_decode_tps);
+    m->has_server_decode = m->server_decode_tps.n > 0;
+}
+
+/* Counts one measured request and, when it completed, its samples. */
+static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
+{
+    m->requests.measured++;
+    if (r->error != TC_REQ_OK) {
+        m->requests.failed++;
+        if ((unsigned)r->error < TC_REQ_ERROR_COUNT)
+            m->errors[r->error]++;
+        return TC_OK;
+    }
+    m->requests.completed++;
+    m->output_tokens += r->output_tokens;
+    m->prompt_tokens += r->prompt_tokens;
+    note_source(m, r->output_source);
+    return add_samples(&m->samples, r);
+}
+
+tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs, size_t n,
+                              tc_run_metrics *out)
+{
+    if (!out)
+        return TC_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!recs && n > 0)
+        return TC_ERR_INVALID;
+    out->simulated = run ? run->simulated != 0 : 0;
+    span sp = {0};
+    tc_err e = TC_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].warmup) {
+            out->requests.warmup++;
+            continue;
+        }
+        note_span(&sp, &recs[i]);
+        e = add_measured(out, &recs[i]);
+        if (e)
+            goto fail;
+    }
+    summarise(out);
+    set_rates(out, &sp);
+    return TC_OK;
+fail:
+    tc_run_metrics_free(out);
+    return e;
+}
+
+void tc_run_metrics_free(tc_run_metrics *m)
+{
+    if (!m)
+        return;
+    tc_dvec_free(&m->samples.ttft_ms);
+    tc_dvec_free(&m->samples.itl_ms);
+    tc_dvec_free(&m->samples.tpot_ms);
+    tc_dvec_free(&m->samples.e2e_ms);
+    tc_dvec_free(&m->samples.decode_tps);
+    tc_dvec_free(&m->samples.server_decode_tps);
+    memset(m, 0, sizeof *m);
+}
+
+const char *tc_run_metrics_token_source(const tc_run_metrics *m)
+{
+    if (m->requests.completed == 0)
+        return NULL;
+    return m->token_source_mixed ? "mixed" : tc_token_source_name(m->token_source);
+}
+
+const char *tc_run_metrics_token_source_text(const tc_run_metrics *m)
+{
+    if (m->requests.completed == 0)
+        return "unknown";
+    if (m->token_source_mixed)
+        return "mixed";
+    switch (m->token_source) {
+    case TC_TOKENS_USAGE:
+        return "server usage";
+    case TC_TOKENS_SERVER:
+        return "server count";
+    case TC_TOKENS_CHUNKS:
+        return "chunk count";
+    default:
+        return "unknown";
+    }
+}

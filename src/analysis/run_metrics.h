@@ -1,0 +1,91 @@
+/* The figures of one run, computed on read from its request records
+ * (PROTOCOLS.md, "Defining the figures").
+ *
+ * Warm-up requests are left out of every figure and only counted. Of the
+ * measured requests, the failed ones are counted by kind and left out of the
+ * latency and token figures; duration spans every measured request. */
+#ifndef TC_RUN_METRICS_H
+#define TC_RUN_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/stats.h"
+#include "bench/bench_record.h"
+#include "core/tc_error.h"
+
+typedef struct tc_run_counts {
+    int64_t measured;  /* requests that are not warm-up */
+    int64_t completed; /* measured with error TC_REQ_OK */
+    int64_t failed;    /* measured - completed */
+    int64_t warmup;    /* warm-up requests, in no other figure */
+} tc_run_counts;
+
+/* Every sample behind the summaries, sorted ascending; kept for charts,
+ * histograms and SLO checks. Owned by the tc_run_metrics. */
+typedef struct tc_run_samples {
+    tc_dvec ttft_ms, itl_ms, tpot_ms, e2e_ms;
+    tc_dvec decode_tps;        /* client-measured, per request */
+    tc_dvec server_decode_tps; /* server-reported, per request */
+} tc_run_samples;
+
+typedef struct tc_run_metrics {
+    int simulated; /* copied from the run: the server was truecost sim */
+    tc_run_counts requests;
+    int64_t errors[TC_REQ_ERROR_COUNT]; /* failed measured requests by kind; [TC_REQ_OK] = 0 */
+
+    /* Milliseconds. TTFT, TPOT and E2E: one sample per completed request
+     * that defines it (tc_req_ttft_ns etc.); ITL: every gap between
+     * consecutive text chunks of every completed request, pooled. */
+    tc_summary ttft_ms, itl_ms, tpot_ms, e2e_ms;
+
+    /* Client-measured decode speed per completed request:
+     * (output tokens - 1) / (E2E - TTFT), tokens/s; needs 2+ tokens. */
+    tc_summary decode_tps;
+
+    /* Server-reported decode speed per completed request, as the seeds'
+     * script computes it: Ollama eval_count / eval_duration * 1e9 when
+     * eval_duration > 0, else llama.cpp timings.predicted_per_second when
+     * predicted_ms > 0. has_server_decode is 0 when no request had one. */
+    int has_server_decode;
+    tc_summary server_decode_tps;
+
+    /* First send -> last completion (or failure) of the measured requests;
+     * has_duration is 0 when there is none (no measured request ended), and
+     * then the throughputs are undefined too. */
+    int has_duration;
+    double duration_s;
+    double requests_per_s;      /* completed / duration */
+    double output_tokens_per_s; /* sum of completed output tokens / duration */
+    double total_tokens_per_s;  /* (output + prompt) / duration */
+
+    int64_t output_tokens; /* sum over completed requests */
+    int64_t prompt_tokens; /* sum over completed requests */
+    /* Where the output counts came from: the one source every completed
+     * request agrees on, or mixed = 1. TC_TOKENS_NONE with no completed. */
+    tc_token_source token_source;
+    int token_source_mixed;
+
+    tc_run_samples samples;
+} tc_run_metrics;
+
+/* Computes the figures of `n` records of `run` (run may be NULL: not
+ * simulated) into *out, which the caller releases with
+ * tc_run_metrics_free. Returns TC_OK, TC_ERR_INVALID (out NULL, or recs
+ * NULL with n > 0) or TC_ERR_NOMEM; on error *out is left empty. */
+tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs, size_t n,
+                              tc_run_metrics *out);
+
+/* Frees the samples and zeroes *m; accepts NULL. */
+void tc_run_metrics_free(tc_run_metrics *m);
+
+/* The token source as reports name it: tc_token_source_name() of the
+ * source every completed request agrees on ("usage", "server", "chunks",
+ * "none"), "mixed", or NULL when there is no completed request. */
+const char *tc_run_metrics_token_source(const tc_run_metrics *m);
+
+/* The same in words for people: "server usage", "server count",
+ * "chunk count", "mixed", or "unknown" (no count, or no completed request). */
+const char *tc_run_metrics_token_source_text(const tc_run_metrics *m);
+
+#endif

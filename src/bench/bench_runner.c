@@ -1,0 +1,501 @@
+/* The load generator's event loop: libcurl's multi_socket interface driven
+ * by our own epoll, so each wake-up touches only the connections with data
+ * (curl_multi_perform would walk every handle on every chunk). */
+#include "bench_runner.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "bench_body.h"
+#include "bench_stream.h"
+#include "core/tc_buf.h"
+#include "core/tc_time.h"
+
+#define BATCH_MAX 64
+#define BATCH_AGE_NS (500 * TC_NS_PER_MS)
+#define PROGRESS_NS (200 * TC_NS_PER_MS)
+#define STOP_GRACE_NS TC_NS_PER_S
+#define ERROR_BODY_MAX 2048
+
+typedef struct runner runner;
+
+typedef struct slot {
+    runner *r;
+    CURL *easy;
+    int busy;
+    tc_buf body;
+    tc_buf error_body;
+    tc_req_record rec;
+    tc_stream_parser *parser;
+    struct curl_slist *headers; /* the shared headers plus this slot's X-Truecost-Seq */
+    char curl_error[CURL_ERROR_SIZE];
+} slot;
+
+struct runner {
+    const tc_runner_config *cfg;
+    tc_runner_result *res;
+    CURLM *multi;
+    int epfd;
+    int64_t timer_due_ns; /* curl's timeout, absolute; -1 = none */
+    struct curl_slist *headers;
+    char url[640];
+    slot *slots;
+    int n_slots, busy;
+
+    int64_t next_seq, sent_warmup, done_warmup, sent_measured, done_measured, failed;
+    int64_t measure_start_ns; /* 0 until the first measured request is sent */
+    int64_t stop_deadline_ns; /* 0 until *stop is seen */
+
+    tc_req_record batch[BATCH_MAX];
+    size_t n_batch;
+    int64_t batch_since_ns;
+    int batch_failed;
+
+    int64_t chunks_measured, rate_chunks, rate_at_ns, last_progress_ns;
+    double rate;
+};
+
+/* ---- curl callbacks ------------------------------------------------------ */
+
+static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+    (void)easy;
+    runner *r = userp;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(r->epfd, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event ev = {0};
+    ev.data.fd = fd;
+    ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
+    int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (epoll_ctl(r->epfd, op, fd, &ev) < 0) /* out of step with curl: try the other way */
+        epoll_ctl(r->epfd, errno == EEXIST ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+    curl_multi_assign(r->multi, fd, (void *)1);
+    return 0;
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+    (void)multi;
+    runner *r = userp;
+    r->timer_due_ns = timeout_ms < 0 ? -1 : tc_mono_ns() + (int64_t)timeout_ms * TC_NS_PER_MS;
+    return 0;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
+{
+    slot *s = userp;
+    size_t n = size * nmemb;
+    int64_t now = tc_mono_ns();
+    if (s->rec.http_status == 0) {
+        long status = 0;
+        curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+        s->rec.http_status = (int)status;
+    }
+    s->rec.end_ns = now;
+    if (s->rec.http_status >= 400) {
+        if (s->error_body.len < ERROR_BODY_MAX)
+            tc_buf_append(&s->error_body, data,
+                          n < ERROR_BODY_MAX - s->error_body.len ? n
+                                                                 : ERROR_BODY_MAX - s->error_body.len);
+        return n;
+    }
+    size_t before = s->rec.n_chunks;
+    tc_stream_feed(s->parser, data, n, now, &s->rec);
+    if (!s->rec.warmup)
+        s->r->chunks_measured += (int64_t)(s->rec.n_chunks - before);
+    return n;
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static int can_send(runner *r, int64_t now)
+{
+    const tc_runner_config *c = r->cfg;
+    if (r->stop_deadline_ns || r->batch_failed)
+        return 0;
+    if (r->sent_warmup < c->warmup)
+        return 1;
+    if (r->done_warmup < c->warmup)
+        return 0; /* the measured phase waits for a warm server */
+    if (c->duration_s > 0)
+        return r->measure_start_ns == 0 ||
+               now - r->measure_start_ns < (int64_t)(c->duration_s * (double)TC_NS_PER_S);
+    return r->sent_measured < c->requests;
+}
+
+static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t errlen)
+{
+    const tc_runner_config *c = r->cfg;
+    int64_t seq = r->next_seq++;
+    int warm = r->sent_warmup < c->warmup;
+    const tc_prompt *p = &c->prompts->items[(size_t)seq % c->prompts->n];
+    if (tc_body_build(c->api, c->model, p, c->max_tokens, &s->body) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory building a request");
+    tc_req_record_init(&s->rec);
+    tc_buf_reset(&s->error_body);
+    s->curl_error[0] = '\0';
+    if (tc_stream_reset(s->parser, c->api, 1) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "unknown API");
+    s->rec.seq = seq;
+    s->rec.warmup = warm;
+    /* Rewritten in place: the header's width is fixed, so no allocation. */
+    snprintf(s->headers->data, strlen(s->headers->data) + 1, "X-Truecost-Seq: %012lld",
+             (long long)seq);
+    curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, s->body.data);
+    curl_easy_setopt(s->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)s->body.len);
+    if (warm)
+        r->sent_warmup++;
+    else {
+        r->sent_measured++;
+        if (!r->measure_start_ns)
+            r->measure_start_ns = now;
+    }
+    s->rec.send_wall_ns = tc_wall_ns();
+    s->rec.send_ns = tc_mono_ns();
+    if (curl_multi_add_handle(r->multi, s->easy) != CURLM_OK)
+        return tc_fail(err, errlen, TC_ERR_NET, "libcurl refused a request");
+    s->busy = 1;
+    r->busy++;
+    return TC_OK;
+}
+
+static tc_err fill_slots(runner *r, char *err, size_t errlen)
+{
+    for (int i = 0; i < r->n_slots; i++) {
+        int64_t now = tc_mono_ns();
+        if (!can_send(r, now))
+            break;
+        if (r->slots[i].busy)
+            continue;
+        tc_err rc = start_request(r, &r->slots[i], now, err, errlen);
+        if (rc != TC_OK)
+            return rc;
+    }
+    return TC_OK;
+}
+
+/* ---- finishing ----------------------------------------------------------- */
+
+static void flush_batch(runner *r)
+{
+    if (r->n_batch == 0)
+        return;
+    if (!r->batch_failed && r->cfg->on_batch &&
+        r->cfg->on_batch(r->cfg->ctx, r->batch, r->n_batch) != 0)
+        r->batch_failed = 1;
+    for (size_t i = 0; i < r->n_batch; i++)
+        tc_req_record_clear(&r->batch[i]);
+    r->n_batch = 0;
+}
+
+/* The server's own words from an error body, when it has the usual shape. */
+static void http_error_detail(slot *s)
+{
+    json_t *doc = json_loadb(s->error_body.data ? s->error_body.data : "", s->error_body.len, 0,
+                             NULL);
+    json_t *e = json_object_get(doc, "error");
+    const char *msg = json_string_value(e);
+    if (!msg)
+        msg = json_string_value(json_object_get(e, "message"));
+    if (!msg)
+        msg = json_string_value(json_object_get(doc, "detail")); /* FastAPI, e.g. vLLM */
+    if (msg)
+        snprintf(s->rec.error_detail, sizeof s->rec.error_detail, "HTTP %d: %s",
+                 s->rec.http_status, msg);
+    else
+        snprintf(s->rec.error_detail, sizeof s->rec.error_detail, "HTTP %d: %.120s",
+                 s->rec.http_status, s->error_body.data ? s->error_body.data : "(empty body)");
+    json_decref(doc);
+}
+
+static tc_req_error transport_error(CURLcode code)
+{
+    switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SSL_CONNECT_ERROR:
+        return TC_REQ_CONNECT;
+    case CURLE_OPERATION_TIMEDOUT:
+        return TC_REQ_TIMEOUT;
+    default:
+        return TC_REQ_DISCONNECT;
+    }
+}
+
+static void classify(slot *s, CURLcode code, int64_t now)
+{
+    tc_req_record *rec = &s->rec;
+    if (rec->end_ns == 0)
+        rec->end_ns = now;
+    if (rec->error != TC_REQ_OK) /* the parser saw it first */
+        return;
+    if (code != CURLE_OK) {
+        rec->error = transport_error(code);
+        snprintf(rec->error_detail, sizeof rec->error_detail, "%.199s",
+                 s->curl_error[0] ? s->curl_error : curl_easy_strerror(code));
+        return;
+    }
+    if (rec->http_status >= 400) {
+        rec->error = TC_REQ_HTTP;
+        http_error_detail(s);
+        return;
+    }
+    tc_stream_finish(s->parser, now, rec);
+}
+
+static void release(runner *r, slot *s)
+{
+    curl_multi_remove_handle(r->multi, s->easy);
+    s->busy = 0;
+    r->busy--;
+}
+
+static void finish(runner *r, slot *s, CURLcode code)
+{
+    classify(s, code, tc_mono_ns());
+    if (s->rec.warmup) {
+        r->done_warmup++;
+        r->res->warmup++;
+    } else {
+        r->done_measured++;
+        r->res->measured++;
+        r->failed += s->rec.error != TC_REQ_OK;
+    }
+    r->batch[r->n_batch++] = s->rec; /* the batch owns the chunk array now */
+    memset(&s->rec, 0, sizeof s->rec);
+    release(r, s);
+    if (r->n_batch == 1)
+        r->batch_since_ns = tc_mono_ns();
+    if (r->n_batch == BATCH_MAX)
+        flush_batch(r);
+}
+
+static void reap(runner *r)
+{
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(r->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        slot *s = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+        finish(r, s, msg->data.result);
+    }
+}
+
+/* ---- progress, stop ------------------------------------------------------ */
+
+static void report_progress(runner *r, int64_t now)
+{
+    if (now - r->last_progress_ns < PROGRESS_NS)
+        return;
+    r->last_progress_ns = now;
+    if (now - r->rate_at_ns >= TC_NS_PER_S) {
+        r->rate = (double)(r->chunks_measured - r->rate_chunks) * (double)TC_NS_PER_S /
+                  (double)(now - r->rate_at_ns);
+        r->rate_chunks = r->chunks_measured;
+        r->rate_at_ns = now;
+    }
+    if (!r->cfg->on_progress)
+        return;
+    const tc_runner_config *c = r->cfg;
+    tc_runner_progress p = {
+        .done = r->done_measured,
+        .planned = c->duration_s > 0 ? 0 : c->requests,
+        .failed = r->failed,
+        .in_flight = r->busy,
+        .elapsed_s = r->measure_start_ns ? (double)(now - r->measure_start_ns) / 1e9 : 0,
+        .duration_s = c->duration_s,
+        .output_tokens_per_s = r->rate,
+        .warming_up = r->done_warmup < c->warmup,
+    };
+    c->on_progress(c->ctx, &p);
+}
+
+/* On an interrupt: send nothing more, give in-flight requests a second,
+ * then cut them off. Returns 1 when the loop should end. */
+static int handle_stop(runner *r, int64_t now)
+{
+    if (!r->stop_deadline_ns) {
+        if (!(r->cfg->stop && *r->cfg->stop))
+            return 0;
+        r->stop_deadline_ns = now + STOP_GRACE_NS;
+        r->res->interrupted = 1;
+    }
+    if (r->busy && now < r->stop_deadline_ns)
+        return 0;
+    for (int i = 0; i < r->n_slots; i++) {
+        slot *s = &r->slots[i];
+        if (!s->busy)
+            continue;
+        tc_req_record_clear(&s->rec);
+        release(r, s);
+        r->res->abandoned++;
+    }
+    return 1;
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static tc_err setup_slot(runner *r, slot *s)
+{
+    s->r = r;
+    s->easy = curl_easy_init();
+    s->parser = tc_stream_new(r->cfg->api, 1); /* reset, not reallocated, per request */
+    if (!s->easy || !s->parser)
+        return TC_ERR_NOMEM;
+    const tc_runner_config *c = r->cfg;
+    long timeout_ms = (long)(c->timeout_s * 1000.0);
+    curl_easy_setopt(s->easy, CURLOPT_URL, r->url);
+    s->headers = curl_slist_append(NULL, "X-Truecost-Seq: 000000000000");
+    for (struct curl_slist *h = r->headers; h && s->headers; h = h->next)
+        curl_slist_append(s->headers, h->data);
+    if (!s->headers)
+        return TC_ERR_NOMEM;
+    curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->headers);
+    curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(s->easy, CURLOPT_PRIVATE, s);
+    curl_easy_setopt(s->easy, CURLOPT_ERRORBUFFER, s->curl_error);
+    curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
+    curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(s->easy, CURLOPT_POST, 1L);
+    return TC_OK;
+}
+
+static tc_err setup(runner *r, char *err, size_t errlen)
+{
+    const tc_runner_config *c = r->cfg;
+    r->timer_due_ns = -1;
+    r->epfd = epoll_create1(EPOLL_CLOEXEC);
+    r->multi = curl_multi_init();
+    if (r->epfd < 0 || !r->multi)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "cannot set up the HTTP client");
+    curl_multi_setopt(r->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(r->multi, CURLMOPT_SOCKETDATA, r);
+    curl_multi_setopt(r->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(r->multi, CURLMOPT_TIMERDATA, r);
+    curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency + 4);
+    tc_endpoint_url(&c->endpoint, tc_api_route(c->api), r->url, sizeof r->url);
+
+    r->headers = curl_slist_append(NULL, "Content-Type: application/json");
+    r->headers = curl_slist_append(r->headers, "Expect:"); /* no 100-continue round trip */
+    if (c->api_key && *c->api_key) {
+        tc_buf auth = {0};
+        tc_buf_printf(&auth, "Authorization: Bearer %s", c->api_key);
+        if (auth.data)
+            r->headers = curl_slist_append(r->headers, auth.data);
+        if (auth.data) /* the key lives on only in curl's header list */
+            memset(auth.data, 0, auth.len);
+        tc_buf_free(&auth);
+    }
+    r->n_slots = c->concurrency;
+    r->slots = calloc((size_t)r->n_slots, sizeof *r->slots);
+    if (!r->headers || !r->slots)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < r->n_slots; i++)
+        if (setup_slot(r, &r->slots[i]) != TC_OK)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "cannot set up the HTTP client");
+    return TC_OK;
+}
+
+static void teardown(runner *r)
+{
+    for (int i = 0; r->slots && i < r->n_slots; i++) {
+        slot *s = &r->slots[i];
+        if (s->busy)
+            curl_multi_remove_handle(r->multi, s->easy);
+        tc_stream_free(s->parser);
+        tc_req_record_clear(&s->rec);
+        if (s->easy)
+            curl_easy_cleanup(s->easy);
+        tc_buf_free(&s->body);
+        tc_buf_free(&s->error_body);
+        for (struct curl_slist *h = s->headers; h; h = h->next)
+            memset(h->data, 0, strlen(h->data)); /* holds a copy of the API key */
+        curl_slist_free_all(s->headers);
+    }
+    for (size_t i = 0; i < r->n_batch; i++)
+        tc_req_record_clear(&r->batch[i]);
+    free(r->slots);
+    if (r->multi)
+        curl_multi_cleanup(r->multi);
+    if (r->headers) {
+        for (struct curl_slist *h = r->headers; h; h = h->next)
+            memset(h->data, 0, strlen(h->data)); /* the API key must not linger */
+        curl_slist_free_all(r->headers);
+    }
+    if (r->epfd >= 0)
+        close(r->epfd);
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static void wait_and_dispatch(runner *r)
+{
+    int64_t now = tc_mono_ns();
+    int wait_ms = 100; /* wake regularly for progress and Ctrl-C */
+    if (r->timer_due_ns >= 0) {
+        int64_t left = r->timer_due_ns - now;
+        int ms = left <= 0 ? 0 : (int)((left + TC_NS_PER_MS - 1) / TC_NS_PER_MS);
+        if (ms < wait_ms)
+            wait_ms = ms;
+    }
+    struct epoll_event evs[256];
+    int n = epoll_wait(r->epfd, evs, 256, wait_ms);
+    int running;
+    for (int i = 0; i < n; i++) {
+        int flags = 0;
+        if (evs[i].events & EPOLLIN)
+            flags |= CURL_CSELECT_IN;
+        if (evs[i].events & EPOLLOUT)
+            flags |= CURL_CSELECT_OUT;
+        if (evs[i].events & (EPOLLERR | EPOLLHUP))
+            flags |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(r->multi, evs[i].data.fd, flags, &running);
+    }
+    if (r->timer_due_ns >= 0 && tc_mono_ns() >= r->timer_due_ns) {
+        r->timer_due_ns = -1;
+        curl_multi_socket_action(r->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+}
+
+tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    if (!cfg->prompts || cfg->prompts->n == 0 || cfg->concurrency < 1)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts or no concurrency");
+    runner r = {.cfg = cfg, .res = res, .epfd = -1};
+    r.rate_at_ns = tc_mono_ns();
+    tc_err rc = setup(&r, err, errlen);
+    while (rc == TC_OK) {
+        if (handle_stop(&r, tc_mono_ns()))
+            break;
+        rc = fill_slots(&r, err, errlen);
+        if (rc != TC_OK || r.busy == 0)
+            break; /* nothing in flight and nothing more to send */
+        wait_and_dispatch(&r);
+        reap(&r);
+        int64_t now = tc_mono_ns();
+        if (r.n_batch && now - r.batch_since_ns >= BATCH_AGE_NS)
+            flush_batch(&r);
+        report_progress(&r, now);
+    }
+    flush_batch(&r);
+    if (rc == TC_OK && r.batch_failed)
+        rc = tc_fail(err, errlen, TC_ERR_IO, "saving the results failed; the run was stopped");
+    teardown(&r);
+    return rc;
+}

@@ -1,0 +1,70 @@
+/* The load generator: sends the workload to one endpoint over libcurl's
+ * multi interface (one thread, epoll underneath, keep-alive reused) and
+ * hands back one finished tc_req_record per request.
+ *
+ * Closed loop: `concurrency` requests are in flight at once; each one that
+ * finishes is replaced until the request count or the duration is used up.
+ * Warm-up requests go first and all finish before the measured ones start,
+ * so the measured window sees a warm server. */
+#ifndef TC_BENCH_RUNNER_H
+#define TC_BENCH_RUNNER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench_prompts.h"
+#include "bench_record.h"
+#include "bench_url.h"
+#include "core/tc_error.h"
+
+typedef struct tc_runner_progress {
+    int64_t done;       /* measured requests finished */
+    int64_t planned;    /* measured requests asked for; 0 with a duration */
+    int64_t failed;
+    int64_t in_flight;
+    double elapsed_s;   /* since the measured phase began */
+    double duration_s;  /* asked for; 0 with a request count */
+    double output_tokens_per_s; /* over the last second or so */
+    int warming_up;
+} tc_runner_progress;
+
+typedef struct tc_runner_config {
+    tc_endpoint endpoint;
+    tc_api api;
+    const char *model;
+    const tc_prompts *prompts; /* requests cycle through them in order */
+    int64_t max_tokens;
+    int warmup;
+    int64_t requests;   /* measured requests; ignored when duration_s > 0 */
+    double duration_s;  /* > 0: send until this much time has passed */
+    int concurrency;
+    double timeout_s;   /* per request */
+    const char *api_key; /* Bearer token, or NULL; never kept */
+    /* Set (by a signal handler) to stop sending; in-flight requests then
+     * get one second to finish before they are abandoned. */
+    volatile sig_atomic_t *stop;
+    /* Finished records, in completion order, in batches (a batch every 64
+     * records or half a second). The callee copies what it keeps; the
+     * runner frees the records afterwards. A nonzero return stops the run
+     * (e.g. the store failed) and is passed back as the run's error. */
+    int (*on_batch)(void *ctx, const tc_req_record *recs, size_t n);
+    /* Called about five times a second; may be NULL. */
+    void (*on_progress)(void *ctx, const tc_runner_progress *p);
+    void *ctx;
+} tc_runner_config;
+
+typedef struct tc_runner_result {
+    int64_t measured;  /* measured requests finished and handed over */
+    int64_t warmup;    /* warm-up requests finished and handed over */
+    int64_t abandoned; /* in flight at an interrupt and cut off (not stored) */
+    int interrupted;   /* *stop was set */
+} tc_runner_result;
+
+/* Runs the workload. Returns TC_OK when it ran (however many requests
+ * failed: they are in the records), or an error when it could not run at
+ * all (libcurl setup, a batch callback failure), with the reason in err. */
+tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err,
+                     size_t errlen);
+
+#endif

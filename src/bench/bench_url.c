@@ -1,0 +1,91 @@
+#include "bench_url.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Route paths users often paste with the base URL; the client adds its own. */
+static const char *const route_suffixes[] = {"/v1/chat/completions", "/v1/completions",
+                                             "/api/generate", "/api/chat", "/completion",
+                                             "/v1"};
+
+static int is_loopback(const char *host)
+{
+    return strcasecmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
+           strcmp(host, "::1") == 0 || strcmp(host, "[::1]") == 0;
+}
+
+static void strip_route(char *path)
+{
+    size_t n = strlen(path);
+    while (n > 0 && path[n - 1] == '/')
+        path[--n] = '\0';
+    for (size_t i = 0; i < sizeof route_suffixes / sizeof route_suffixes[0]; i++) {
+        size_t l = strlen(route_suffixes[i]);
+        if (n >= l && strcmp(path + n - l, route_suffixes[i]) == 0) {
+            path[n - l] = '\0';
+            return;
+        }
+    }
+}
+
+tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const char *scheme = "http://";
+    const char *rest = url;
+    const char *sep = strstr(url, "://");
+    if (sep) {
+        if (strncasecmp(url, "http://", 7) == 0)
+            rest = url + 7;
+        else if (strncasecmp(url, "https://", 8) == 0) {
+            scheme = "https://";
+            rest = url + 8;
+        } else
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "URL '%s': only http:// and https:// are supported", url);
+    }
+    size_t end = strcspn(rest, "?#");
+    char hostpart[512];
+    if (end == 0 || end >= sizeof hostpart)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host (expected e.g. "
+                                                    "http://127.0.0.1:11434)", url);
+    memcpy(hostpart, rest, end);
+    hostpart[end] = '\0';
+    char *path = strchr(hostpart, '/');
+    char pathbuf[512] = "";
+    if (path) {
+        snprintf(pathbuf, sizeof pathbuf, "%s", path);
+        *path = '\0';
+        strip_route(pathbuf);
+    }
+    char *at = strrchr(hostpart, '@');
+    const char *hostport = at ? at + 1 : hostpart;
+    if (!*hostport)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", url);
+    /* host without the port: [v6]:port, host:port or host */
+    if (hostport[0] == '[') {
+        const char *close = strchr(hostport, ']');
+        size_t hl = close ? (size_t)(close - hostport - 1) : 0;
+        if (!close || hl == 0 || hl >= sizeof out->host)
+            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': bad IPv6 address", url);
+        memcpy(out->host, hostport + 1, hl);
+    } else {
+        size_t hl = strcspn(hostport, ":");
+        if (hl == 0 || hl >= sizeof out->host)
+            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", url);
+        memcpy(out->host, hostport, hl);
+    }
+    out->local = is_loopback(out->host);
+    int n1 = snprintf(out->base, sizeof out->base, "%s%s%s", scheme, hostpart, pathbuf);
+    int n2 = snprintf(out->stored, sizeof out->stored, "%s%s%s", scheme, hostport, pathbuf);
+    if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof out->base)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s' is too long", url);
+    return TC_OK;
+}
+
+char *tc_endpoint_url(const tc_endpoint *ep, const char *path, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", ep->base, path);
+    return buf;
+}

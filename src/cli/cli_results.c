@@ -1,0 +1,307 @@
+/* truecost runs / show / export: read stored runs, compute their figures
+ * on read (so old runs get today's analysis), print them. */
+#include "cli_results.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/run_metrics.h"
+#include "cli.h"
+#include "report/report_export.h"
+#include "report/report_json.h"
+#include "report/report_table.h"
+
+#define EXIT_ERROR_RATE 3
+
+int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
+{
+    char path[TC_STORE_PATH_MAX], err[1024];
+    *out = NULL;
+    if (!db) {
+        if (tc_store_default_path(path, sizeof path, err, sizeof err) != TC_OK) {
+            tc_cli_error("%s", err);
+            return TC_EXIT_RUNTIME;
+        }
+        db = path;
+    }
+    if (tc_store_open(db, mode, out, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* Requests and metrics of one run; the caller frees both. */
+static int compute(tc_store *st, const tc_run_info *run, tc_req_record **recs, size_t *n,
+                   tc_run_metrics *m)
+{
+    char err[512];
+    if (tc_store_load_requests(st, run->id, recs, n, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (tc_run_metrics_compute(run, *recs, *n, m) != TC_OK) {
+        tc_cli_error("run %lld: out of memory computing its figures", (long long)run->id);
+        tc_store_free_requests(*recs, *n);
+        return TC_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate)
+{
+    tc_req_record *recs = NULL;
+    size_t n = 0;
+    tc_run_metrics m;
+    int code = compute(st, run, &recs, &n, &m);
+    if (code)
+        return code;
+    char err[256];
+    if (json) {
+        json_t *doc = tc_report_run_json(run, &m);
+        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+            code = TC_EXIT_RUNTIME;
+        json_decref(doc);
+    } else if (tc_report_table(stdout, run, &m, getenv("NO_COLOR") == NULL) != TC_OK) {
+        code = TC_EXIT_RUNTIME;
+    }
+    double rate = m.requests.measured ? (double)m.requests.failed / (double)m.requests.measured : 0;
+    if (!code && rate > max_error_rate) {
+        tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate "
+                     "%.3g", (long long)m.requests.failed, (long long)m.requests.measured,
+                     rate * 100, max_error_rate);
+        code = EXIT_ERROR_RATE;
+    }
+    tc_run_metrics_free(&m);
+    tc_store_free_requests(recs, n);
+    return code;
+}
+
+/* ---- shared option parsing ----------------------------------------------- */
+
+typedef struct read_args {
+    const char *db, *run, *what, *format, *output;
+    int json, help;
+} read_args;
+
+enum { OPT_DB = 256, OPT_JSON, OPT_WHAT, OPT_FORMAT };
+
+static const struct option read_options[] = {
+    {"db", required_argument, NULL, OPT_DB},       {"json", no_argument, NULL, OPT_JSON},
+    {"what", required_argument, NULL, OPT_WHAT},   {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, 'o'},      {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parses the options `allowed` (a string of the option codes' names) and
+ * at most `positional` arguments. Returns 0 or prints and returns -1. */
+static int parse_read(const char *cmd, int argc, char **argv, int positional, read_args *a)
+{
+    memset(a, 0, sizeof *a);
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "o:h", read_options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_DB: a->db = optarg; break;
+        case OPT_JSON: a->json = 1; break;
+        case OPT_WHAT: a->what = optarg; break;
+        case OPT_FORMAT: a->format = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'h': a->help = 1; break;
+        default:
+            tc_cli_error("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc && positional)
+        a->run = argv[optind++];
+    if (optind < argc) {
+        tc_cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+        return -1;
+    }
+    if (positional && !a->run && !a->help) {
+        tc_cli_error("%s: which run? give its id or label (see 'truecost runs')", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static int find_run(tc_store *st, const char *which, tc_run_info *run)
+{
+    char err[512];
+    if (tc_store_find_run(st, which, run, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- runs ---------------------------------------------------------------- */
+
+void tc_cmd_runs_help(FILE *out)
+{
+    fputs("Usage: truecost runs [--json] [--db PATH]\n"
+          "\n"
+          "List the stored runs, newest first: id, label, date, endpoint, model, status,\n"
+          "requests, output tokens/s and TTFT p50.\n",
+          out);
+}
+
+int tc_cmd_runs(int argc, char **argv)
+{
+    read_args a;
+    if (parse_read("runs", argc, argv, 0, &a) < 0)
+        return tc_cli_usage_hint("runs");
+    if (a.help) {
+        tc_cmd_runs_help(stdout);
+        return 0;
+    }
+    tc_store *st;
+    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    if (code)
+        return code;
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    char err[512];
+    if (tc_store_list_runs(st, &runs, &n, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        tc_store_close(st);
+        return TC_EXIT_RUNTIME;
+    }
+    tc_run_metrics *m = calloc(n ? n : 1, sizeof *m);
+    const tc_run_metrics **mp = calloc(n ? n : 1, sizeof *mp);
+    for (size_t i = 0; m && mp && i < n && !code; i++) {
+        tc_req_record *recs;
+        size_t nr;
+        code = compute(st, &runs[i], &recs, &nr, &m[i]);
+        if (!code) {
+            mp[i] = &m[i];
+            tc_store_free_requests(recs, nr);
+        }
+    }
+    if (!m || !mp) {
+        tc_cli_error("out of memory");
+        code = TC_EXIT_RUNTIME;
+    }
+    if (!code && a.json) {
+        json_t *doc = tc_report_runs_json(runs, mp, n);
+        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+            code = TC_EXIT_RUNTIME;
+        json_decref(doc);
+    } else if (!code && tc_report_runs_table(stdout, runs, mp, n, 0) != TC_OK) {
+        code = TC_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; m && mp && i < n; i++)
+        if (mp[i])
+            tc_run_metrics_free(&m[i]);
+    free(m);
+    free(mp);
+    free(runs);
+    tc_store_close(st);
+    return code;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+void tc_cmd_show_help(FILE *out)
+{
+    fputs("Usage: truecost show RUN [--json] [--db PATH]\n"
+          "\n"
+          "Print a stored run's summary (RUN is its id or label; a label names the newest\n"
+          "run with it). --json prints the same document as 'truecost run --json'.\n",
+          out);
+}
+
+int tc_cmd_show(int argc, char **argv)
+{
+    read_args a;
+    if (parse_read("show", argc, argv, 1, &a) < 0)
+        return tc_cli_usage_hint("show");
+    if (a.help) {
+        tc_cmd_show_help(stdout);
+        return 0;
+    }
+    tc_store *st;
+    tc_run_info run;
+    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    if (!code)
+        code = find_run(st, a.run, &run);
+    if (!code)
+        code = tc_cli_print_run(st, &run, a.json, 2.0);
+    tc_store_close(st);
+    return code;
+}
+
+/* ---- export -------------------------------------------------------------- */
+
+void tc_cmd_export_help(FILE *out)
+{
+    fputs("Usage: truecost export RUN [--what requests|chunks|summary] [--format csv|json]\n"
+          "                       [-o FILE] [--db PATH]\n"
+          "\n"
+          "Write a stored run's raw data: one row per request (default), one row per\n"
+          "chunk that carried text (its time since the send and the gap before it), or\n"
+          "the summary. CSV (default) or JSON, to stdout or FILE.\n",
+          out);
+}
+
+static int export_to(FILE *f, tc_store *st, const tc_run_info *run, tc_export_what what,
+                     tc_export_format fmt)
+{
+    tc_req_record *recs;
+    size_t n;
+    char err[512];
+    if (tc_store_load_requests(st, run->id, &recs, &n, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    int code = 0;
+    if (tc_report_export(f, what, fmt, run, recs, n, err, sizeof err) != TC_OK) {
+        tc_cli_error("export: %s", err);
+        code = TC_EXIT_RUNTIME;
+    }
+    tc_store_free_requests(recs, n);
+    return code;
+}
+
+int tc_cmd_export(int argc, char **argv)
+{
+    read_args a;
+    if (parse_read("export", argc, argv, 1, &a) < 0)
+        return tc_cli_usage_hint("export");
+    if (a.help) {
+        tc_cmd_export_help(stdout);
+        return 0;
+    }
+    tc_export_what what = TC_EXPORT_REQUESTS;
+    tc_export_format fmt = TC_EXPORT_CSV;
+    if (a.what && tc_report_export_what_parse(a.what, &what) < 0) {
+        tc_cli_error("export: --what '%s': expected requests, chunks or summary", a.what);
+        return tc_cli_usage_hint("export");
+    }
+    if (a.format && tc_report_export_format_parse(a.format, &fmt) < 0) {
+        tc_cli_error("export: --format '%s': expected csv or json", a.format);
+        return tc_cli_usage_hint("export");
+    }
+    tc_store *st;
+    tc_run_info run;
+    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    if (!code)
+        code = find_run(st, a.run, &run);
+    FILE *f = stdout;
+    if (!code && a.output && !(f = fopen(a.output, "w"))) {
+        tc_cli_error("export: -o %s: cannot write: %s", a.output, strerror(errno));
+        code = TC_EXIT_RUNTIME;
+    }
+    if (!code)
+        code = export_to(f, st, &run, what, fmt);
+    if (f && f != stdout && fclose(f) != 0 && !code) {
+        tc_cli_error("export: -o %s: write failed", a.output);
+        code = TC_EXIT_RUNTIME;
+    }
+    tc_store_close(st);
+    return code;
+}

@@ -1,0 +1,29 @@
+/* Shared by the commands that read results (run, runs, show, export). */
+#ifndef TC_CLI_RESULTS_H
+#define TC_CLI_RESULTS_H
+
+#include "bench/bench_record.h"
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Opens the database named by --db (NULL: the default path). On failure
+ * prints why and returns TC_EXIT_RUNTIME; else 0. */
+int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out);
+
+/* Loads the run's requests, computes its figures and prints the table (or
+ * the JSON document) on stdout. Returns 0, TC_EXIT_RUNTIME when the run
+ * could not be read, or 3 when the measured error rate is above
+ * max_error_rate (pass a value > 1 to never return 3). */
+int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate);
+
+int tc_cmd_run(int argc, char **argv);
+void tc_cmd_run_help(FILE *out);
+int tc_cmd_runs(int argc, char **argv);
+void tc_cmd_runs_help(FILE *out);
+int tc_cmd_show(int argc, char **argv);
+void tc_cmd_show_help(FILE *out);
+int tc_cmd_export(int argc, char **argv);
+void tc_cmd_export_help(FILE *out);
+
+#endif

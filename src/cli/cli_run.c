@@ -1,0 +1,412 @@
+/* truecost run: find the server, run the workload, store every request as
+ * it finishes, print the summary. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/run_metrics.h"
+#include "bench/bench_probe.h"
+#include "bench/bench_runner.h"
+#include "cli.h"
+#include "cli_results.h"
+#include "core/tc_time.h"
+#include "report/report_json.h"
+#include "report/report_table.h"
+#include "store/store.h"
+
+void tc_cmd_run_help(FILE *out)
+{
+    fputs(
+        "Usage: truecost run [URL] [OPTIONS]\n"
+        "\n"
+        "Measure an inference endpoint: send a fixed workload, time every chunk, store\n"
+        "every request, print TTFT, ITL, TPOT, E2E percentiles and throughput.\n"
+        "Without URL, the usual local servers are tried on 127.0.0.1 (Ollama 11434,\n"
+        "vLLM 8000, llama.cpp 8080, SGLang 30000).\n"
+        "\n"
+        "Options:\n"
+        "  --model M            model to use (default: the server's only model)\n"
+        "  --api KIND           auto, ollama, ollama-chat, openai, openai-chat, llamacpp\n"
+        "                       (default auto: detected from the server)\n"
+        "  -n, --requests N     measured requests (default 20)\n"
+        "  --duration SECONDS   send for this long instead, then let in-flight finish\n"
+        "  --warmup N           warm-up requests first, stored but left out of every\n"
+        "                       figure (default 1)\n"
+        "  -c, --concurrency N  requests in flight at once (default 1)\n"
+        "  --max-tokens N       token limit per request (default 128)\n"
+        "  --prompt TEXT        the prompt (default: the seeds' recipe prompt)\n"
+        "  --prompts FILE       prompts, one per line, or JSONL {\"prompt\"|\"messages\",\n"
+        "                       \"max_tokens\"}; requests cycle through them in order\n"
+        "  --label NAME         a name for the run (for show/export)\n"
+        "  --db PATH            results database (default $TRUECOST_DB, else\n"
+        "                       $XDG_DATA_HOME/truecost/truecost.db, else\n"
+        "                       ~/.local/share/truecost/truecost.db)\n"
+        "  --json               print the summary as one JSON document on stdout\n"
+        "  --no-progress        no progress line on stderr\n"
+        "  --api-key-env VAR    send $VAR as a Bearer token (default OPENAI_API_KEY for\n"
+        "                       non-local hosts); the key is never stored or printed\n"
+        "  --timeout SECONDS    per request (default 300)\n"
+        "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
+        "\n"
+        "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
+        "saves and marks the run 'interrupted'; a second Ctrl-C exits at once with\n"
+        "what was saved.\n"
+        "\n"
+        "Exit status: 0 success; 1 usage error; 2 endpoint unreachable, not an\n"
+        "inference server, or the database unusable; 3 completed but the error rate\n"
+        "was above --max-error-rate; 130 interrupted.\n",
+        out);
+}
+
+enum {
+    OPT_MODEL = 256, OPT_API, OPT_DURATION, OPT_WARMUP, OPT_MAX_TOKENS, OPT_PROMPT,
+    OPT_PROMPTS, OPT_LABEL, OPT_DB, OPT_JSON, OPT_NO_PROGRESS, OPT_KEY_ENV, OPT_TIMEOUT,
+    OPT_MAX_ERR
+};
+
+static const struct option options[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"api", required_argument, NULL, OPT_API},
+    {"requests", required_argument, NULL, 'n'},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"concurrency", required_argument, NULL, 'c'},
+    {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
+    {"prompt", required_argument, NULL, OPT_PROMPT},
+    {"prompts", required_argument, NULL, OPT_PROMPTS},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"db", required_argument, NULL, OPT_DB},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"api-key-env", required_argument, NULL, OPT_KEY_ENV},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-error-rate", required_argument, NULL, OPT_MAX_ERR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct run_args {
+    const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
+    long long requests, warmup, concurrency, max_tokens;
+    double duration_s, timeout_s, max_error_rate;
+    int json, no_progress, help;
+} run_args;
+
+static int apply(run_args *a, int opt, const char *v)
+{
+    switch (opt) {
+    case OPT_MODEL:
+        a->model = v;
+        return 0;
+    case OPT_API:
+        a->api = v;
+        return 0;
+    case 'n':
+        return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
+    case OPT_DURATION:
+        return tc_cli_double("--duration", v, 0.001, 30 * 86400.0, &a->duration_s);
+    case OPT_WARMUP:
+        return tc_cli_int("--warmup", v, 0, 1000000, &a->warmup);
+    case 'c':
+        return tc_cli_int("--concurrency", v, 1, 10000, &a->concurrency);
+    case OPT_MAX_TOKENS:
+        return tc_cli_int("--max-tokens", v, 1, 1000000, &a->max_tokens);
+    case OPT_PROMPT:
+        a->prompt = v;
+        return 0;
+    case OPT_PROMPTS:
+        a->prompts_file = v;
+        return 0;
+    case OPT_LABEL:
+        a->label = v;
+        return 0;
+    case OPT_DB:
+        a->db = v;
+        return 0;
+    case OPT_JSON:
+        a->json = 1;
+        return 0;
+    case OPT_NO_PROGRESS:
+        a->no_progress = 1;
+        return 0;
+    case OPT_KEY_ENV:
+        a->key_env = v;
+        return 0;
+    case OPT_TIMEOUT:
+        return tc_cli_double("--timeout", v, 0.001, 86400.0, &a->timeout_s);
+    case OPT_MAX_ERR:
+        return tc_cli_double("--max-error-rate", v, 0, 1, &a->max_error_rate);
+    case 'h':
+        a->help = 1;
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    *a = (run_args){.requests = 20, .warmup = 1, .concurrency = 1, .max_tokens = 128,
+                    .timeout_s = 300, .max_error_rate = 0.05};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "n:c:h", options, NULL)) != -1) {
+        if (opt == '?') {
+            tc_cli_error("run: unknown or incomplete option '%s'", argv[optind - 1]);
+            return -1;
+        }
+        if (apply(a, opt, optarg) < 0)
+            return -1;
+    }
+    if (optind < argc)
+        a->url = argv[optind++];
+    if (optind < argc) {
+        tc_cli_error("run: unexpected argument '%s' (one URL at most)", argv[optind]);
+        return -1;
+    }
+    if (a->prompt && a->prompts_file) {
+        tc_cli_error("run: give --prompt or --prompts, not both");
+        return -1;
+    }
+    if (a->label && strlen(a->label) >= sizeof ((tc_run_info *)0)->label) {
+        tc_cli_error("run: --label is longer than 127 bytes");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- signals and progress ------------------------------------------------ */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    if (stop_requested)
+        _exit(130); /* second Ctrl-C: what was saved stays saved */
+    stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+typedef struct run_ctx {
+    tc_store *store;
+    int64_t run_id;
+    int progress;
+    char err[512];
+} run_ctx;
+
+static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
+{
+    run_ctx *c = ctx;
+    return tc_store_add_requests(c->store, c->run_id, recs, n, c->err, sizeof c->err) == TC_OK
+               ? 0
+               : -1;
+}
+
+static void show_progress(void *ctx, const tc_runner_progress *p)
+{
+    run_ctx *c = ctx;
+    if (!c->progress)
+        return;
+    if (p->warming_up) {
+        fprintf(stderr, "\r\033[Kwarming up...");
+    } else if (p->planned > 0) {
+        fprintf(stderr, "\r\033[K%lld/%lld requests  %.1f output tok/s  %lld errors  %lld in flight",
+                (long long)p->done, (long long)p->planned, p->output_tokens_per_s,
+                (long long)p->failed, (long long)p->in_flight);
+    } else {
+        fprintf(stderr, "\r\033[K%.0f/%.0f s  %lld requests  %.1f output tok/s  %lld errors",
+                p->elapsed_s, p->duration_s, (long long)p->done, p->output_tokens_per_s,
+                (long long)p->failed);
+    }
+    fflush(stderr);
+}
+
+/* ---- setting up ---------------------------------------------------------- */
+
+/* The endpoint, its server and the model; prints the error and returns the
+ * exit status on failure, else 0. */
+static int find_endpoint(const run_args *a, tc_endpoint *ep)
+{
+    char err[1024];
+    if (a->url) {
+        if (tc_endpoint_parse(a->url, ep, err, sizeof err) != TC_OK) {
+            tc_cli_error("run: %s", err);
+            return TC_EXIT_USAGE;
+        }
+    } else if (tc_probe_find_local(ep, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+static int find_server(const run_args *a, const char *key, const tc_endpoint *ep,
+                       tc_probe *probe, tc_api *api, char *model, size_t model_len)
+{
+    char err[1024];
+    tc_err rc = tc_probe_server(ep, key, 5.0, probe, err, sizeof err);
+    if (rc != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (!a->url)
+        fprintf(stderr, "truecost: no URL given; found %s at %s\n",
+                tc_server_kind_name(probe->kind), ep->stored);
+    if (!a->api || strcmp(a->api, "auto") == 0) {
+        *api = tc_server_default_api(probe->kind);
+    } else if (tc_api_parse(a->api, api) < 0) {
+        tc_cli_error("run: --api '%s': expected auto, ollama, ollama-chat, openai, "
+                     "openai-chat or llamacpp", a->api);
+        return TC_EXIT_USAGE;
+    } else if (!tc_server_speaks(probe->kind, *api)) {
+        tc_cli_error("run: --api %s: %s is a %s, which does not serve that API; try --api %s "
+                     "or --api auto", a->api, ep->stored, tc_server_kind_name(probe->kind),
+                     tc_api_name(tc_server_default_api(probe->kind)));
+        return TC_EXIT_RUNTIME;
+    }
+    if (tc_probe_pick_model(probe, a->model, model, model_len, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The API key: from --api-key-env, or OPENAI_API_KEY for a non-local host. */
+static int api_key(const run_args *a, int local, const char **key)
+{
+    *key = NULL;
+    if (a->key_env) {
+        *key = getenv(a->key_env);
+        if (!*key || !**key) {
+            tc_cli_error("run: --api-key-env %s: the variable is not set or empty", a->key_env);
+            return -1;
+        }
+    } else if (!local) {
+        *key = getenv("OPENAI_API_KEY");
+    }
+    return 0;
+}
+
+static int load_prompts(const run_args *a, tc_prompts *p)
+{
+    char err[512];
+    tc_err rc = a->prompts_file ? tc_prompts_load(a->prompts_file, p, err, sizeof err)
+                                : tc_prompts_single(a->prompt ? a->prompt : TC_DEFAULT_PROMPT, p);
+    if (rc != TC_OK) {
+        tc_cli_error("run: %s", rc == TC_ERR_NOMEM ? "out of memory" : err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *probe,
+                      tc_api api, const char *model, tc_run_info *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->label, sizeof info->label, "%s", a->label ? a->label : "");
+    snprintf(info->status, sizeof info->status, "running");
+    info->created_wall_ns = tc_wall_ns();
+    snprintf(info->endpoint, sizeof info->endpoint, "%s", ep->stored);
+    info->api = api;
+    snprintf(info->model, sizeof info->model, "%s", model);
+    info->simulated = probe->simulated;
+    snprintf(info->server_version, sizeof info->server_version, "%s", probe->server_version);
+    info->concurrency = (int)a->concurrency;
+    info->warmup = (int)a->warmup;
+    info->requests = a->duration_s > 0 ? 0 : a->requests;
+    info->duration_s = a->duration_s;
+    info->max_tokens = a->max_tokens;
+}
+
+static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc_run_info *info)
+{
+    tc_runner_result res;
+    char err[512];
+    install_signals();
+    tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
+    if (ctx->progress)
+        fputs("\r\033[K", stderr);
+    const char *status = res.interrupted ? "interrupted" : rc != TC_OK ? "failed" : "complete";
+    if (rc != TC_OK)
+        tc_cli_error("run: %s%s%s", err, ctx->err[0] ? ": " : "", ctx->err);
+    if (res.abandoned)
+        fprintf(stderr, "truecost: interrupted: %lld request(s) in flight were cut off and "
+                        "not stored\n", (long long)res.abandoned);
+    char serr[512];
+    if (tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
+        tc_cli_error("run: %s", serr);
+    snprintf(info->status, sizeof info->status, "%s", status);
+    int exit_code = tc_cli_print_run(ctx->store, info, a->json, a->max_error_rate);
+    if (res.interrupted)
+        return 130;
+    if (rc != TC_OK)
+        return TC_EXIT_RUNTIME;
+    return exit_code;
+}
+
+int tc_cmd_run(int argc, char **argv)
+{
+    run_args a;
+    if (parse_args(argc, argv, &a) < 0)
+        return tc_cli_usage_hint("run");
+    if (a.help) {
+        tc_cmd_run_help(stdout);
+        return TC_EXIT_OK;
+    }
+    tc_endpoint ep;
+    tc_probe probe;
+    tc_api api;
+    char model[256];
+    const char *key = NULL;
+    tc_prompts prompts = {0};
+    int code = find_endpoint(&a, &ep);
+    if (!code && api_key(&a, ep.local, &key) < 0)
+        code = TC_EXIT_USAGE;
+    if (!code && load_prompts(&a, &prompts) < 0)
+        code = TC_EXIT_USAGE;
+    if (!code)
+        code = find_server(&a, key, &ep, &probe, &api, model, sizeof model);
+    run_ctx ctx = {.progress = !a.no_progress && isatty(STDERR_FILENO)};
+    if (!code)
+        code = tc_cli_open_store(a.db, TC_STORE_WRITE, &ctx.store);
+    tc_run_info info;
+    if (!code) {
+        char err[512];
+        fill_info(&a, &ep, &probe, api, model, &info);
+        if (tc_store_run_begin(ctx.store, &info, err, sizeof err) != TC_OK) {
+            tc_cli_error("run: %s", err);
+            code = TC_EXIT_RUNTIME;
+        }
+    }
+    if (!code) {
+        ctx.run_id = info.id;
+        if (!a.json)
+            fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)info.id,
+                    tc_api_name(api), model, ep.stored, probe.simulated ? " (SIMULATED)" : "");
+        tc_runner_config cfg = {
+            .endpoint = ep, .api = api, .model = model, .prompts = &prompts,
+            .max_tokens = a.max_tokens, .warmup = (int)a.warmup, .requests = a.requests,
+            .duration_s = a.duration_s, .concurrency = (int)a.concurrency,
+            .timeout_s = a.timeout_s, .api_key = key, .stop = &stop_requested,
+            .on_batch = store_batch, .on_progress = show_progress, .ctx = &ctx,
+        };
+        code = execute(&a, &ctx, &cfg, &info);
+    }
+    tc_store_close(ctx.store);
+    tc_prompts_free(&prompts);
+    return code;
+}

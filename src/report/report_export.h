@@ -1,0 +1,65 @@
+/* `truecost export`: a run's raw requests, their chunk times, or its
+ * summary, as CSV or JSON for other tools.
+ *
+ *   requests  one row per request, warm-up included (see the warmup column):
+ *             seq, warmup, send_wall (UTC RFC 3339), http_status, error,
+ *             error_detail, ttft_ms, e2e_ms, tpot_ms, output_tokens,
+ *             output_source, prompt_tokens, prompt_source, chunks, then the
+ *             server's report: total_duration_ns, load_duration_ns,
+ *             prompt_eval_count, prompt_eval_duration_ns, eval_count,
+ *             eval_duration_ns (Ollama), prompt_n, prompt_ms, predicted_n,
+ *             predicted_ms, predicted_per_second (llama.cpp), simulated
+ *   chunks    one row per text chunk: seq, index, t_ms (since the send),
+ *             gap_ms (since the previous chunk; missing for the first),
+ *             simulated
+ *   summary   the run's JSON document (report_json.h); as CSV, that
+ *             document flattened to rows of key,value with dotted keys
+ *             ("metrics.ttft_ms.p50")
+ *
+ * CSV: a header row, then rows ending in "\n"; text fields are quoted as
+ * RFC 4180 says (in double quotes, quotes doubled) when they hold a comma,
+ * a quote, CR or LF. JSON: an array of objects, one per line (summary: the
+ * document). A missing value is an empty CSV field or JSON null. The
+ * `simulated` column labels every row of a simulated run. */
+#ifndef TC_REPORT_EXPORT_H
+#define TC_REPORT_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "bench/bench_record.h"
+#include "core/tc_error.h"
+
+typedef enum tc_export_what {
+    TC_EXPORT_REQUESTS = 0,
+    TC_EXPORT_CHUNKS,
+    TC_EXPORT_SUMMARY,
+    TC_EXPORT_WHAT_COUNT
+} tc_export_what;
+
+typedef enum tc_export_format {
+    TC_EXPORT_CSV = 0,
+    TC_EXPORT_JSON,
+    TC_EXPORT_FORMAT_COUNT
+} tc_export_format;
+
+/* "requests", "chunks", "summary" / "csv", "json"; "?" when out of range. */
+const char *tc_report_export_what_name(tc_export_what what);
+const char *tc_report_export_format_name(tc_export_format fmt);
+
+/* Parse the names above. Return 0, or -1 when unknown. */
+int tc_report_export_what_parse(const char *name, tc_export_what *out);
+int tc_report_export_format_parse(const char *name, tc_export_format *out);
+
+/* Writes `what` of the run (its n records, in the order given) to `out` as
+ * `fmt`. Returns TC_OK, TC_ERR_INVALID (bad argument), TC_ERR_NOMEM or
+ * TC_ERR_IO (the stream failed), with the detail in err. Output already
+ * written stays written. */
+tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
+                        const tc_run_info *run, const tc_req_record *recs, size_t n, char *err,
+                        size_t errlen);
+
+/* Writes one CSV text field, quoted only when it must be (see above). */
+void tc_report_csv_field(FILE *out, const char *s);
+
+#endif

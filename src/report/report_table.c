@@ -1,0 +1,244 @@
+#include "report_table.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/tc_time.h"
+
+#define NA "n/a"
+
+int tc_report_decimals(double v)
+{
+    double a = fabs(v);
+    return a < 10 ? 3 : a < 1000 ? 2 : a < 100000 ? 1 : 0;
+}
+
+const char *tc_report_fmt_fixed(char *buf, size_t len, int valid, double v, int decimals)
+{
+    if (!valid || !isfinite(v))
+        snprintf(buf, len, NA);
+    else
+        snprintf(buf, len, "%.*f", decimals, v);
+    return buf;
+}
+
+const char *tc_report_fmt(char *buf, size_t len, int valid, double v)
+{
+    return tc_report_fmt_fixed(buf, len, valid, v, tc_report_decimals(v));
+}
+
+/* "2026-11-29T15:31:54Z" (seconds are enough for people), or n/a. */
+static const char *date_text(int64_t wall_ns, char *buf, size_t len)
+{
+    char full[40];
+    if (wall_ns <= 0 || !tc_rfc3339_ns(wall_ns, full, sizeof full)[0]) {
+        snprintf(buf, len, NA);
+        return buf;
+    }
+    snprintf(buf, len, "%.19sZ", full);
+    return buf;
+}
+
+static void title(FILE *out, const tc_run_info *run, int simulated)
+{
+    fprintf(out, "truecost run %lld", (long long)run->id);
+    if (run->label[0])
+        fprintf(out, " \"%s\"", run->label);
+    fprintf(out, " \xe2\x80\x94 %s at %s (%s)", run->model[0] ? run->model : "?",
+            run->endpoint[0] ? run->endpoint : "?", tc_api_name(run->api));
+    if (simulated)
+        fprintf(out, " \xe2\x80\x94 SIMULATED");
+    fputc('\n', out);
+}
+
+static void run_line(FILE *out, const tc_run_info *run)
+{
+    char date[40];
+    fprintf(out, "status %s, started %s, concurrency %d, server version %s\n",
+            run->status[0] ? run->status : "?", date_text(run->created_wall_ns, date, sizeof date),
+            run->concurrency, run->server_version[0] ? run->server_version : "unknown");
+}
+
+static void requests_lines(FILE *out, const tc_run_metrics *m)
+{
+    char dur[16];
+    fprintf(out, "%-14s%lld measured, %lld completed, %lld failed, %lld warm-up\n", "requests",
+            (long long)m->requests.measured, (long long)m->requests.completed,
+            (long long)m->requests.failed, (long long)m->requests.warmup);
+    fprintf(out, "%-14s%s s\n", "duration",
+            tc_report_fmt(dur, sizeof dur, m->has_duration, m->duration_s));
+}
+
+/* One precision per row, from its largest value, so the decimal points
+ * of a row line up and small values keep their digits. */
+static void latency_row(FILE *out, const char *name, const tc_summary *s)
+{
+    const double v[8] = {s->mean, s->stddev, s->min, s->p50, s->p90, s->p95, s->p99, s->max};
+    double biggest = fabs(s->max) > fabs(s->min) ? s->max : s->min;
+    int decimals = tc_report_decimals(fabs(s->mean) > fabs(biggest) ? s->mean : biggest);
+    char buf[40];
+    fprintf(out, "%-10s", name);
+    for (int i = 0; i < 8; i++)
+        fprintf(out, " %7s", tc_report_fmt_fixed(buf, sizeof buf, s->n > 0, v[i], decimals));
+    fputc('\n', out);
+}
+
+static void latency_table(FILE *out, const tc_run_metrics *m)
+{
+    static const char *const cols[8] = {"mean", "stddev", "min", "p50", "p90", "p95", "p99", "max"};
+    fprintf(out, "%-10s", "latency");
+    for (int i = 0; i < 8; i++)
+        fprintf(out, " %7s", cols[i]);
+    fputc('\n', out);
+    latency_row(out, "TTFT (ms)", &m->ttft_ms);
+    latency_row(out, "ITL (ms)", &m->itl_ms);
+    latency_row(out, "TPOT (ms)", &m->tpot_ms);
+    latency_row(out, "E2E (ms)", &m->e2e_ms);
+}
+
+static void throughput_lines(FILE *out, const tc_run_metrics *m)
+{
+    char a[16], b[16], c[16];
+    int ok = m->has_duration;
+    fprintf(out, "%-14s%10s requests/s\n", "throughput",
+            tc_report_fmt(a, sizeof a, ok, m->requests_per_s));
+    fprintf(out, "%-14s%10s output tokens/s\n", "",
+            tc_report_fmt(b, sizeof b, ok, m->output_tokens_per_s));
+    fprintf(out, "%-14s%10s total tokens/s\n", "",
+            tc_report_fmt(c, sizeof c, ok, m->total_tokens_per_s));
+}
+
+static void tokens_line(FILE *out, const tc_run_metrics *m)
+{
+    fprintf(out, "%-14s%lld output, %lld prompt (counted by: %s)\n", "tokens",
+            (long long)m->output_tokens, (long long)m->prompt_tokens,
+            tc_run_metrics_token_source_text(m));
+}
+
+static void decode_lines(FILE *out, const tc_run_metrics *m)
+{
+    char a[16], b[16];
+    const tc_summary *c = &m->decode_tps, *s = &m->server_decode_tps;
+    fprintf(out, "%-14sclient-measured: mean %s, p50 %s tokens/s\n", "decode speed",
+            tc_report_fmt(a, sizeof a, c->n > 0, c->mean),
+            tc_report_fmt(b, sizeof b, c->n > 0, c->p50));
+    if (!m->has_server_decode) {
+        fprintf(out, "%-14sserver-reported: not reported by the server\n", "");
+        return;
+    }
+    fprintf(out, "%-14sserver-reported: mean %s, p50 %s tokens/s\n", "",
+            tc_report_fmt(a, sizeof a, 1, s->mean), tc_report_fmt(b, sizeof b, 1, s->p50));
+}
+
+static void errors_line(FILE *out, const tc_run_metrics *m)
+{
+    int any = 0;
+    fprintf(out, "%-14s", "errors");
+    for (int k = TC_REQ_OK + 1; k < TC_REQ_ERROR_COUNT; k++) {
+        if (m->errors[k] <= 0)
+            continue;
+        fprintf(out, "%s%s %lld", any ? ", " : "", tc_req_error_name((tc_req_error)k),
+                (long long)m->errors[k]);
+        any = 1;
+    }
+    fprintf(out, "%s\n", any ? "" : "none");
+}
+
+static tc_err stream_status(FILE *out)
+{
+    return ferror(out) ? TC_ERR_IO : TC_OK;
+}
+
+tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *m, int color)
+{
+    (void)color;
+    if (!out || !run || !m)
+        return TC_ERR_INVALID;
+    title(out, run, run->simulated || m->simulated);
+    run_line(out, run);
+    fputc('\n', out);
+    requests_lines(out, m);
+    fputc('\n', out);
+    latency_table(out, m);
+    fputc('\n', out);
+    throughput_lines(out, m);
+    tokens_line(out, m);
+    decode_lines(out, m);
+    errors_line(out, m);
+    return stream_status(out);
+}
+
+/* Copies s into buf, clipped to `width` bytes with a final "~", never
+ * cutting a UTF-8 sequence in two. */
+static const char *clip(const char *s, size_t width, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if (n <= width) {
+        snprintf(buf, len, "%s", s);
+        return buf;
+    }
+    size_t keep = width > 0 ? width - 1 : 0;
+    while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+        keep--;
+    snprintf(buf, len, "%.*s~", (int)keep, s);
+    return buf;
+}
+
+/* Two spaces between columns; text clipped so one run fits one line. */
+#define RUNS_FMT "%4s  %-16s  %-12s  %-14s  %-20s  %-11s  %9s  %9s  %11s"
+
+static void runs_header(FILE *out)
+{
+    fprintf(out, RUNS_FMT "\n", "ID", "DATE (UTC)", "LABEL", "MODEL", "ENDPOINT", "STATUS",
+            "REQUESTS", "OUT TOK/S", "TTFT p50 ms");
+}
+
+/* "2026-11-29 15:31", or n/a. */
+static const char *short_date(int64_t wall_ns, char *buf, size_t len)
+{
+    char full[40];
+    date_text(wall_ns, full, sizeof full);
+    if (strcmp(full, NA) == 0)
+        snprintf(buf, len, NA);
+    else
+        snprintf(buf, len, "%.10s %.5s", full, full + 11);
+    return buf;
+}
+
+/* The scheme says little in a list, and the width is needed. */
+static const char *strip_scheme(const char *url)
+{
+    const char *p = strstr(url, "://");
+    return p ? p + 3 : url;
+}
+
+static void runs_row(FILE *out, const tc_run_info *r, const tc_run_metrics *m)
+{
+    char id[24], date[40], label[32], model[32], ep[40], reqs[48], tps[16], ttft[16];
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
+    if (m)
+        snprintf(reqs, sizeof reqs, "%lld/%lld", (long long)m->requests.completed,
+                 (long long)m->requests.measured);
+    else
+        snprintf(reqs, sizeof reqs, NA);
+    fprintf(out, RUNS_FMT, id, short_date(r->created_wall_ns, date, sizeof date),
+            clip(r->label[0] ? r->label : "-", 12, label, sizeof label),
+            clip(r->model, 14, model, sizeof model),
+            clip(strip_scheme(r->endpoint), 20, ep, sizeof ep), r->status, reqs,
+            tc_report_fmt(tps, sizeof tps, m && m->has_duration, m ? m->output_tokens_per_s : 0),
+            tc_report_fmt(ttft, sizeof ttft, m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0));
+    /* Simulated numbers are labelled wherever they are shown. */
+    fprintf(out, "%s\n", r->simulated || (m && m->simulated) ? "  SIMULATED" : "");
+}
+
+tc_err tc_report_runs_table(FILE *out, const tc_run_info *runs, const tc_run_metrics *const *m,
+                            size_t n, int color)
+{
+    (void)color;
+    if (!out || (!runs && n > 0))
+        return TC_ERR_INVALID;
+    runs_header(out);
+    for (size_t i = 0; i < n; i++)
+        runs_row(out, &runs[i], m ? m[i] : NULL);
+    return stream_status(out);
+}

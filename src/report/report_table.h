@@ -1,0 +1,41 @@
+/* The terminal summary of a run, and the one-line-per-run list, printed to
+ * a FILE* the caller gives. Missing values print "n/a", never 0; a
+ * simulated run says SIMULATED in its title (and the list marks it). */
+#ifndef TC_REPORT_TABLE_H
+#define TC_REPORT_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis/run_metrics.h"
+#include "bench/bench_record.h"
+#include "core/tc_error.h"
+
+/* Prints the summary of one run (about 80 columns): title, requests,
+ * latency table (mean, stddev, min, p50, p90, p95, p99, max of TTFT, ITL,
+ * TPOT, E2E in ms), throughput, tokens and their source, client and
+ * server-reported decode speed, errors by kind. `color` is reserved (the
+ * CLI passes 0 under NO_COLOR); no colour is written yet. Returns TC_OK,
+ * TC_ERR_INVALID (a NULL argument) or TC_ERR_IO (the stream failed). */
+tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *m, int color);
+
+/* Prints a header line and one line per run: id, date (UTC), label, model,
+ * endpoint, status, requests (completed/measured), output tokens/s, TTFT
+ * p50 ms; long text is clipped with "~". m holds one pointer per run; m or
+ * any m[i] may be NULL (figures shown as n/a). Returns as above. */
+tc_err tc_report_runs_table(FILE *out, const tc_run_info *runs, const tc_run_metrics *const *m,
+                            size_t n, int color);
+
+/* Formats a figure into buf for people: "n/a" when !valid or not finite,
+ * else with tc_report_decimals(v) decimals (at most 7 characters below
+ * 1e7). Returns buf. Shared by the report formats that print for people. */
+const char *tc_report_fmt(char *buf, size_t len, int valid, double v);
+
+/* The same with a fixed number of decimals. */
+const char *tc_report_fmt_fixed(char *buf, size_t len, int valid, double v, int decimals);
+
+/* Decimals that keep about 4 significant digits: 3 below 10, 2 below 1000,
+ * 1 below 100000, else 0. */
+int tc_report_decimals(double v);
+
+#endif

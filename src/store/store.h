@@ -1,0 +1,143 @@
+/* The results store: one SQLite file that keeps every run and every raw
+ * request record, written as the run goes (one transaction per batch) and
+ * read back by `runs`, `show` and `export`. Figures are never stored; they
+ * are computed on read from the records.
+ *
+ * A writer turns on WAL mode, so `truecost runs` can read while a run
+ * writes, and turns it back to rollback mode when it closes, so a reader
+ * of a finished database needs no -shm file: it creates nothing and works
+ * in a directory it may not write to.
+ *
+ * The file is marked as truecost's with PRAGMA application_id and carries
+ * its schema version in PRAGMA user_version; a file that is not SQLite, or
+ * is another program's database, or was written by a newer truecost is
+ * refused and left untouched.
+ *
+ * Chunk arrival times are kept compactly in requests.chunks, a BLOB of
+ * unsigned LEB128 varints (7 bits a byte, least significant group first,
+ * high bit set on every byte but the last; at most 10 bytes a value): the
+ * first is chunk[0] - send_ns, each next one chunk[i] - chunk[i-1]. Times
+ * never go backwards (CLOCK_MONOTONIC), so a negative delta is refused
+ * when writing. requests.n_chunks holds the count, so a BLOB that decodes
+ * to another count is reported as corrupt. A typical 10-50 ms gap takes
+ * 4 bytes instead of 8. */
+#ifndef TC_STORE_H
+#define TC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/bench_record.h"
+#include "core/tc_error.h"
+
+/* PRAGMA application_id of a truecost database: "TCst". */
+#define TC_STORE_APPLICATION_ID 0x54437374
+/* How long a statement waits for another writer before giving up. */
+#define TC_STORE_BUSY_TIMEOUT_MS 3000
+/* Longest path tc_store_default_path writes, with its NUL. */
+#define TC_STORE_PATH_MAX 4096
+
+typedef struct tc_store tc_store;
+
+typedef enum tc_store_mode {
+    TC_STORE_READ = 0, /* `runs`, `show`, `export`: never creates or changes anything */
+    TC_STORE_WRITE     /* `run`: creates the file and its directories, migrates the schema */
+} tc_store_mode;
+
+/* Writes the database path into buf: $TRUECOST_DB, else
+ * $XDG_DATA_HOME/truecost/truecost.db (an absolute XDG_DATA_HOME only, as
+ * the XDG spec says), else $HOME/.local/share/truecost/truecost.db. Empty
+ * variables count as unset. Returns TC_OK; TC_ERR_NOTFOUND when none is
+ * set; TC_ERR_INVALID when buf is too small. */
+tc_err tc_store_default_path(char *buf, size_t len, char *err, size_t errlen);
+
+/* Opens the database at path. WRITE creates missing parent directories
+ * (mode 0700) and the file, turns on WAL mode and brings the schema up to
+ * date; READ opens read-only and fails with TC_ERR_NOTFOUND ("no database
+ * at PATH yet") when the file is missing, creating nothing. Both refuse a
+ * file that is not truecost's or is from a newer truecost (TC_ERR_INVALID),
+ * and WRITE refuses a read-only or locked file (TC_ERR_IO); each message
+ * names the path and the fix. On success *out is the store, freed with
+ * tc_store_close; on failure *out is NULL. */
+tc_err tc_store_open(const char *path, tc_store_mode mode, tc_store **out, char *err,
+                     size_t errlen);
+
+/* Closes the store (a writer leaves WAL mode if no one else has the file
+ * open) and frees everything it holds; accepts NULL. */
+void tc_store_close(tc_store *s);
+
+/* The path the store was opened with (owned by the store). */
+const char *tc_store_path(const tc_store *s);
+
+/* Changes how long statements wait for a lock held by another connection
+ * (TC_STORE_BUSY_TIMEOUT_MS after open). */
+void tc_store_set_busy_timeout(tc_store *s, int ms);
+
+/* Stores a new run with status "running" and fills info->id and
+ * info->status; a created_wall_ns of 0 is set to now. Returns TC_OK or an
+ * error (TC_ERR_INVALID for an api out of range, TC_ERR_IO from SQLite). */
+tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen);
+
+/* Stores n finished requests of run run_id in one transaction: all of
+ * them or, on any error (a seq already stored, an unknown run, a chunk
+ * time before the one it follows), none. Statements are prepared once
+ * and reused across calls. */
+tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                             char *err, size_t errlen);
+
+/* Ends a running run with status "complete", "failed" or "interrupted"
+ * and records when. TC_ERR_NOTFOUND for an unknown run, TC_ERR_INVALID
+ * for another status or a run that has already ended. */
+tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
+                           size_t errlen);
+
+/* Every run, newest first, into a malloc'ed array the caller frees with
+ * free() (*runs is NULL when there are none). */
+tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err, size_t errlen);
+
+/* Finds a run by "id or label": an all-digits string is an id, anything
+ * else a label, of which the newest run is taken. TC_ERR_NOTFOUND with a
+ * message that points to `truecost runs` when there is none. */
+tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
+                         size_t errlen);
+
+/* The requests of run run_id in seq order, chunk times decoded, into a
+ * malloc'ed array (NULL when there are none); free it with
+ * tc_store_free_requests. TC_ERR_NOTFOUND for an unknown run,
+ * TC_ERR_PARSE for a corrupt row. */
+tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs, size_t *n,
+                              char *err, size_t errlen);
+
+/* Clears each of the n records (tc_req_record_clear) and frees the array;
+ * accepts NULL. */
+void tc_store_free_requests(tc_req_record *recs, size_t n);
+
+/* ---- chunk-time codec (see the top of this file) ---- */
+
+/* Longest encoding of one value. */
+#define TC_VARINT_MAX 10
+
+/* Writes v as unsigned LEB128 into out (TC_VARINT_MAX bytes of room);
+ * returns the bytes written (1..10). */
+size_t tc_store_varint_put(uint64_t v, uint8_t *out);
+
+/* Reads one varint from in[0..len); returns the bytes read, or 0 when it
+ * is truncated, longer than 10 bytes or over 64 bits. */
+size_t tc_store_varint_get(const uint8_t *in, size_t len, uint64_t *v);
+
+/* Bytes needed to encode n chunk times at most: n * TC_VARINT_MAX. */
+size_t tc_store_chunks_bound(size_t n);
+
+/* Encodes n chunk times after send_ns into out (tc_store_chunks_bound(n)
+ * bytes of room) and sets *out_len. TC_ERR_INVALID when a time is before
+ * the one it follows. */
+tc_err tc_store_chunks_encode(int64_t send_ns, const int64_t *chunk_ns, size_t n, uint8_t *out,
+                              size_t *out_len, char *err, size_t errlen);
+
+/* Decodes exactly n chunk times from blob into a malloc'ed array *chunk_ns
+ * (NULL when n is 0) that the caller frees. TC_ERR_PARSE when the blob is
+ * malformed, holds another count, or a time would pass INT64_MAX. */
+tc_err tc_store_chunks_decode(int64_t send_ns, const uint8_t *blob, size_t len, size_t n,
+                              int64_t **chunk_ns, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,77 @@
+/* Private to src/store: the store handle shared by store.c (the public
+ * API over runs and requests) and store_schema.c (opening, checking and
+ * migrating the file). */
+#ifndef TC_STORE_INTERNAL_H
+#define TC_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Statements prepared on first use and kept for the store's life, so a
+ * batch of requests costs no parsing. */
+typedef enum store_stmt {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_RUN_INSERT,
+    ST_RUN_FINISH,
+    ST_RUN_STATUS,
+    ST_RUN_EXISTS,
+    ST_RUN_BY_ID,
+    ST_RUN_BY_LABEL,
+    ST_RUN_LIST,
+    ST_REQ_INSERT,
+    ST_REQ_LOAD,
+    ST_COUNT
+} store_stmt;
+
+struct tc_store {
+    sqlite3 *db;
+    char *path;
+    tc_store_mode mode;
+    int version; /* schema version of the file */
+    int busy_ms; /* for messages: how long a lock was waited for */
+    int wal;     /* this connection turned WAL on, and turns it off at close */
+    sqlite3_stmt *stmt[ST_COUNT];
+    uint8_t *blob; /* scratch for encoding chunk times, reused across batches */
+    size_t blob_cap;
+};
+
+/* Checks the open file is truecost's (or empty), and in WRITE mode turns
+ * on WAL and migrates it to the current schema. */
+tc_err tc_store_schema_prepare(tc_store *s, char *err, size_t errlen);
+
+/* Writes "<path>: <what SQLite said>" plus a fix for the usual causes
+ * (locked, read-only, full disk) and returns TC_ERR_IO. */
+tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_t errlen);
+
+/* The statement in slot id, prepared from sql on first use (the caller
+ * always passes the same static text for an id, so the SQL sits beside
+ * the code that binds it) and otherwise reset with bindings cleared.
+ * Callers sqlite3_reset it when done, so no read stays open between
+ * calls. */
+tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt **out, char *err,
+                     size_t errlen);
+
+/* Steps a statement that returns no rows and resets it; TC_OK or the
+ * error from tc_store_sql_fail with `what`. */
+tc_err tc_store_step_done(tc_store *s, sqlite3_stmt *st, const char *what, char *err,
+                          size_t errlen);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK with the cached statements.
+ * Rollback is a no-op outside a transaction (SQLite may have rolled
+ * back by itself after an I/O error). */
+tc_err tc_store_begin(tc_store *s, char *err, size_t errlen);
+tc_err tc_store_commit(tc_store *s, char *err, size_t errlen);
+void tc_store_rollback(tc_store *s);
+
+/* Binds a fixed-size char array as text, up to its NUL or its end:
+ * labels, endpoints and error details are data, any bytes. Returns the
+ * SQLite code. */
+int tc_store_bind_field(sqlite3_stmt *st, int col, const char *field, size_t size);
+
+/* Copies a text column into a fixed buffer, cut to fit. */
+void tc_store_col_text(sqlite3_stmt *st, int col, char *buf, size_t len);
+
+#endif

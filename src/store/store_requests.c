@@ -1,0 +1,293 @@
+/* Request records: written a batch per transaction, read back in seq
+ * order with their chunk times decoded. */
+#include "store_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bound by bind_request in this order, read by read_request from seq on. */
+#define REQ_COLS                                                                                   \
+    "seq, warmup, send_ns, send_wall_ns, end_ns, http_status, error, error_detail, "               \
+    "output_tokens, output_source, prompt_tokens, prompt_source, has_ollama, ollama_total_ns, "    \
+    "ollama_load_ns, ollama_prompt_eval_ns, ollama_eval_ns, ollama_prompt_eval_count, "            \
+    "ollama_eval_count, has_timings, timings_prompt_n, timings_predicted_n, timings_prompt_ms, "   \
+    "timings_predicted_ms, timings_predicted_per_second, n_chunks, chunks"
+
+static tc_err check_enums(const tc_req_record *r, char *err, size_t errlen)
+{
+    if ((unsigned)r->error >= TC_REQ_ERROR_COUNT || (unsigned)r->output_source > TC_TOKENS_CHUNKS ||
+        (unsigned)r->prompt_source > TC_TOKENS_CHUNKS)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "request %lld: error kind or token source out of range", (long long)r->seq);
+    return TC_OK;
+}
+
+/* Encodes r's chunk times into the store's scratch buffer. */
+static tc_err encode_chunks(tc_store *s, const tc_req_record *r, size_t *len, char *err,
+                            size_t errlen)
+{
+    if (r->n_chunks > SIZE_MAX / TC_VARINT_MAX / 2)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "request %lld: %zu chunks", (long long)r->seq,
+                       r->n_chunks);
+    size_t need = tc_store_chunks_bound(r->n_chunks);
+    if (need > s->blob_cap) {
+        size_t cap = need > 2 * s->blob_cap ? need : 2 * s->blob_cap;
+        uint8_t *p = realloc(s->blob, cap);
+        if (!p)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "request %lld: %zu chunks", (long long)r->seq,
+                           r->n_chunks);
+        s->blob = p;
+        s->blob_cap = cap;
+    }
+    char why[160];
+    tc_err e =
+        tc_store_chunks_encode(r->send_ns, r->chunk_ns, r->n_chunks, s->blob, len, why, sizeof why);
+    if (e != TC_OK)
+        return tc_fail(err, errlen, e, "request %lld: %s", (long long)r->seq, why);
+    return TC_OK;
+}
+
+static int bind_server(sqlite3_stmt *st, int c, const tc_server_report *v)
+{
+    int rc = 0;
+    rc |= sqlite3_bind_int(st, c++, v->has_ollama != 0);
+    rc |= sqlite3_bind_int64(st, c++, v->total_ns);
+    rc |= sqlite3_bind_int64(st, c++, v->load_ns);
+    rc |= sqlite3_bind_int64(st, c++, v->prompt_eval_ns);
+    rc |= sqlite3_bind_int64(st, c++, v->eval_ns);
+    rc |= sqlite3_bind_int64(st, c++, v->prompt_eval_count);
+    rc |= sqlite3_bind_int64(st, c++, v->eval_count);
+    rc |= sqlite3_bind_int(st, c++, v->has_timings != 0);
+    rc |= sqlite3_bind_int64(st, c++, v->prompt_n);
+    rc |= sqlite3_bind_int64(st, c++, v->predicted_n);
+    rc |= sqlite3_bind_double(st, c++, v->prompt_ms);
+    rc |= sqlite3_bind_double(st, c++, v->predicted_ms);
+    rc |= sqlite3_bind_double(st, c++, v->predicted_per_second);
+    return rc;
+}
+
+/* Parameter 1 is the run id; the record's columns follow in REQ_COLS
+ * order. A zero-length blob needs a non-NULL pointer, else SQLite binds
+ * NULL. */
+static int bind_request(sqlite3_stmt *st, const tc_req_record *r, const uint8_t *blob, size_t len)
+{
+    int rc = 0, c = 2;
+    rc |= sqlite3_bind_int64(st, c++, r->seq);
+    rc |= sqlite3_bind_int(st, c++, r->warmup != 0);
+    rc |= sqlite3_bind_int64(st, c++, r->send_ns);
+    rc |= sqlite3_bind_int64(st, c++, r->send_wall_ns);
+    rc |= sqlite3_bind_int64(st, c++, r->end_ns);
+    rc |= sqlite3_bind_int(st, c++, r->http_status);
+    rc |= sqlite3_bind_text(st, c++, tc_req_error_name(r->error), -1, SQLITE_STATIC);
+    rc |= tc_store_bind_field(st, c++, r->error_detail, sizeof r->error_detail);
+    rc |= sqlite3_bind_int64(st, c++, r->output_tokens);
+    rc |= sqlite3_bind_text(st, c++, tc_token_source_name(r->output_source), -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int64(st, c++, r->prompt_tokens);
+    rc |= sqlite3_bind_text(st, c++, tc_token_source_name(r->prompt_source), -1, SQLITE_STATIC);
+    rc |= bind_server(st, c, &r->server);
+    c += 13;
+    rc |= sqlite3_bind_int64(st, c++, (sqlite3_int64)r->n_chunks);
+    rc |= sqlite3_bind_blob64(st, c++, len ? (const void *)blob : "", len, SQLITE_STATIC);
+    return rc;
+}
+
+/* Turns a failed insert into a message the user can act on. */
+static tc_err insert_failed(tc_store *s, int rc, int64_t run_id, int64_t seq, char *err,
+                            size_t errlen)
+{
+    if (rc == SQLITE_CONSTRAINT_UNIQUE)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "run %lld already has a request with seq %lld; the batch was not stored",
+                       (long long)run_id, (long long)seq);
+    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return tc_fail(err, errlen, TC_ERR_NOTFOUND, "no run with id %lld in %s", (long long)run_id,
+                       s->path);
+    return tc_store_sql_fail(s, rc, "storing requests", err, errlen);
+}
+
+static tc_err insert_one(tc_store *s, int64_t run_id, const tc_req_record *r, char *err,
+                         size_t errlen)
+{
+    static const char sql[] =
+        "INSERT INTO requests (run_id, " REQ_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
+        "?27, ?28)";
+    size_t len;
+    tc_err e = check_enums(r, err, errlen);
+    if (e == TC_OK)
+        e = encode_chunks(s, r, &len, err, errlen);
+    sqlite3_stmt *st = NULL;
+    if (e == TC_OK)
+        e = tc_store_stmt(s, ST_REQ_INSERT, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    int rc = sqlite3_bind_int64(st, 1, run_id);
+    if (rc == SQLITE_OK && bind_request(st, r, s->blob, len) != SQLITE_OK)
+        rc = sqlite3_errcode(s->db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        e = insert_failed(s, sqlite3_extended_errcode(s->db), run_id, r->seq, err, errlen);
+    sqlite3_reset(st);
+    return e;
+}
+
+tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                             char *err, size_t errlen)
+{
+    if (s->mode != TC_STORE_WRITE)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
+    if (n == 0)
+        return TC_OK;
+    tc_err e = tc_store_begin(s, err, errlen);
+    for (size_t i = 0; e == TC_OK && i < n; i++)
+        e = insert_one(s, run_id, &recs[i], err, errlen);
+    if (e == TC_OK)
+        e = tc_store_commit(s, err, errlen);
+    if (e != TC_OK)
+        tc_store_rollback(s);
+    return e;
+}
+
+/* A REAL column; NULL (how SQLite stores a NaN) reads as NaN. */
+static double col_real(sqlite3_stmt *st, int c)
+{
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
+}
+
+static void read_server(sqlite3_stmt *st, int c, tc_server_report *v)
+{
+    v->has_ollama = sqlite3_column_int(st, c++);
+    v->total_ns = sqlite3_column_int64(st, c++);
+    v->load_ns = sqlite3_column_int64(st, c++);
+    v->prompt_eval_ns = sqlite3_column_int64(st, c++);
+    v->eval_ns = sqlite3_column_int64(st, c++);
+    v->prompt_eval_count = sqlite3_column_int64(st, c++);
+    v->eval_count = sqlite3_column_int64(st, c++);
+    v->has_timings = sqlite3_column_int(st, c++);
+    v->prompt_n = sqlite3_column_int64(st, c++);
+    v->predicted_n = sqlite3_column_int64(st, c++);
+    v->prompt_ms = col_real(st, c++);
+    v->predicted_ms = col_real(st, c++);
+    v->predicted_per_second = col_real(st, c++);
+}
+
+/* A text column as a C string, "" for NULL. */
+static const char *col_str(sqlite3_stmt *st, int c)
+{
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    return t ? t : "";
+}
+
+/* One row of REQ_COLS into r (zeroed first); TC_ERR_PARSE for a name
+ * this truecost does not know or a corrupt chunk blob. */
+static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, char *err, size_t errlen)
+{
+    tc_req_record_init(r);
+    int c = 0;
+    r->seq = sqlite3_column_int64(st, c++);
+    r->warmup = sqlite3_column_int(st, c++);
+    r->send_ns = sqlite3_column_int64(st, c++);
+    r->send_wall_ns = sqlite3_column_int64(st, c++);
+    r->end_ns = sqlite3_column_int64(st, c++);
+    r->http_status = sqlite3_column_int(st, c++);
+    int bad = tc_req_error_parse(col_str(st, c++), &r->error);
+    tc_store_col_text(st, c++, r->error_detail, sizeof r->error_detail);
+    r->output_tokens = sqlite3_column_int64(st, c++);
+    bad |= tc_token_source_parse(col_str(st, c++), &r->output_source);
+    r->prompt_tokens = sqlite3_column_int64(st, c++);
+    bad |= tc_token_source_parse(col_str(st, c++), &r->prompt_source);
+    read_server(st, c, &r->server);
+    c += 13;
+    if (bad)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "request %lld: unknown error kind or token source", (long long)r->seq);
+    sqlite3_int64 n = sqlite3_column_int64(st, c++);
+    const uint8_t *blob = sqlite3_column_blob(st, c);
+    size_t len = (size_t)sqlite3_column_bytes(st, c);
+    char why[160];
+    tc_err e = n < 0 ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
+                     : tc_store_chunks_decode(r->send_ns, blob, len, (size_t)n, &r->chunk_ns, why,
+                                              sizeof why);
+    if (e != TC_OK)
+        return tc_fail(err, errlen, e, "request %lld: chunk times: %s", (long long)r->seq, why);
+    r->n_chunks = r->cap_chunks = (size_t)n;
+    return TC_OK;
+}
+
+static tc_err check_run_exists(tc_store *s, int64_t run_id, char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT 1 FROM runs WHERE id = ?1";
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_EXISTS, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        e = tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                    "no run with id %lld in %s: `truecost runs` lists the stored runs",
+                    (long long)run_id, s->path);
+    else if (rc != SQLITE_ROW)
+        e = tc_store_sql_fail(s, rc, "finding the run", err, errlen);
+    sqlite3_reset(st);
+    return e;
+}
+
+/* Makes room for one more record in a growing array. */
+static tc_err grow(tc_req_record **recs, size_t n, size_t *cap, char *err, size_t errlen)
+{
+    if (n < *cap)
+        return TC_OK;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    tc_req_record *p = realloc(*recs, ncap * sizeof *p);
+    if (!p)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "loading %zu requests", ncap);
+    *recs = p;
+    *cap = ncap;
+    return TC_OK;
+}
+
+tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs, size_t *n,
+                              char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT " REQ_COLS " FROM requests WHERE run_id = ?1 ORDER BY seq";
+    *recs = NULL;
+    *n = 0;
+    size_t cap = 0;
+    sqlite3_stmt *st = NULL;
+    tc_err e = check_run_exists(s, run_id, err, errlen);
+    if (e == TC_OK)
+        e = tc_store_stmt(s, ST_REQ_LOAD, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = SQLITE_DONE;
+    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        e = grow(recs, *n, &cap, err, errlen);
+        if (e == TC_OK)
+            e = read_request(st, &(*recs)[*n], err, errlen);
+        if (e == TC_OK)
+            (*n)++;
+    }
+    if (e == TC_OK && rc != SQLITE_DONE)
+        e = tc_store_sql_fail(s, rc, "loading requests", err, errlen);
+    sqlite3_reset(st);
+    if (e != TC_OK) {
+        tc_store_free_requests(*recs, *n);
+        *recs = NULL;
+        *n = 0;
+    }
+    return e;
+}
+
+void tc_store_free_requests(tc_req_record *recs, size_t n)
+{
+    if (!recs)
+        return;
+    for (size_t i = 0; i < n; i++)
+        tc_req_record_clear(&recs[i]);
+    free(recs);
+}

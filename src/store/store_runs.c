@@ -1,0 +1,239 @@
+/* Runs: begin, finish, list and find. */
+#include "store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tc_time.h"
+
+/* Columns read into a tc_run_info by read_run, in its order. */
+#define RUN_COLS                                                                                   \
+    "id, label, status, created_wall_ns, endpoint, api, model, simulated, server_version, "        \
+    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens"
+
+static const char *const finished_statuses[] = {"complete", "failed", "interrupted"};
+
+static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
+{
+    int rc = 0;
+    rc |= tc_store_bind_field(st, 1, r->label, sizeof r->label);
+    rc |= sqlite3_bind_text(st, 2, created, -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_int64(st, 3, r->created_wall_ns);
+    rc |= tc_store_bind_field(st, 4, r->endpoint, sizeof r->endpoint);
+    rc |= sqlite3_bind_text(st, 5, tc_api_name(r->api), -1, SQLITE_STATIC);
+    rc |= tc_store_bind_field(st, 6, r->model, sizeof r->model);
+    rc |= sqlite3_bind_int(st, 7, r->simulated != 0);
+    rc |= tc_store_bind_field(st, 8, r->server_version, sizeof r->server_version);
+    rc |= sqlite3_bind_int(st, 9, r->concurrency);
+    rc |= sqlite3_bind_int(st, 10, r->warmup);
+    rc |= sqlite3_bind_int64(st, 11, r->requests);
+    rc |= sqlite3_bind_double(st, 12, r->duration_s);
+    rc |= sqlite3_bind_int64(st, 13, r->max_tokens);
+    return rc;
+}
+
+tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen)
+{
+    static const char sql[] =
+        "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
+        "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
+        "max_tokens) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    if (s->mode != TC_STORE_WRITE)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
+    if ((unsigned)info->api >= TC_API_COUNT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "run: unknown api %d", (int)info->api);
+    if (info->created_wall_ns == 0)
+        info->created_wall_ns = tc_wall_ns();
+    char created[40];
+    tc_rfc3339_ns(info->created_wall_ns, created, sizeof created);
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_INSERT, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    if (bind_run(st, info, created) != SQLITE_OK) {
+        /* Bind calls leave their error code on the connection. */
+        e = tc_store_sql_fail(s, sqlite3_errcode(s->db), "storing the run", err, errlen);
+        sqlite3_reset(st);
+        return e;
+    }
+    e = tc_store_step_done(s, st, "storing the run", err, errlen);
+    if (e != TC_OK)
+        return e;
+    info->id = sqlite3_last_insert_rowid(s->db);
+    strcpy(info->status, "running");
+    return TC_OK;
+}
+
+static int is_finished_status(const char *status)
+{
+    for (size_t i = 0; i < sizeof finished_statuses / sizeof finished_statuses[0]; i++)
+        if (strcmp(status, finished_statuses[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* After a finish that changed nothing: says whether the run is missing
+ * or has already ended. */
+static tc_err why_not_running(tc_store *s, int64_t run_id, char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT status FROM runs WHERE id = ?1";
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_STATUS, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        char status[16];
+        tc_store_col_text(st, 0, status, sizeof status);
+        e = tc_fail(err, errlen, TC_ERR_INVALID, "run %lld has already ended (%s)",
+                    (long long)run_id, status);
+    } else if (rc == SQLITE_DONE) {
+        e = tc_fail(err, errlen, TC_ERR_NOTFOUND, "no run with id %lld in %s", (long long)run_id,
+                    s->path);
+    } else {
+        e = tc_store_sql_fail(s, rc, "reading the run", err, errlen);
+    }
+    sqlite3_reset(st);
+    return e;
+}
+
+tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
+                           size_t errlen)
+{
+    static const char sql[] = "UPDATE runs SET status = ?2, ended = ?3, ended_wall_ns = ?4 "
+                              "WHERE id = ?1 AND status = 'running'";
+    if (s->mode != TC_STORE_WRITE)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
+    if (!status || !is_finished_status(status))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "a run ends as complete, failed or interrupted, not '%s'",
+                       status ? status : "(null)");
+    int64_t now = tc_wall_ns();
+    char ended[40];
+    tc_rfc3339_ns(now, ended, sizeof ended);
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_FINISH, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, ended, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, now);
+    e = tc_store_step_done(s, st, "ending the run", err, errlen);
+    if (e == TC_OK && sqlite3_changes(s->db) == 0)
+        e = why_not_running(s, run_id, err, errlen);
+    return e;
+}
+
+/* One row of RUN_COLS into out. TC_ERR_PARSE for an api this truecost
+ * does not know. */
+static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->id = sqlite3_column_int64(st, 0);
+    tc_store_col_text(st, 1, out->label, sizeof out->label);
+    tc_store_col_text(st, 2, out->status, sizeof out->status);
+    out->created_wall_ns = sqlite3_column_int64(st, 3);
+    tc_store_col_text(st, 4, out->endpoint, sizeof out->endpoint);
+    const char *api = (const char *)sqlite3_column_text(st, 5);
+    if (!api || tc_api_parse(api, &out->api) != 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown api '%s'", (long long)out->id,
+                       api ? api : "");
+    tc_store_col_text(st, 6, out->model, sizeof out->model);
+    out->simulated = sqlite3_column_int(st, 7);
+    tc_store_col_text(st, 8, out->server_version, sizeof out->server_version);
+    out->concurrency = sqlite3_column_int(st, 9);
+    out->warmup = sqlite3_column_int(st, 10);
+    out->requests = sqlite3_column_int64(st, 11);
+    out->duration_s = sqlite3_column_double(st, 12);
+    out->max_tokens = sqlite3_column_int64(st, 13);
+    return TC_OK;
+}
+
+/* Appends one run to a growing array. */
+static tc_err push_run(tc_run_info **runs, size_t *n, size_t *cap, char *err, size_t errlen)
+{
+    if (*n < *cap)
+        return TC_OK;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    tc_run_info *p = realloc(*runs, ncap * sizeof *p);
+    if (!p)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "listing %zu runs", ncap);
+    *runs = p;
+    *cap = ncap;
+    return TC_OK;
+}
+
+tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err, size_t errlen)
+{
+    /* Ids grow with each run begun, so they order runs by start even when
+     * the wall clock was stepped between them. */
+    static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
+    *runs = NULL;
+    *n = 0;
+    size_t cap = 0;
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_LIST, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    int rc = SQLITE_DONE;
+    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        e = push_run(runs, n, &cap, err, errlen);
+        if (e == TC_OK)
+            e = read_run(st, &(*runs)[*n], err, errlen);
+        if (e == TC_OK)
+            (*n)++;
+    }
+    if (e == TC_OK && rc != SQLITE_DONE)
+        e = tc_store_sql_fail(s, rc, "listing runs", err, errlen);
+    sqlite3_reset(st);
+    if (e != TC_OK) {
+        free(*runs);
+        *runs = NULL;
+        *n = 0;
+    }
+    return e;
+}
+
+/* "42" -> 42; -1 for anything but a non-empty run of digits that fits. */
+static int64_t parse_id(const char *text)
+{
+    if (!text[0] || strspn(text, "0123456789") != strlen(text))
+        return -1;
+    errno = 0;
+    long long v = strtoll(text, NULL, 10);
+    return errno == ERANGE ? -1 : (int64_t)v;
+}
+
+tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
+                         size_t errlen)
+{
+    static const char by_id[] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1";
+    static const char by_label[] =
+        "SELECT " RUN_COLS " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
+    if (!id_or_label || !id_or_label[0])
+        return tc_fail(err, errlen, TC_ERR_INVALID, "which run? give an id or a label");
+    int all_digits = strspn(id_or_label, "0123456789") == strlen(id_or_label);
+    sqlite3_stmt *st = NULL;
+    tc_err e = all_digits ? tc_store_stmt(s, ST_RUN_BY_ID, by_id, &st, err, errlen)
+                          : tc_store_stmt(s, ST_RUN_BY_LABEL, by_label, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    if (all_digits)
+        sqlite3_bind_int64(st, 1, parse_id(id_or_label));
+    else
+        sqlite3_bind_text(st, 1, id_or_label, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        e = read_run(st, out, err, errlen);
+    else if (rc == SQLITE_DONE)
+        e = tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                    "no run with %s '%s' in %s: `truecost runs` lists the stored runs",
+                    all_digits ? "id" : "label", id_or_label, s->path);
+    else
+        e = tc_store_sql_fail(s, rc, "finding the run", err, errlen);
+    sqlite3_reset(st);
+    return e;
+}

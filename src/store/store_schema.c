@@ -1,0 +1,222 @@
+/* The schema and its migrations, and the checks that keep truecost away
+ * from files that are not its own. */
+#include <stdio.h>
+
+#include "store_internal.h"
+
+/* Migration i takes a file from schema version i to i + 1; the file's
+ * version is the number of migrations applied. Adding a table later is
+ * one more string here: never edit a migration that has shipped. */
+static const char *const migrations[] = {
+    /* 1: runs and their requests */
+    "CREATE TABLE runs ("
+    " id INTEGER PRIMARY KEY,"
+    " label TEXT NOT NULL DEFAULT '',"
+    " status TEXT NOT NULL DEFAULT 'running'"
+    "  CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),"
+    " created TEXT NOT NULL," /* UTC RFC 3339, for people and other tools */
+    " created_wall_ns INTEGER NOT NULL,"
+    " ended TEXT," /* NULL while running */
+    " ended_wall_ns INTEGER,"
+    " endpoint TEXT NOT NULL,"
+    " api TEXT NOT NULL,"
+    " model TEXT NOT NULL,"
+    " simulated INTEGER NOT NULL CHECK (simulated IN (0, 1)),"
+    " server_version TEXT NOT NULL DEFAULT '',"
+    " concurrency INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL,"
+    " requests_planned INTEGER NOT NULL,"
+    " duration_s_planned REAL NOT NULL,"
+    " max_tokens INTEGER NOT NULL);"
+    "CREATE INDEX runs_by_label ON runs (label, id);"
+    "CREATE TABLE requests ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL,"
+    " warmup INTEGER NOT NULL CHECK (warmup IN (0, 1)),"
+    " send_ns INTEGER NOT NULL,"
+    " send_wall_ns INTEGER NOT NULL,"
+    " end_ns INTEGER NOT NULL,"
+    " http_status INTEGER NOT NULL,"
+    " error TEXT NOT NULL," /* tc_req_error_name */
+    " error_detail TEXT NOT NULL,"
+    " output_tokens INTEGER NOT NULL,"
+    " output_source TEXT NOT NULL," /* tc_token_source_name */
+    " prompt_tokens INTEGER NOT NULL,"
+    " prompt_source TEXT NOT NULL,"
+    " has_ollama INTEGER NOT NULL CHECK (has_ollama IN (0, 1)),"
+    " ollama_total_ns INTEGER NOT NULL,"
+    " ollama_load_ns INTEGER NOT NULL,"
+    " ollama_prompt_eval_ns INTEGER NOT NULL,"
+    " ollama_eval_ns INTEGER NOT NULL,"
+    " ollama_prompt_eval_count INTEGER NOT NULL,"
+    " ollama_eval_count INTEGER NOT NULL,"
+    " has_timings INTEGER NOT NULL CHECK (has_timings IN (0, 1)),"
+    " timings_prompt_n INTEGER NOT NULL,"
+    " timings_predicted_n INTEGER NOT NULL,"
+    /* REAL columns may be NULL: SQLite stores a NaN as NULL. */
+    " timings_prompt_ms REAL,"
+    " timings_predicted_ms REAL,"
+    " timings_predicted_per_second REAL,"
+    " n_chunks INTEGER NOT NULL CHECK (n_chunks >= 0),"
+    " chunks BLOB NOT NULL," /* varint deltas, see store.h */
+    " UNIQUE (run_id, seq));",
+};
+#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+/* What the file says about itself before truecost touches it. */
+typedef struct file_header {
+    int app_id;
+    int version;
+    int n_objects; /* tables, indexes, views, triggers */
+} file_header;
+
+static int query_int(sqlite3 *db, const char *sql, int *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static tc_err read_header(tc_store *s, file_header *h, char *err, size_t errlen)
+{
+    int rc = query_int(s->db, "PRAGMA application_id", &h->app_id);
+    if (rc == SQLITE_OK)
+        rc = query_int(s->db, "PRAGMA user_version", &h->version);
+    if (rc == SQLITE_OK)
+        rc = query_int(s->db, "SELECT count(*) FROM sqlite_master", &h->n_objects);
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "%s is not a truecost database (not an SQLite file); truecost leaves it "
+                       "alone: choose another path with --db or TRUECOST_DB",
+                       s->path);
+    if (rc != SQLITE_OK)
+        return tc_store_sql_fail(s, rc, "reading the database header", err, errlen);
+    return TC_OK;
+}
+
+static int is_empty(const file_header *h)
+{
+    return h->app_id == 0 && h->version == 0 && h->n_objects == 0;
+}
+
+/* Refuses another program's database, a newer schema, and (read-only) a
+ * file with nothing in it yet. */
+static tc_err judge(tc_store *s, const file_header *h, char *err, size_t errlen)
+{
+    if (h->app_id != TC_STORE_APPLICATION_ID && !is_empty(h))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "%s is not a truecost database (SQLite application_id 0x%08x, %d schema "
+                       "objects); truecost leaves it alone: choose another path with --db or "
+                       "TRUECOST_DB",
+                       s->path, (unsigned)h->app_id, h->n_objects);
+    if (h->version > SCHEMA_VERSION)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "%s was written by a newer truecost (schema version %d; this one knows up "
+                       "to %d): upgrade truecost",
+                       s->path, h->version, SCHEMA_VERSION);
+    if (s->mode == TC_STORE_READ && h->version == 0)
+        return tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                       "no database at %s yet: run `truecost run` first", s->path);
+    return TC_OK;
+}
+
+static tc_err exec(tc_store *s, const char *sql, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
+}
+
+/* WAL lets `truecost runs` read while a run writes (tc_store_close
+ * turns it off again). NORMAL sync in WAL
+ * mode survives a crash of the process (only a power cut can lose the
+ * last batch) and makes each batch's commit cheap. */
+static tc_err set_wal(tc_store *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int wal =
+        rc == SQLITE_ROW && sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return tc_store_sql_fail(s, rc, "turning on WAL mode", err, errlen);
+    if (!wal)
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "%s: the file system does not support SQLite's WAL mode; choose a path "
+                       "on a local disk with --db",
+                       s->path);
+    s->wal = 1;
+    return exec(s, "PRAGMA synchronous = NORMAL", "setting synchronous mode", err, errlen);
+}
+
+/* Applies the missing migrations; the caller holds the write lock. */
+static tc_err migrate(tc_store *s, int from, char *err, size_t errlen)
+{
+    if (from == SCHEMA_VERSION)
+        return TC_OK;
+    for (int v = from; v < SCHEMA_VERSION; v++) {
+        tc_err e = exec(s, migrations[v], "creating the schema", err, errlen);
+        if (e != TC_OK)
+            return e;
+    }
+    /* PRAGMA takes no parameters; these are the program's own constants. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+             TC_STORE_APPLICATION_ID, SCHEMA_VERSION);
+    return exec(s, sql, "stamping the schema version", err, errlen);
+}
+
+static tc_err prepare_write(tc_store *s, char *err, size_t errlen)
+{
+    if (sqlite3_db_readonly(s->db, "main") == 1)
+        return tc_store_sql_fail(s, SQLITE_READONLY, "opening for writing", err, errlen);
+    tc_err e = set_wal(s, err, errlen);
+    if (e == TC_OK)
+        e = exec(s, "BEGIN IMMEDIATE", "locking for writing", err, errlen);
+    if (e != TC_OK)
+        return e;
+    /* Read again under the lock: another truecost may have created or
+     * migrated the file since the first look. */
+    file_header h;
+    e = read_header(s, &h, err, errlen);
+    if (e == TC_OK)
+        e = judge(s, &h, err, errlen);
+    if (e == TC_OK)
+        e = migrate(s, h.version, err, errlen);
+    if (e == TC_OK)
+        e = exec(s, "COMMIT", "saving the schema", err, errlen);
+    if (e != TC_OK) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return e;
+    }
+    s->version = SCHEMA_VERSION;
+    return TC_OK;
+}
+
+tc_err tc_store_schema_prepare(tc_store *s, char *err, size_t errlen)
+{
+    /* Look before writing anything: a foreign or garbage file must stay
+     * byte for byte as it was. */
+    file_header h;
+    tc_err e = read_header(s, &h, err, errlen);
+    if (e == TC_OK)
+        e = judge(s, &h, err, errlen);
+    if (e == TC_OK)
+        e = exec(s, "PRAGMA foreign_keys = ON", "turning on foreign keys", err, errlen);
+    if (e != TC_OK)
+        return e;
+    if (s->mode == TC_STORE_READ) {
+        s->version = h.version;
+        return TC_OK;
+    }
+    return prepare_write(s, err, errlen);
+}

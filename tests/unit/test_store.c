@@ -1,0 +1,967 @@
+/* Unit tests of the results store: the file it creates or refuses, the
+ * schema, runs, request round trips, the chunk-time codec and the batch
+ * transaction. Every file lives in a mkdtemp directory under /tmp. */
+#define _GNU_SOURCE /* nftw */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <grp.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/tc_time.h"
+#include "store/store.h"
+
+/* ---- fixtures ---- */
+
+typedef struct tmp {
+    char dir[64];
+    char db[128]; /* dir/t.db */
+} tmp;
+
+static int setup(void **state)
+{
+    tmp *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    strcpy(t->dir, "/tmp/tc_store_XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    snprintf(t->db, sizeof t->db, "%s/t.db", t->dir);
+    *state = t;
+    return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    chmod(path, 0700); /* undo the read-only tests so removal works for any user */
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    tmp *t = *state;
+    chmod(t->dir, 0700);
+    nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(t);
+    return 0;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The whole file, malloc'ed; *len its size. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char *buf = malloc(1 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+static void assert_unchanged(const char *path, const unsigned char *before, size_t len)
+{
+    size_t n;
+    unsigned char *now = slurp(path, &n);
+    assert_int_equal(n, len);
+    assert_memory_equal(now, before, len);
+    free(now);
+}
+
+/* Runs SQL on a connection of the test's own, outside the store. */
+static void raw_sql(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static tc_store *open_ok(const char *path, tc_store_mode mode)
+{
+    char err[512] = "";
+    tc_store *s = NULL;
+    tc_err e = tc_store_open(path, mode, &s, err, sizeof err);
+    if (e != TC_OK)
+        fail_msg("open %s: %s", path, err);
+    return s;
+}
+
+static tc_run_info sample_run(const char *label)
+{
+    tc_run_info r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.label, sizeof r.label, "%s", label);
+    r.created_wall_ns = 1795966314123456789LL;
+    snprintf(r.endpoint, sizeof r.endpoint, "http://127.0.0.1:11434");
+    r.api = TC_API_OPENAI_CHAT;
+    snprintf(r.model, sizeof r.model, "qwen2.5:7b");
+    r.simulated = 1;
+    snprintf(r.server_version, sizeof r.server_version, "0.5.7");
+    r.concurrency = 8;
+    r.warmup = 2;
+    r.requests = 100;
+    r.duration_s = 12.5;
+    r.max_tokens = 256;
+    return r;
+}
+
+static int64_t begin_run(tc_store *s, const char *label)
+{
+    char err[512] = "";
+    tc_run_info r = sample_run(label);
+    if (tc_store_run_begin(s, &r, err, sizeof err) != TC_OK)
+        fail_msg("run_begin: %s", err);
+    return r.id;
+}
+
+/* A record with n chunks 1 ms apart after a 20 ms TTFT. */
+static void make_record(tc_req_record *r, int64_t seq, size_t n)
+{
+    tc_req_record_init(r);
+    r->seq = seq;
+    r->send_ns = 1000000000LL + seq * 1000;
+    r->send_wall_ns = 1795966314000000000LL + seq;
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tc_req_record_add_chunk(r, r->send_ns + 20000000 + (int64_t)i * 1000000),
+                         0);
+    r->end_ns = r->n_chunks ? r->chunk_ns[r->n_chunks - 1] + 5 : r->send_ns + 7;
+    r->http_status = 200;
+    r->output_tokens = (int64_t)n;
+    r->output_source = TC_TOKENS_CHUNKS;
+}
+
+static void free_records(tc_req_record *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        tc_req_record_clear(&recs[i]);
+}
+
+static void assert_double_same(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        assert_true(isnan(a) && isnan(b));
+    else
+        assert_true(a == b);
+}
+
+static void assert_record_equal(const tc_req_record *a, const tc_req_record *b)
+{
+    assert_int_equal(a->seq, b->seq);
+    assert_int_equal(a->warmup, b->warmup);
+    assert_int_equal(a->send_ns, b->send_ns);
+    assert_int_equal(a->send_wall_ns, b->send_wall_ns);
+    assert_int_equal(a->end_ns, b->end_ns);
+    assert_int_equal(a->http_status, b->http_status);
+    assert_int_equal(a->error, b->error);
+    assert_string_equal(a->error_detail, b->error_detail);
+    assert_int_equal(a->output_tokens, b->output_tokens);
+    assert_int_equal(a->output_source, b->output_source);
+    assert_int_equal(a->prompt_tokens, b->prompt_tokens);
+    assert_int_equal(a->prompt_source, b->prompt_source);
+    const tc_server_report *x = &a->server, *y = &b->server;
+    assert_int_equal(x->has_ollama, y->has_ollama);
+    assert_int_equal(x->total_ns, y->total_ns);
+    assert_int_equal(x->load_ns, y->load_ns);
+    assert_int_equal(x->prompt_eval_ns, y->prompt_eval_ns);
+    assert_int_equal(x->eval_ns, y->eval_ns);
+    assert_int_equal(x->prompt_eval_count, y->prompt_eval_count);
+    assert_int_equal(x->eval_count, y->eval_count);
+    assert_int_equal(x->has_timings, y->has_timings);
+    assert_int_equal(x->prompt_n, y->prompt_n);
+    assert_int_equal(x->predicted_n, y->predicted_n);
+    assert_double_same(x->prompt_ms, y->prompt_ms);
+    assert_double_same(x->predicted_ms, y->predicted_ms);
+    assert_double_same(x->predicted_per_second, y->predicted_per_second);
+    assert_int_equal(a->n_chunks, b->n_chunks);
+    if (a->n_chunks)
+        assert_memory_equal(a->chunk_ns, b->chunk_ns, a->n_chunks * sizeof *a->chunk_ns);
+}
+
+/* ---- codec ---- */
+
+static void varint_edges(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t v;
+        size_t len;
+        uint8_t first, last;
+    } cases[] = {
+        {0, 1, 0x00, 0x00},
+        {127, 1, 0x7f, 0x7f},
+        {128, 2, 0x80, 0x01},
+        {16383, 2, 0xff, 0x7f},
+        {16384, 3, 0x80, 0x01},
+        {1ULL << 35, 6, 0x80, 0x01},
+        {(uint64_t)INT64_MAX, 9, 0xff, 0x7f},
+        {UINT64_MAX, 10, 0xff, 0x01},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t buf[TC_VARINT_MAX];
+        size_t n = tc_store_varint_put(cases[i].v, buf);
+        assert_int_equal(n, cases[i].len);
+        assert_int_equal(buf[0], cases[i].first);
+        assert_int_equal(buf[n - 1], cases[i].last);
+        uint64_t back = 1;
+        assert_int_equal(tc_store_varint_get(buf, n, &back), n);
+        assert_true(back == cases[i].v);
+        /* One byte short is truncated. */
+        assert_int_equal(tc_store_varint_get(buf, n - 1, &back), 0);
+    }
+    uint64_t v;
+    static const uint8_t eleven[11] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                       0x80, 0x80, 0x80, 0x80, 0x00};
+    assert_int_equal(tc_store_varint_get(eleven, sizeof eleven, &v), 0);
+    static const uint8_t over64[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    assert_int_equal(tc_store_varint_get(over64, sizeof over64, &v), 0);
+    assert_int_equal(tc_store_varint_get(over64, 0, &v), 0);
+}
+
+static void chunks_round_trip_and_gaps(void **state)
+{
+    (void)state;
+    char err[256];
+    const int64_t send = 5;
+    const int64_t t[] = {5, 132, 260, 260 + (1LL << 35), INT64_MAX - 1, INT64_MAX};
+    size_t n = sizeof t / sizeof t[0];
+    uint8_t buf[6 * TC_VARINT_MAX];
+    size_t len = 0;
+    assert_int_equal(tc_store_chunks_encode(send, t, n, buf, &len, err, sizeof err), TC_OK);
+    /* 0 -> 1 byte, 127 -> 1, 128 -> 2, 2^35 -> 6, huge -> 9, 1 -> 1. */
+    assert_int_equal(len, 1 + 1 + 2 + 6 + 9 + 1);
+    int64_t *back = NULL;
+    assert_int_equal(tc_store_chunks_decode(send, buf, len, n, &back, err, sizeof err), TC_OK);
+    assert_memory_equal(back, t, sizeof t);
+    free(back);
+
+    /* The widest gap there is: INT64_MIN to INT64_MAX. */
+    const int64_t far[] = {INT64_MAX};
+    assert_int_equal(tc_store_chunks_encode(INT64_MIN, far, 1, buf, &len, err, sizeof err), TC_OK);
+    assert_int_equal(len, 10);
+    assert_int_equal(tc_store_chunks_decode(INT64_MIN, buf, len, 1, &back, err, sizeof err), TC_OK);
+    assert_true(back[0] == INT64_MAX);
+    free(back);
+
+    /* No chunks: an empty blob and a NULL array. */
+    assert_int_equal(tc_store_chunks_encode(send, NULL, 0, buf, &len, err, sizeof err), TC_OK);
+    assert_int_equal(len, 0);
+    assert_int_equal(tc_store_chunks_decode(send, buf, 0, 0, &back, err, sizeof err), TC_OK);
+    assert_null(back);
+}
+
+static void chunks_refuse_bad_input(void **state)
+{
+    (void)state;
+    char err[256];
+    uint8_t buf[4 * TC_VARINT_MAX];
+    size_t len;
+    const int64_t backwards[] = {100, 99};
+    assert_int_equal(tc_store_chunks_encode(0, backwards, 2, buf, &len, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_non_null(strstr(err, "before"));
+    const int64_t before_send[] = {4};
+    assert_int_equal(tc_store_chunks_encode(5, before_send, 1, buf, &len, err, sizeof err),
+                     TC_ERR_INVALID);
+
+    int64_t *back = (int64_t *)buf; /* must come back NULL on failure */
+    const uint8_t two[] = {1, 2};
+    assert_int_equal(tc_store_chunks_decode(0, two, 2, 1, &back, err, sizeof err), TC_ERR_PARSE);
+    assert_null(back);
+    assert_int_equal(tc_store_chunks_decode(0, two, 2, 3, &back, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(tc_store_chunks_decode(0, two, 2, 0, &back, err, sizeof err), TC_ERR_PARSE);
+    const uint8_t cut[] = {1, 0x80};
+    assert_int_equal(tc_store_chunks_decode(0, cut, 2, 2, &back, err, sizeof err), TC_ERR_PARSE);
+    /* A gap that would carry the time past INT64_MAX. */
+    size_t n = tc_store_varint_put((uint64_t)INT64_MAX, buf);
+    buf[n] = 1;
+    assert_int_equal(tc_store_chunks_decode(1, buf, n, 1, &back, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(tc_store_chunks_decode(0, buf, n + 1, 2, &back, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_null(back);
+}
+
+/* ---- default path ---- */
+
+static void set_env(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+static void default_path_resolution(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"TRUECOST_DB", "XDG_DATA_HOME", "HOME"};
+    char *saved[3];
+    for (int i = 0; i < 3; i++)
+        saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+    static const struct {
+        const char *db, *xdg, *home, *want;
+    } cases[] = {
+        {"/x/my.db", "/xdg", "/home/u", "/x/my.db"},
+        {"", "/xdg", "/home/u", "/xdg/truecost/truecost.db"},
+        {NULL, "/xdg", "/home/u", "/xdg/truecost/truecost.db"},
+        {NULL, "relative", "/home/u", "/home/u/.local/share/truecost/truecost.db"},
+        {NULL, "", "/home/u", "/home/u/.local/share/truecost/truecost.db"},
+        {NULL, NULL, "/home/u", "/home/u/.local/share/truecost/truecost.db"},
+        {"rel.db", NULL, NULL, "rel.db"},
+        {NULL, "/xdg", NULL, "/xdg/truecost/truecost.db"},
+    };
+    char buf[TC_STORE_PATH_MAX], err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set_env("TRUECOST_DB", cases[i].db);
+        set_env("XDG_DATA_HOME", cases[i].xdg);
+        set_env("HOME", cases[i].home);
+        assert_int_equal(tc_store_default_path(buf, sizeof buf, err, sizeof err), TC_OK);
+        assert_string_equal(buf, cases[i].want);
+    }
+    unsetenv("TRUECOST_DB");
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("HOME");
+    assert_int_equal(tc_store_default_path(buf, sizeof buf, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_non_null(strstr(err, "HOME"));
+    assert_non_null(strstr(err, "--db"));
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(tc_store_default_path(buf, 10, err, sizeof err), TC_ERR_INVALID);
+    for (int i = 0; i < 3; i++) {
+        set_env(names[i], saved[i]);
+        free(saved[i]);
+    }
+}
+
+/* ---- the file: creating, refusing, locking ---- */
+
+static void write_creates_private_parent_dirs(void **state)
+{
+    tmp *t = *state;
+    char path[256], dir[256];
+    snprintf(path, sizeof path, "%s/a/b/c/truecost.db", t->dir);
+    tc_store *s = open_ok(path, TC_STORE_WRITE);
+    assert_string_equal(tc_store_path(s), path);
+    tc_store_close(s);
+    assert_true(exists(path));
+    static const char *const parts[] = {"a", "a/b", "a/b/c"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", t->dir, parts[i]);
+        struct stat st;
+        assert_int_equal(stat(dir, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(st.st_mode & 0777, 0700);
+    }
+    /* Opening again finds the schema in place. */
+    s = open_ok(path, TC_STORE_WRITE);
+    tc_store_close(s);
+    s = open_ok(path, TC_STORE_READ);
+    tc_store_close(s);
+    /* A file where a directory should be. */
+    snprintf(path, sizeof path, "%s/a/b/c/truecost.db/x.db", t->dir);
+    char err[512];
+    assert_int_equal(tc_store_open(path, TC_STORE_WRITE, &s, err, sizeof err), TC_ERR_IO);
+    assert_null(s);
+    assert_non_null(strstr(err, "cannot create the directory"));
+}
+
+static void read_missing_creates_nothing(void **state)
+{
+    tmp *t = *state;
+    char path[256], dir[256], err[512];
+    snprintf(dir, sizeof dir, "%s/sub", t->dir);
+    snprintf(path, sizeof path, "%s/sub/t.db", t->dir);
+    tc_store *s = (tc_store *)1;
+    assert_int_equal(tc_store_open(path, TC_STORE_READ, &s, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_null(s);
+    assert_non_null(strstr(err, "no database at"));
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "truecost run"));
+    assert_false(exists(dir));
+    assert_int_equal(tc_store_open(t->db, TC_STORE_READ, &s, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_false(exists(t->db));
+    /* An empty file is not a database yet either, and stays empty. */
+    fclose(fopen(t->db, "w"));
+    assert_int_equal(tc_store_open(t->db, TC_STORE_READ, &s, err, sizeof err), TC_ERR_NOTFOUND);
+    struct stat st;
+    assert_int_equal(stat(t->db, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    /* ... while writing takes it over. */
+    s = open_ok(t->db, TC_STORE_WRITE);
+    tc_store_close(s);
+    assert_int_equal(tc_store_open(t->dir, TC_STORE_READ, &s, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "is a directory"));
+}
+
+/* Opening path in both modes fails with TC_ERR_INVALID, the message
+ * contains `want`, and the file keeps every byte. */
+static void assert_refused(const char *path, const char *want)
+{
+    size_t len;
+    unsigned char *before = slurp(path, &len);
+    char err[512], wal[300];
+    for (int mode = TC_STORE_READ; mode <= TC_STORE_WRITE; mode++) {
+        tc_store *s = NULL;
+        err[0] = '\0';
+        assert_int_equal(tc_store_open(path, (tc_store_mode)mode, &s, err, sizeof err),
+                         TC_ERR_INVALID);
+        assert_null(s);
+        if (!strstr(err, want) || !strstr(err, path))
+            fail_msg("unexpected message: %s", err);
+    }
+    assert_unchanged(path, before, len);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    assert_false(exists(wal));
+    free(before);
+}
+
+static void foreign_sqlite_refused_unchanged(void **state)
+{
+    tmp *t = *state;
+    raw_sql(t->db, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine');"
+                   "PRAGMA application_id = 42;");
+    assert_refused(t->db, "not a truecost database");
+    /* Other tables and no application_id at all: still not ours. */
+    char other[256];
+    snprintf(other, sizeof other, "%s/other.db", t->dir);
+    raw_sql(other, "CREATE TABLE runs (id INTEGER PRIMARY KEY);");
+    assert_refused(other, "not a truecost database");
+}
+
+static void garbage_file_refused_unchanged(void **state)
+{
+    tmp *t = *state;
+    FILE *f = fopen(t->db, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 512; i++)
+        fputs("not a database, just some text ", f);
+    fclose(f);
+    assert_refused(t->db, "not an SQLite file");
+}
+
+static void newer_schema_refused(void **state)
+{
+    tmp *t = *state;
+    tc_store_close(open_ok(t->db, TC_STORE_WRITE));
+    raw_sql(t->db, "PRAGMA user_version = 999;");
+    assert_refused(t->db, "newer truecost");
+    char err[512];
+    tc_store *s;
+    tc_store_open(t->db, TC_STORE_WRITE, &s, err, sizeof err);
+    assert_non_null(strstr(err, "upgrade"));
+}
+
+static void locked_database_is_reported(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    int64_t run = begin_run(s, "locked");
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(t->db, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+
+    tc_store_set_busy_timeout(s, 100);
+    tc_req_record r;
+    make_record(&r, 0, 3);
+    char err[512] = "";
+    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_ERR_IO);
+    assert_non_null(strstr(err, "locked"));
+    assert_non_null(strstr(err, t->db));
+    assert_non_null(strstr(err, "--db"));
+    assert_int_equal(tc_store_run_finish(s, run, "complete", err, sizeof err), TC_ERR_IO);
+    /* A new writer waits the full busy timeout, then says the same. */
+    tc_store *s2 = NULL;
+    assert_int_equal(tc_store_open(t->db, TC_STORE_WRITE, &s2, err, sizeof err), TC_ERR_IO);
+    assert_null(s2);
+    assert_non_null(strstr(err, "locked"));
+    /* Readers are not blocked by a writer (WAL). */
+    tc_store *reader = open_ok(t->db, TC_STORE_READ);
+    tc_run_info info;
+    assert_int_equal(tc_store_find_run(reader, "locked", &info, err, sizeof err), TC_OK);
+    assert_string_equal(info.status, "running");
+
+    sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(other);
+    /* Once the lock is gone the same store carries on. */
+    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_OK);
+    tc_req_record *got;
+    size_t n;
+    assert_int_equal(tc_store_load_requests(reader, run, &got, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 1);
+    tc_store_free_requests(got, n);
+    tc_store_close(reader);
+    tc_store_close(s);
+    tc_req_record_clear(&r);
+}
+
+/* In a child that is not root (root writes through file modes): opens
+ * path for writing and exits 0 when it fails with TC_ERR_IO and a
+ * message containing want; also checks reading still works. */
+static void child_expect_write_refused(const char *path, const char *want)
+{
+    if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+        _exit(77);
+    char err[512] = "";
+    tc_store *s = NULL;
+    tc_err e = tc_store_open(path, TC_STORE_WRITE, &s, err, sizeof err);
+    if (e != TC_ERR_IO || s || !strstr(err, want) || !strstr(err, path)) {
+        fprintf(stderr, "write open: %s (%s)\n", tc_strerror(e), err);
+        _exit(1);
+    }
+    e = tc_store_open(path, TC_STORE_READ, &s, err, sizeof err);
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    if (e == TC_OK)
+        e = tc_store_list_runs(s, &runs, &n, err, sizeof err);
+    free(runs);
+    tc_store_close(s);
+    if (e != TC_OK || n != 1) {
+        fprintf(stderr, "read open: %s (%s), %zu runs\n", tc_strerror(e), err, n);
+        _exit(2);
+    }
+    _exit(0);
+}
+
+static void run_child(const char *path, const char *want)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        child_expect_write_refused(path, want);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void read_only_file_and_dir_refused(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    begin_run(s, "ro");
+    tc_store_close(s);
+    size_t len;
+    unsigned char *before = slurp(t->db, &len);
+    /* The child may be "nobody": the directory is open to it, the file
+     * is not. */
+    assert_int_equal(chmod(t->dir, 0777), 0);
+    assert_int_equal(chmod(t->db, 0444), 0);
+    run_child(t->db, "read-only");
+    assert_unchanged(t->db, before, len);
+
+    assert_int_equal(chmod(t->db, 0666), 0);
+    assert_int_equal(chmod(t->dir, 0555), 0);
+    run_child(t->db, "not writable");
+    assert_unchanged(t->db, before, len);
+    free(before);
+}
+
+/* ---- runs ---- */
+
+static void runs_round_trip_newest_first(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    /* Labels and endpoints are data: quotes, SQL, bytes that are not UTF-8. */
+    static const char *const labels[] = {"", "it's \"quoted\"", "x'); DROP TABLE runs; --",
+                                         "\xff\xfe\x80 bytes \xe2\x82\xac"};
+    tc_run_info in[4];
+    for (int i = 0; i < 4; i++) {
+        in[i] = sample_run(labels[i]);
+        in[i].api = (tc_api)(i % TC_API_COUNT);
+        in[i].simulated = i % 2;
+        in[i].concurrency = 10 + i;
+        in[i].duration_s = i * 0.25;
+        snprintf(in[i].endpoint, sizeof in[i].endpoint, "http://h%d:80/%s", i, labels[i]);
+        if (i == 3)
+            in[i].created_wall_ns = 0; /* the store fills in now */
+        assert_int_equal(tc_store_run_begin(s, &in[i], err, sizeof err), TC_OK);
+        assert_true(in[i].id > 0);
+        assert_string_equal(in[i].status, "running");
+    }
+    assert_true(in[3].created_wall_ns > 1700000000LL * TC_NS_PER_S);
+    tc_store_close(s);
+    /* The writer leaves no -wal or -shm behind, and a reader makes none. */
+    char wal[300], shm[300];
+    snprintf(wal, sizeof wal, "%s-wal", t->db);
+    snprintf(shm, sizeof shm, "%s-shm", t->db);
+    assert_false(exists(wal));
+    assert_false(exists(shm));
+
+    s = open_ok(t->db, TC_STORE_READ);
+    assert_false(exists(wal));
+    assert_false(exists(shm));
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_list_runs(s, &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < 4; i++) {
+        const tc_run_info *a = &runs[i], *b = &in[3 - i];
+        assert_int_equal(a->id, b->id);
+        assert_string_equal(a->label, b->label);
+        assert_string_equal(a->status, "running");
+        assert_int_equal(a->created_wall_ns, b->created_wall_ns);
+        assert_string_equal(a->endpoint, b->endpoint);
+        assert_int_equal(a->api, b->api);
+        assert_string_equal(a->model, b->model);
+        assert_int_equal(a->simulated, b->simulated);
+        assert_string_equal(a->server_version, b->server_version);
+        assert_int_equal(a->concurrency, b->concurrency);
+        assert_int_equal(a->warmup, b->warmup);
+        assert_int_equal(a->requests, b->requests);
+        assert_true(a->duration_s == b->duration_s);
+        assert_int_equal(a->max_tokens, b->max_tokens);
+    }
+    free(runs);
+    /* A reader cannot write. */
+    tc_run_info r = sample_run("no");
+    assert_int_equal(tc_store_run_begin(s, &r, err, sizeof err), TC_ERR_INVALID);
+    assert_int_equal(tc_store_add_requests(s, 1, NULL, 0, err, sizeof err), TC_ERR_INVALID);
+    tc_store_close(s);
+    assert_false(exists(wal));
+    assert_false(exists(shm));
+
+    /* An empty store lists nothing. */
+    char other[256];
+    snprintf(other, sizeof other, "%s/empty.db", t->dir);
+    s = open_ok(other, TC_STORE_WRITE);
+    runs = (tc_run_info *)1;
+    assert_int_equal(tc_store_list_runs(s, &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    assert_null(runs);
+    tc_store_close(s);
+    tc_store_close(NULL);
+}
+
+static const char *status_of(tc_store *s, int64_t id)
+{
+    static tc_run_info info;
+    char text[32], err[512];
+    snprintf(text, sizeof text, "%lld", (long long)id);
+    assert_int_equal(tc_store_find_run(s, text, &info, err, sizeof err), TC_OK);
+    return info.status;
+}
+
+static void run_status_transitions(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    static const char *const ends[] = {"complete", "failed", "interrupted"};
+    for (int i = 0; i < 3; i++) {
+        int64_t id = begin_run(s, ends[i]);
+        assert_string_equal(status_of(s, id), "running");
+        assert_int_equal(tc_store_run_finish(s, id, "done", err, sizeof err), TC_ERR_INVALID);
+        assert_int_equal(tc_store_run_finish(s, id, "running", err, sizeof err), TC_ERR_INVALID);
+        assert_string_equal(status_of(s, id), "running");
+        assert_int_equal(tc_store_run_finish(s, id, ends[i], err, sizeof err), TC_OK);
+        assert_string_equal(status_of(s, id), ends[i]);
+        /* An ended run stays ended. */
+        assert_int_equal(tc_store_run_finish(s, id, "complete", err, sizeof err), TC_ERR_INVALID);
+        assert_non_null(strstr(err, "already ended"));
+        assert_string_equal(status_of(s, id), ends[i]);
+    }
+    assert_int_equal(tc_store_run_finish(s, 999, "complete", err, sizeof err), TC_ERR_NOTFOUND);
+    tc_store_close(s);
+    /* The ended time is stored with the status. */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND "
+                                        "ended_wall_ns >= created_wall_ns AND ended LIKE '%Z'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void find_by_id_label_and_missing(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t a = begin_run(s, "base");
+    int64_t b = begin_run(s, "base");
+    int64_t c = begin_run(s, "other");
+    tc_run_info info;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)a);
+    assert_int_equal(tc_store_find_run(s, text, &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.id, a);
+    assert_int_equal(tc_store_find_run(s, "base", &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.id, b); /* the newest of that label */
+    assert_int_equal(tc_store_find_run(s, "other", &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.id, c);
+    assert_int_equal(tc_store_find_run(s, "Base", &info, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_non_null(strstr(err, "truecost runs"));
+    assert_non_null(strstr(err, "label 'Base'"));
+    assert_int_equal(tc_store_find_run(s, "42", &info, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_non_null(strstr(err, "id '42'"));
+    assert_non_null(strstr(err, "truecost runs"));
+    assert_int_equal(tc_store_find_run(s, "99999999999999999999999", &info, err, sizeof err),
+                     TC_ERR_NOTFOUND);
+    assert_int_equal(tc_store_find_run(s, "", &info, err, sizeof err), TC_ERR_INVALID);
+    /* "1x" is a label, not id 1. */
+    assert_int_equal(tc_store_find_run(s, "1x", &info, err, sizeof err), TC_ERR_NOTFOUND);
+    tc_store_close(s);
+}
+
+/* ---- requests ---- */
+
+/* Five records that between them set every field to something other
+ * than its zero, and some to their extremes. */
+static void varied_records(tc_req_record r[5])
+{
+    make_record(&r[0], 0, 3);
+    r[0].warmup = 1;
+    r[0].prompt_tokens = 17;
+    r[0].prompt_source = TC_TOKENS_USAGE;
+    r[0].output_source = TC_TOKENS_USAGE;
+    r[0].server = (tc_server_report){.has_ollama = 1,
+                                     .total_ns = 9000000001LL,
+                                     .load_ns = 2,
+                                     .prompt_eval_ns = 3,
+                                     .eval_ns = 4,
+                                     .prompt_eval_count = 5,
+                                     .eval_count = 6};
+
+    make_record(&r[1], 1, 0); /* failed before any chunk */
+    r[1].http_status = 503;
+    r[1].error = TC_REQ_HTTP;
+    snprintf(r[1].error_detail, sizeof r[1].error_detail,
+             "HTTP 503: '%s' \xff not UTF-8 \"quoted\"", "busy");
+    r[1].output_source = TC_TOKENS_NONE;
+
+    make_record(&r[2], 2, 100000); /* a long generation */
+    r[2].server = (tc_server_report){.has_timings = 1,
+                                     .prompt_n = 12,
+                                     .predicted_n = 100000,
+                                     .prompt_ms = 1.5,
+                                     .predicted_ms = 0.1 + 0.2,
+                                     .predicted_per_second = NAN};
+    r[2].output_source = TC_TOKENS_SERVER;
+
+    make_record(&r[3], 3, 4); /* gaps of every size, one of them zero */
+    r[3].chunk_ns[1] = r[3].chunk_ns[0];
+    r[3].chunk_ns[2] = r[3].chunk_ns[1] + (1LL << 35);
+    r[3].chunk_ns[3] = INT64_MAX;
+    r[3].end_ns = INT64_MAX;
+    r[3].error = TC_REQ_DISCONNECT;
+    r[3].server = (tc_server_report){.has_ollama = 1,
+                                     .has_timings = 1,
+                                     .eval_count = -1,
+                                     .predicted_per_second = INFINITY,
+                                     .prompt_ms = -0.0};
+
+    make_record(&r[4], 4, 1);
+    r[4].send_ns = 0;
+    r[4].send_wall_ns = INT64_MIN;
+    r[4].chunk_ns[0] = 0;
+    r[4].http_status = 0;
+    r[4].error = TC_REQ_SERVER;
+    /* A detail that fills its array with no NUL: stored cut, not overrun. */
+    memset(r[4].error_detail, 'e', sizeof r[4].error_detail);
+}
+
+static void requests_round_trip_every_field(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "rt");
+    int64_t empty_run = begin_run(s, "empty");
+    tc_req_record in[5];
+    varied_records(in);
+    /* Two batches, second one first: load orders by seq. */
+    assert_int_equal(tc_store_add_requests(s, run, in + 3, 2, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_add_requests(s, run, in, 3, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_add_requests(s, run, in, 0, err, sizeof err), TC_OK);
+    tc_store_close(s);
+
+    s = open_ok(t->db, TC_STORE_READ);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(s, run, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 5);
+    /* What a full detail array comes back as: cut to fit with its NUL. */
+    memset(in[4].error_detail, 'e', sizeof in[4].error_detail - 1);
+    in[4].error_detail[sizeof in[4].error_detail - 1] = '\0';
+    for (size_t i = 0; i < n; i++)
+        assert_record_equal(&out[i], &in[i]);
+    assert_true(signbit(out[3].server.prompt_ms) || out[3].server.prompt_ms == 0.0);
+    assert_null(out[1].chunk_ns);
+    tc_store_free_requests(out, n);
+
+    assert_int_equal(tc_store_load_requests(s, empty_run, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    assert_null(out);
+    assert_int_equal(tc_store_load_requests(s, 12345, &out, &n, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_non_null(strstr(err, "12345"));
+    tc_store_free_requests(NULL, 0);
+    tc_store_close(s);
+    free_records(in, 5);
+}
+
+static void chunks_are_stored_compactly(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "size");
+    tc_req_record r;
+    make_record(&r, 0, 1000); /* 20 ms, then 1 ms gaps: 4 bytes and 3 bytes */
+    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT length(chunks), n_chunks FROM requests", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 4 + 999 * 3);
+    assert_int_equal(sqlite3_column_int(st, 1), 1000);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    tc_req_record_clear(&r);
+}
+
+static size_t count_requests(tc_store *s, int64_t run)
+{
+    char err[512];
+    tc_req_record *recs;
+    size_t n;
+    assert_int_equal(tc_store_load_requests(s, run, &recs, &n, err, sizeof err), TC_OK);
+    tc_store_free_requests(recs, n);
+    return n;
+}
+
+static void failed_batch_rolls_back_entirely(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    tc_store *reader = open_ok(t->db, TC_STORE_READ);
+    char err[512];
+    int64_t run = begin_run(s, "batches");
+    tc_req_record r[6];
+    for (int i = 0; i < 6; i++)
+        make_record(&r[i], i, 2);
+    assert_int_equal(tc_store_add_requests(s, run, r, 3, err, sizeof err), TC_OK);
+    /* Written as it goes: another connection sees the batch at once. */
+    assert_int_equal(count_requests(reader, run), 3);
+
+    /* 3 and 4 are new, then 1 again: none of the three is kept. */
+    r[5].seq = 1;
+    assert_int_equal(tc_store_add_requests(s, run, r + 3, 3, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "seq 1"));
+    assert_int_equal(count_requests(reader, run), 3);
+
+    /* A chunk time going backwards halfway through the batch. */
+    r[5].seq = 5;
+    r[4].chunk_ns[1] = r[4].chunk_ns[0] - 1;
+    assert_int_equal(tc_store_add_requests(s, run, r + 3, 3, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "request 4"));
+    assert_int_equal(count_requests(reader, run), 3);
+    r[4].chunk_ns[1] = r[4].chunk_ns[0] + 1;
+
+    /* An out-of-range enum is refused, not stored as "?". */
+    r[4].error = TC_REQ_ERROR_COUNT;
+    assert_int_equal(tc_store_add_requests(s, run, r + 3, 3, err, sizeof err), TC_ERR_INVALID);
+    r[4].error = TC_REQ_OK;
+
+    /* Requests of a run that does not exist. */
+    assert_int_equal(tc_store_add_requests(s, run + 100, r + 3, 3, err, sizeof err),
+                     TC_ERR_NOTFOUND);
+
+    /* After all that the store is still usable, not stuck in a transaction. */
+    assert_int_equal(tc_store_add_requests(s, run, r + 3, 3, err, sizeof err), TC_OK);
+    assert_int_equal(count_requests(reader, run), 6);
+    tc_store_close(reader);
+    tc_store_close(s);
+    free_records(r, 6);
+}
+
+/* Not a check: prints how long 10,000 records of 128 chunks take to
+ * store in batches of 64, the shape of a busy run. */
+static void insert_speed(void **state)
+{
+    tmp *t = *state;
+    enum { TOTAL = 10000, BATCH = 64, CHUNKS = 128 };
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "speed");
+    tc_req_record *r = calloc(BATCH, sizeof *r);
+    assert_non_null(r);
+    for (int i = 0; i < BATCH; i++)
+        make_record(&r[i], i, CHUNKS);
+    int64_t t0 = tc_mono_ns();
+    for (int done = 0; done < TOTAL; done += BATCH) {
+        int n = TOTAL - done < BATCH ? TOTAL - done : BATCH;
+        for (int i = 0; i < n; i++)
+            r[i].seq = done + i;
+        if (tc_store_add_requests(s, run, r, (size_t)n, err, sizeof err) != TC_OK)
+            fail_msg("%s", err);
+    }
+    int64_t ns = tc_mono_ns() - t0;
+    tc_store_close(s);
+    struct stat st;
+    assert_int_equal(stat(t->db, &st), 0);
+    printf("store: %d records x %d chunks in batches of %d: %.1f ms (%.1f us/record), "
+           "file %.1f MB\n",
+           TOTAL, CHUNKS, BATCH, ns / 1e6, ns / 1e3 / TOTAL, st.st_size / 1e6);
+    s = open_ok(t->db, TC_STORE_READ);
+    int64_t t1 = tc_mono_ns();
+    assert_int_equal(count_requests(s, run), TOTAL);
+    printf("store: loading them back: %.1f ms\n", (tc_mono_ns() - t1) / 1e6);
+    tc_store_close(s);
+    free_records(r, BATCH);
+    free(r);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(varint_edges),
+        cmocka_unit_test(chunks_round_trip_and_gaps),
+        cmocka_unit_test(chunks_refuse_bad_input),
+        cmocka_unit_test(default_path_resolution),
+        T(write_creates_private_parent_dirs),
+        T(read_missing_creates_nothing),
+        T(foreign_sqlite_refused_unchanged),
+        T(garbage_file_refused_unchanged),
+        T(newer_schema_refused),
+        T(locked_database_is_reported),
+        T(read_only_file_and_dir_refused),
+        T(runs_round_trip_newest_first),
+        T(run_status_transitions),
+        T(find_by_id_label_and_missing),
+        T(requests_round_trip_every_field),
+        T(chunks_are_stored_compactly),
+        T(failed_batch_rolls_back_entirely),
+        T(insert_speed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
