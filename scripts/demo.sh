@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# The demo: start the SIMULATED inference server on a free port and show it
-# answering in each of its protocols. (The next step of truecost turns this
-# into a measured benchmark run.)
+# The main job: benchmark a local inference server with the seeds' recipe
+# (1 warm-up request, then 20 measured, one at a time, temperature 0). When
+# no local server answers, start `truecost sim` -- a SIMULATED server -- on
+# a free port, benchmark that, and stop it.
 set -euo pipefail
 bin=${1:-build/truecost}
-tmp=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-"$bin" sim --listen 127.0.0.1:0 --port-file "$tmp/port" --decode-tps 20 &
+for port in 11434 8000 8080 30000; do
+    if curl -s -o /dev/null -m 0.5 "http://127.0.0.1:$port/"; then
+        echo "truecost demo: a server answers on 127.0.0.1:$port; benchmarking it"
+        exec "$bin" run --label demo
+    fi
+done
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+    [[ -n "$pid" ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+echo "truecost demo: no local inference server answers; starting 'truecost sim' (SIMULATED)"
+"$bin" sim --listen 127.0.0.1:0 --port-file "$tmp/port" --ttft-ms 40 --decode-tps 250 \
+    >"$tmp/sim.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [[ -s "$tmp/port" ]] && break; sleep 0.05; done
-[[ -s "$tmp/port" ]] || { echo "truecost: demo: the simulator did not start" >&2; exit 1; }
-url="http://127.0.0.1:$(cat "$tmp/port")"
-
-show() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; echo; }
+[[ -s "$tmp/port" ]] || { cat "$tmp/sim.log" >&2; echo "truecost: demo: the simulator did not start" >&2; exit 1; }
+"$bin" run "http://127.0.0.1:$(cat "$tmp/port")" --label demo-simulated
 echo
-echo "=== SIMULATED: every answer below comes from 'truecost sim', not a real model ==="
-show curl -sS "$url/api/version"
-show curl -sS "$url/api/tags"
-show curl -sSN "$url/api/generate" -d '{"model":"sim-llama-8b","prompt":"Why is the sky blue?","options":{"num_predict":5}}'
-show curl -sSN "$url/v1/chat/completions" -d '{"model":"sim-llama-8b","messages":[{"role":"user","content":"Hi"}],"max_tokens":3,"stream":true,"stream_options":{"include_usage":true}}'
-show curl -sS "$url/completion" -d '{"prompt":"Hello","n_predict":4}'
-echo "=== SIMULATED: token gaps are 50 ms (--decode-tps 20) ==="
+echo "Stored; see 'truecost runs', 'truecost show demo-simulated', 'truecost export demo-simulated'."

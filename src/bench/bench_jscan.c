@@ -15,7 +15,7 @@ static int fail(tc_jscan *c, const char *why)
 static int cut(tc_jscan *c)
 {
     c->p = c->end;
-    return fail(c, "an early end");
+    return fail(c, "an unexpected end");
 }
 
 static int is_digit(char ch)
@@ -116,11 +116,11 @@ static int utf8(tc_jscan *c)
 #define P4(x) x, x, x, x
 #define P16(x) P4(x), P4(x), P4(x), P4(x)
 static const unsigned char plain[256] = {
-    P16(0), P16(0),                                   /* 0x00-0x1F: control */
-    1, 1, 0, P4(1), 1, P4(1), P4(1),                  /* 0x20-0x2F: '"' is 0x22 */
-    P16(1), P16(1),                                   /* 0x30-0x4F */
-    P4(1), P4(1), P4(1), 0, 1, 1, 1,                  /* 0x50-0x5F: '\\' is 0x5C */
-    P16(1), P16(1),                                   /* 0x60-0x7F (0x7F is allowed) */
+    P16(0), P16(0),                                /* 0x00-0x1F: control */
+    1,      1,      0,     P4(1), 1, P4(1), P4(1), /* 0x20-0x2F: '"' is 0x22 */
+    P16(1), P16(1),                                /* 0x30-0x4F */
+    P4(1),  P4(1),  P4(1), 0,     1, 1,     1,     /* 0x50-0x5F: '\\' is 0x5C */
+    P16(1), P16(1),                                /* 0x60-0x7F (0x7F is allowed) */
 };
 
 int tc_jscan_string(tc_jscan *c, tc_jstr *out)
@@ -234,9 +234,9 @@ static int next(tc_jscan *c, char close, const char *why)
         return cut(c);
     if (*c->p != close && *c->p != ',')
         return fail(c, why);
-    c->p++;
+    int closed = *c->p++ == close;
     skip_ws(c);
-    return c->p[-1] == close;
+    return closed;
 }
 
 /* Opens an object or array: 1 when it closes at once, 0 when not. */
@@ -382,12 +382,14 @@ size_t tc_jscan_decode(const tc_jstr *s, char *out, size_t n)
         unsigned char ch = (unsigned char)*q;
         if (ch == '\\') {
             unsigned cp = unescape(q, end, &used);
-            len = utf8_put(cp < 0x20 ? ' ' : cp, tmp);
+            len = utf8_put(cp < 0x20 || cp == 0x7F ? ' ' : cp, tmp);
         } else {
             used = len = ch < 0x80 ? 1 : ch < 0xE0 ? 2 : ch < 0xF0 ? 3 : 4;
             if (used > (size_t)(end - q))
                 break;
             memcpy(tmp, q, len);
+            if (ch == 0x7F)
+                tmp[0] = ' ';
         }
         if (o + len >= n)
             break;

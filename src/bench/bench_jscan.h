@@ -21,7 +21,7 @@
 
 typedef struct tc_jscan {
     const char *p, *start, *end;
-    const char *why; /* the first fault as a noun phrase ("an early end"); NULL while valid */
+    const char *why; /* the first fault as a noun phrase ("an unexpected end"); NULL while valid */
     const char *at;  /* where it was found */
     int depth;
 } tc_jscan;
@@ -72,7 +72,7 @@ int tc_jscan_key_is(const tc_jstr *key, const char *name, size_t name_len);
 int tc_jscan_is_cut(const tc_jscan *c);
 
 /* Decodes a validated string into `out` (size n > 0) as one line of UTF-8
- * for a message: control characters become spaces, lone surrogates
+ * for a message: control characters (and DEL) become spaces, lone surrogates
  * U+FFFD, and it is cut at a character boundary to fit. Returns the
  * length written (out is NUL-terminated). */
 size_t tc_jscan_decode(const tc_jstr *s, char *out, size_t n);

@@ -47,6 +47,8 @@ struct runner {
     char url[640];
     slot *slots;
     int n_slots, busy;
+    int *free_slots; /* stack of indices of idle slots */
+    int n_free;
 
     int64_t next_seq, sent_warmup, done_warmup, sent_measured, done_measured, failed;
     int64_t measure_start_ns; /* 0 until the first measured request is sent */
@@ -167,17 +169,20 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
     return TC_OK;
 }
 
+/* Starts requests on free slots while the workload allows. The free slots
+ * are a stack, so this costs nothing when all are busy (the usual case:
+ * it runs after every wake-up). */
 static tc_err fill_slots(runner *r, char *err, size_t errlen)
 {
-    for (int i = 0; i < r->n_slots; i++) {
-        int64_t now = tc_mono_ns();
-        if (!can_send(r, now))
-            break;
-        if (r->slots[i].busy)
-            continue;
-        tc_err rc = start_request(r, &r->slots[i], now, err, errlen);
+    if (r->n_free == 0)
+        return TC_OK;
+    int64_t now = tc_mono_ns();
+    while (r->n_free > 0 && can_send(r, now)) {
+        slot *s = &r->slots[r->free_slots[r->n_free - 1]];
+        tc_err rc = start_request(r, s, now, err, errlen);
         if (rc != TC_OK)
             return rc;
+        r->n_free--;
     }
     return TC_OK;
 }
@@ -257,6 +262,7 @@ static void release(runner *r, slot *s)
     curl_multi_remove_handle(r->multi, s->easy);
     s->busy = 0;
     r->busy--;
+    r->free_slots[r->n_free++] = (int)(s - r->slots);
 }
 
 static void finish(runner *r, slot *s, CURLcode code)
@@ -403,7 +409,10 @@ static tc_err setup(runner *r, char *err, size_t errlen)
     }
     r->n_slots = c->concurrency;
     r->slots = calloc((size_t)r->n_slots, sizeof *r->slots);
-    if (!r->headers || !r->slots)
+    r->free_slots = calloc((size_t)r->n_slots, sizeof *r->free_slots);
+    for (int i = 0; r->free_slots && i < r->n_slots; i++)
+        r->free_slots[r->n_free++] = r->n_slots - 1 - i;
+    if (!r->headers || !r->slots || !r->free_slots)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < r->n_slots; i++)
         if (setup_slot(r, &r->slots[i]) != TC_OK)
@@ -430,6 +439,7 @@ static void teardown(runner *r)
     for (size_t i = 0; i < r->n_batch; i++)
         tc_req_record_clear(&r->batch[i]);
     free(r->slots);
+    free(r->free_slots);
     if (r->multi)
         curl_multi_cleanup(r->multi);
     if (r->headers) {

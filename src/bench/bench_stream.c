@@ -1,237 +1,25 @@
 #include "bench_stream.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_chunk.h"
 #include "bench_jscan.h"
 #include "bench_sse.h"
 #include "core/tc_buf.h"
 
-/* ---- What one chunk says: the fields of every API, read in one pass ---- */
-
-enum { N_TOTAL, N_LOAD, N_PROMPT_EVAL_NS, N_EVAL_NS, N_PROMPT_EVAL_COUNT, N_EVAL_COUNT,
-       N_TOKENS_PREDICTED, N_TOKENS_EVALUATED, N_USAGE_PROMPT, N_USAGE_COMPLETION,
-       N_PROMPT_N, N_PREDICTED_N, N_COUNT };
-enum { D_PROMPT_MS, D_PREDICTED_MS, D_PREDICTED_PER_SECOND, D_COUNT };
-
-typedef struct facts {
-    /* Non-empty text, by where each API puts it: a chunk only counts as a
-     * token when its own API's field has text. */
-    int text_ollama, text_oai, text_llama;
-    int done, stop, has_timings;
-    int error;        /* an "error" member that is not null or false */
-    int error_object; /* "object": "error", the older vLLM error shape */
-    tc_jstr error_msg, error_type, top_msg;
-    int64_t num[N_COUNT];
-    unsigned has_num; /* bit per num[] slot */
-    double dbl[D_COUNT];
-} facts;
-
-typedef struct key {
-    const char *name;
-    size_t len;
-    int id;
-} key;
-
-#define KEY(s, id) {s, sizeof s - 1, id}
-#define N_KEYS(k) (sizeof k / sizeof k[0])
-
-/* Lengths first: most keys are rejected without touching their bytes. */
-static int key_id(const tc_jstr *k, const key *keys, size_t n)
-{
-    if (k->escaped)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (keys[i].len == k->n && memcmp(keys[i].name, k->s, k->n) == 0)
-            return keys[i].id;
-    return -1;
-}
-
-/* A string sets *flag when non-empty; any other value is skipped. */
-static int read_text(tc_jscan *c, int *flag)
-{
-    tc_jstr s;
-    if (!tc_jscan_peek(c, '"'))
-        return tc_jscan_value(c);
-    if (tc_jscan_string(c, &s) < 0)
-        return -1;
-    *flag |= s.n > 0;
-    return 0;
-}
-
-static int read_str(tc_jscan *c, tc_jstr *out)
-{
-    return tc_jscan_peek(c, '"') ? tc_jscan_string(c, out) : tc_jscan_value(c);
-}
-
-/* A count is a non-negative whole number; anything else is ignored. */
-static int read_count(tc_jscan *c, facts *f, int slot)
-{
-    tc_jnum n;
-    if (!tc_jscan_is_number(c))
-        return tc_jscan_value(c);
-    if (tc_jscan_number(c, &n) < 0)
-        return -1;
-    if (n.is_count) {
-        f->num[slot] = n.i;
-        f->has_num |= 1u << slot;
-    }
-    return 0;
-}
-
-static int read_bool(tc_jscan *c, int *out)
-{
-    *out = tc_jscan_peek(c, 't');
-    return tc_jscan_value(c);
-}
-
-/* Ollama chat's message, OpenAI's delta and message. */
-static int on_message(tc_jscan *c, const tc_jstr *k, void *flag)
-{
-    static const key keys[] = {KEY("content", 0), KEY("thinking", 0),
-                               KEY("reasoning_content", 0), KEY("reasoning", 0)};
-    return key_id(k, keys, N_KEYS(keys)) == 0 ? read_text(c, flag) : tc_jscan_value(c);
-}
-
-static int on_choice_member(tc_jscan *c, const tc_jstr *k, void *ctx)
-{
-    static const key keys[] = {KEY("text", 0), KEY("delta", 1), KEY("message", 1)};
-    int *flag = &((facts *)ctx)->text_oai;
-    switch (key_id(k, keys, N_KEYS(keys))) {
-    case 0:
-        return read_text(c, flag);
-    case 1:
-        return tc_jscan_peek(c, '{') ? tc_jscan_object(c, on_message, flag) : tc_jscan_value(c);
-    default:
-        return tc_jscan_value(c);
-    }
-}
-
-static int on_choice(tc_jscan *c, void *ctx)
-{
-    return tc_jscan_peek(c, '{') ? tc_jscan_object(c, on_choice_member, ctx) : tc_jscan_value(c);
-}
-
-static int on_usage(tc_jscan *c, const tc_jstr *k, void *ctx)
-{
-    static const key keys[] = {KEY("prompt_tokens", N_USAGE_PROMPT),
-                               KEY("completion_tokens", N_USAGE_COMPLETION)};
-    int id = key_id(k, keys, N_KEYS(keys));
-    return id < 0 ? tc_jscan_value(c) : read_count(c, ctx, id);
-}
-
-enum { DBL = 100 }; /* key ids from DBL on name dbl[] slots */
-
-static int on_timings(tc_jscan *c, const tc_jstr *k, void *ctx)
-{
-    static const key keys[] = {KEY("prompt_n", N_PROMPT_N), KEY("predicted_n", N_PREDICTED_N),
-                               KEY("prompt_ms", DBL + D_PROMPT_MS),
-                               KEY("predicted_ms", DBL + D_PREDICTED_MS),
-                               KEY("predicted_per_second", DBL + D_PREDICTED_PER_SECOND)};
-    facts *f = ctx;
-    tc_jnum n;
-    int id = key_id(k, keys, N_KEYS(keys));
-    if (id < DBL)
-        return id < 0 ? tc_jscan_value(c) : read_count(c, f, id);
-    if (!tc_jscan_is_number(c))
-        return tc_jscan_value(c);
-    if (tc_jscan_number(c, &n) < 0)
-        return -1;
-    f->dbl[id - DBL] = isfinite(n.d) ? n.d : 0;
-    return 0;
-}
-
-static int on_error_member(tc_jscan *c, const tc_jstr *k, void *ctx)
-{
-    static const key keys[] = {KEY("message", 0), KEY("type", 1)};
-    facts *f = ctx;
-    switch (key_id(k, keys, N_KEYS(keys))) {
-    case 0:
-        return read_str(c, &f->error_msg);
-    case 1:
-        return read_str(c, &f->error_type);
-    default:
-        return tc_jscan_value(c);
-    }
-}
-
-/* "error": "text" (Ollama, TGI) or {message, type, ...} (OpenAI). */
-static int read_error(tc_jscan *c, facts *f)
-{
-    f->error = !tc_jscan_peek(c, 'n') && !tc_jscan_peek(c, 'f');
-    if (tc_jscan_peek(c, '{'))
-        return tc_jscan_object(c, on_error_member, f);
-    return read_str(c, &f->error_msg);
-}
-
-enum { K_OLLAMA_TEXT = DBL, K_MESSAGE, K_CONTENT, K_DONE, K_STOP, K_CHOICES, K_USAGE, K_TIMINGS,
-       K_ERROR, K_OBJECT };
-
-static const key top_keys[] = {
-    KEY("response", K_OLLAMA_TEXT), KEY("thinking", K_OLLAMA_TEXT), KEY("message", K_MESSAGE),
-    KEY("content", K_CONTENT), KEY("done", K_DONE), KEY("stop", K_STOP),
-    KEY("choices", K_CHOICES), KEY("usage", K_USAGE), KEY("timings", K_TIMINGS),
-    KEY("error", K_ERROR), KEY("object", K_OBJECT), KEY("total_duration", N_TOTAL),
-    KEY("load_duration", N_LOAD), KEY("prompt_eval_duration", N_PROMPT_EVAL_NS),
-    KEY("eval_duration", N_EVAL_NS), KEY("prompt_eval_count", N_PROMPT_EVAL_COUNT),
-    KEY("eval_count", N_EVAL_COUNT), KEY("tokens_predicted", N_TOKENS_PREDICTED),
-    KEY("tokens_evaluated", N_TOKENS_EVALUATED)};
-
-static int on_top_nested(tc_jscan *c, int id, facts *f)
-{
-    tc_jstr s = {0};
-    switch (id) {
-    case K_MESSAGE: /* Ollama chat's message, or an error's text (older vLLM) */
-        if (tc_jscan_peek(c, '{'))
-            return tc_jscan_object(c, on_message, &f->text_ollama);
-        return read_str(c, &f->top_msg);
-    case K_CHOICES:
-        return tc_jscan_peek(c, '[') ? tc_jscan_array(c, on_choice, f) : tc_jscan_value(c);
-    case K_USAGE: /* null in every chunk but the usage chunk, as OpenAI sends it */
-        return tc_jscan_peek(c, '{') ? tc_jscan_object(c, on_usage, f) : tc_jscan_value(c);
-    case K_TIMINGS:
-        f->has_timings |= tc_jscan_peek(c, '{');
-        return tc_jscan_peek(c, '{') ? tc_jscan_object(c, on_timings, f) : tc_jscan_value(c);
-    case K_ERROR:
-        return read_error(c, f);
-    default: /* K_OBJECT */
-        if (read_str(c, &s) < 0)
-            return -1;
-        f->error_object |= tc_jscan_key_is(&s, "error", 5);
-        return 0;
-    }
-}
-
-static int on_top(tc_jscan *c, const tc_jstr *k, void *ctx)
-{
-    facts *f = ctx;
-    int id = key_id(k, top_keys, N_KEYS(top_keys));
-    if (id < 0)
-        return tc_jscan_value(c);
-    if (id < N_COUNT)
-        return read_count(c, f, id);
-    switch (id) {
-    case K_OLLAMA_TEXT:
-        return read_text(c, &f->text_ollama);
-    case K_CONTENT:
-        return read_text(c, &f->text_llama);
-    case K_DONE:
-        return read_bool(c, &f->done);
-    case K_STOP:
-        return read_bool(c, &f->stop);
-    default:
-        return on_top_nested(c, id, f);
-    }
-}
-
-/* ---- The parser ---- */
-
 /* Token counts seen so far, by source; settle() picks the best. */
-enum { C_USAGE_OUT, C_USAGE_PROMPT, C_SERVER_OUT, C_SERVER_PROMPT, C_TIMINGS_OUT,
-       C_TIMINGS_PROMPT, C_COUNT };
+enum {
+    C_USAGE_OUT,
+    C_USAGE_PROMPT,
+    C_SERVER_OUT,
+    C_SERVER_PROMPT,
+    C_TIMINGS_OUT,
+    C_TIMINGS_PROMPT,
+    C_COUNT
+};
 
 struct tc_stream_parser {
     tc_api api;
@@ -254,7 +42,7 @@ static int is_ollama(tc_api api)
 }
 
 __attribute__((format(printf, 3, 4))) static void set_error(tc_req_record *rec, tc_req_error e,
-                                                             const char *fmt, ...)
+                                                            const char *fmt, ...)
 {
     if (rec->error != TC_REQ_OK)
         return; /* the first error is the cause; later ones are its echoes */
@@ -265,7 +53,7 @@ __attribute__((format(printf, 3, 4))) static void set_error(tc_req_record *rec, 
     va_end(ap);
 }
 
-/* Up to 32 bytes of `doc` ending near `at`, printable ASCII only, so the
+/* Up to 32 bytes of `doc` around `at` (24 before it), printable ASCII only, so the
  * detail stays one clean line whatever the server sent. */
 static void excerpt(const char *doc, size_t len, size_t at, char *out, size_t n)
 {
@@ -299,7 +87,7 @@ static void malformed(tc_stream_parser *p, const char *doc, size_t len, const tc
     set_error(p->rec, TC_REQ_MALFORMED, "%s is %s: %s", where, what, near);
 }
 
-static void server_error(tc_stream_parser *p, const facts *f)
+static void server_error(tc_stream_parser *p, const tc_chunk *f)
 {
     const tc_jstr *cand[] = {&f->error_msg, &f->top_msg, &f->error_type};
     char msg[128] = "";
@@ -310,52 +98,47 @@ static void server_error(tc_stream_parser *p, const facts *f)
               p->streaming ? " in the stream" : "", msg[0] ? msg : "(it gave no message)");
 }
 
-static int64_t num_or_0(const facts *f, int slot)
+static void take_count(tc_stream_parser *p, const tc_chunk *f, enum tc_chunk_num slot, int counter)
 {
-    return (f->has_num >> slot & 1u) ? f->num[slot] : 0;
-}
-
-static void take_count(tc_stream_parser *p, const facts *f, int slot, int counter)
-{
-    if (f->has_num >> slot & 1u) {
+    if (tc_chunk_has(f, slot)) {
         p->count[counter] = f->num[slot];
         p->has_count |= 1u << counter;
     }
 }
 
 /* Ollama's final object; every metric is omitted when zero. */
-static void apply_ollama_done(tc_stream_parser *p, const facts *f)
+static void apply_ollama_done(tc_stream_parser *p, const tc_chunk *f)
 {
     tc_server_report *s = &p->rec->server;
     s->has_ollama = 1;
-    s->total_ns = num_or_0(f, N_TOTAL);
-    s->load_ns = num_or_0(f, N_LOAD);
-    s->prompt_eval_ns = num_or_0(f, N_PROMPT_EVAL_NS);
-    s->eval_ns = num_or_0(f, N_EVAL_NS);
-    s->prompt_eval_count = num_or_0(f, N_PROMPT_EVAL_COUNT);
-    s->eval_count = num_or_0(f, N_EVAL_COUNT);
+    s->total_ns = tc_chunk_num(f, TC_CHUNK_TOTAL_NS);
+    s->load_ns = tc_chunk_num(f, TC_CHUNK_LOAD_NS);
+    s->prompt_eval_ns = tc_chunk_num(f, TC_CHUNK_PROMPT_EVAL_NS);
+    s->eval_ns = tc_chunk_num(f, TC_CHUNK_EVAL_NS);
+    s->prompt_eval_count = tc_chunk_num(f, TC_CHUNK_PROMPT_EVAL_COUNT);
+    s->eval_count = tc_chunk_num(f, TC_CHUNK_EVAL_COUNT);
     p->count[C_SERVER_OUT] = s->eval_count;
     p->count[C_SERVER_PROMPT] = s->prompt_eval_count;
     p->has_count |= 1u << C_SERVER_OUT | 1u << C_SERVER_PROMPT;
     p->ended = 1;
 }
 
-static void apply_timings(tc_stream_parser *p, const facts *f)
+static void apply_timings(tc_stream_parser *p, const tc_chunk *f)
 {
     tc_server_report *s = &p->rec->server;
     s->has_timings = 1;
-    s->prompt_n = num_or_0(f, N_PROMPT_N);
-    s->predicted_n = num_or_0(f, N_PREDICTED_N);
-    s->prompt_ms = f->dbl[D_PROMPT_MS];
-    s->predicted_ms = f->dbl[D_PREDICTED_MS];
-    s->predicted_per_second = f->dbl[D_PREDICTED_PER_SECOND];
-    take_count(p, f, N_PREDICTED_N, C_TIMINGS_OUT);
-    take_count(p, f, N_PROMPT_N, C_TIMINGS_PROMPT);
+    s->prompt_n = tc_chunk_num(f, TC_CHUNK_PROMPT_N);
+    s->predicted_n = tc_chunk_num(f, TC_CHUNK_PREDICTED_N);
+    s->prompt_ms = f->dbl[TC_CHUNK_PROMPT_MS];
+    s->predicted_ms = f->dbl[TC_CHUNK_PREDICTED_MS];
+    s->predicted_per_second = f->dbl[TC_CHUNK_PREDICTED_PER_SECOND];
+    take_count(p, f, TC_CHUNK_PREDICTED_N, C_TIMINGS_OUT);
+    take_count(p, f, TC_CHUNK_PROMPT_N, C_TIMINGS_PROMPT);
 }
 
-static tc_err apply(tc_stream_parser *p, const facts *f)
+static tc_err apply(tc_stream_parser *p, const tc_chunk *f)
 {
-    int text = is_ollama(p->api)            ? f->text_ollama
+    int text = is_ollama(p->api)           ? f->text_ollama
                : p->api == TC_API_LLAMACPP ? f->text_llama
                                            : f->text_oai;
     if (text) {
@@ -363,13 +146,13 @@ static tc_err apply(tc_stream_parser *p, const facts *f)
             return TC_ERR_NOMEM;
         p->text_chunks++;
     }
-    take_count(p, f, N_USAGE_COMPLETION, C_USAGE_OUT);
-    take_count(p, f, N_USAGE_PROMPT, C_USAGE_PROMPT);
+    take_count(p, f, TC_CHUNK_USAGE_COMPLETION, C_USAGE_OUT);
+    take_count(p, f, TC_CHUNK_USAGE_PROMPT, C_USAGE_PROMPT);
     if (is_ollama(p->api) && f->done)
         apply_ollama_done(p, f);
     if (p->api == TC_API_LLAMACPP) {
-        take_count(p, f, N_TOKENS_PREDICTED, C_SERVER_OUT);
-        take_count(p, f, N_TOKENS_EVALUATED, C_SERVER_PROMPT);
+        take_count(p, f, TC_CHUNK_TOKENS_PREDICTED, C_SERVER_OUT);
+        take_count(p, f, TC_CHUNK_TOKENS_EVALUATED, C_SERVER_PROMPT);
         p->ended |= f->stop;
     }
     if (f->has_timings)
@@ -392,18 +175,15 @@ static int is_blank(const char *s, size_t n)
  * (finish reports it as such), not a malformed one. */
 static tc_err take_doc(tc_stream_parser *p, const char *doc, size_t len, int cut_is_end)
 {
-    facts f;
+    tc_chunk f;
     tc_jscan c;
-    int is_object;
-    memset(&f, 0, sizeof f);
     p->n_docs++;
-    tc_jscan_init(&c, doc, len);
-    if (tc_jscan_doc(&c, on_top, &f, &is_object) < 0) {
+    if (tc_chunk_scan(doc, len, &f, &c) < 0) {
         if (!cut_is_end || !tc_jscan_is_cut(&c))
             malformed(p, doc, len, &c);
         return TC_OK;
     }
-    if (!is_object) {
+    if (!f.is_object) {
         malformed(p, doc, len, &c);
         return TC_OK;
     }

@@ -38,6 +38,7 @@ struct tc_sim_server {
     uint64_t tokens;
     int decoding; /* streams past their first token */
     struct sim_stream *streams;
+    struct evbuffer *chunk_buf; /* reused for every chunk sent through evhttp */
 
     uint64_t ticks;
     int64_t late_max_ns;

@@ -9,6 +9,8 @@
 #include "sim_internal.h"
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,7 @@ typedef struct sim_stream {
     tc_rng rng;
     stream_state state;
     int decoding; /* counted in srv->decoding */
+    int chunked;  /* the reply uses chunked transfer encoding (HTTP/1.1) */
     int64_t t_arrival, t_arrival_wall, t_start, due;
     int64_t first_due; /* when the first token was due */
     int64_t first_interval_ns;
@@ -236,17 +239,47 @@ static void on_close(struct evhttp_connection *conn, void *arg)
 
 /* ---- sending ------------------------------------------------------------ */
 
+/* Writes one HTTP chunk straight to the socket when nothing is queued
+ * before it: one writev instead of evhttp's queue-then-poll round (two
+ * epoll_ctl calls and a loop turn per token), and the truth stamp is the
+ * moment the kernel took the bytes. Returns 0 when the caller must use the
+ * evhttp path (something queued, socket full, or not a chunked reply). */
+static int send_direct(sim_stream *st, const tc_buf *b)
+{
+    struct evhttp_connection *conn = st->chunked ? evhttp_request_get_connection(st->req) : NULL;
+    struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+    if (!bev || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+        return 0;
+    char head[24];
+    int hl = snprintf(head, sizeof head, "%zx\r\n", b->len);
+    struct iovec iov[3] = {{head, (size_t)hl}, {b->data, b->len}, {(char *)"\r\n", 2}};
+    size_t total = (size_t)hl + b->len + 2;
+    ssize_t n = writev(bufferevent_getfd(bev), iov, 3);
+    if (n <= 0)
+        return 0; /* EAGAIN, or a broken connection that evhttp will notice and report */
+    if ((size_t)n < total) { /* the rest goes out in order through libevent */
+        for (int i = 0, off = 0; i < 3; off += (int)iov[i].iov_len, i++) {
+            size_t from = (size_t)n > (size_t)off ? (size_t)n - (size_t)off : 0;
+            if (from < iov[i].iov_len)
+                bufferevent_write(bev, (char *)iov[i].iov_base + from, iov[i].iov_len - from);
+        }
+    }
+    return 1;
+}
+
 static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
 {
     if (!st->req || !b->len)
         return;
-    struct evbuffer *eb = evbuffer_new();
-    if (!eb)
-        return;
-    evbuffer_add(eb, b->data, b->len);
     note_chunk(st, tokens);
+    if (send_direct(st, b)) {
+        if (st->srv->truth)
+            stamp_written(st);
+        return;
+    }
+    struct evbuffer *eb = st->srv->chunk_buf;
+    evbuffer_add(eb, b->data, b->len); /* evhttp drains it: reused, never reallocated */
     evhttp_send_reply_chunk_with_cb(st->req, eb, st->srv->truth ? on_written : NULL, st);
-    evbuffer_free(eb);
 }
 
 static void arm(sim_stream *st)
@@ -341,6 +374,9 @@ static void begin(sim_stream *st)
         tc_sim_headers(st->req, tc_sim_wire_stream_type(st->rq.route));
         evhttp_add_header(evhttp_request_get_output_headers(st->req), "Cache-Control", "no-cache");
         evhttp_send_reply_start(st->req, 200, "OK");
+        const char *te = evhttp_find_header(evhttp_request_get_output_headers(st->req),
+                                            "Transfer-Encoding");
+        st->chunked = te && strcmp(te, "chunked") == 0;
         tc_buf_reset(&st->scratch);
         tc_sim_wire_stream_start(&st->wire, tc_wall_ns(), &st->scratch);
         send_chunk(st, &st->scratch, 0);
