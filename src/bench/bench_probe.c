@@ -41,13 +41,13 @@ tc_api tc_server_default_api(tc_server_kind kind)
     return TC_API_OPENAI_CHAT;
 }
 
-int tc_server_speaks(tc_server_kind kind, tc_api api)
+int tc_probe_speaks(const tc_probe *p, tc_api api)
 {
     if (api == TC_API_OPENAI || api == TC_API_OPENAI_CHAT)
-        return 1;
+        return (p->speaks & TC_PROBE_OPENAI) != 0;
     if (api == TC_API_OLLAMA || api == TC_API_OLLAMA_CHAT)
-        return kind == TC_SERVER_OLLAMA;
-    return kind == TC_SERVER_LLAMACPP;
+        return (p->speaks & TC_PROBE_OLLAMA) != 0;
+    return (p->speaks & TC_PROBE_LLAMACPP) != 0;
 }
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
@@ -144,55 +144,63 @@ static void copy_version(tc_probe *p, json_t *doc, const char *key)
         snprintf(p->server_version, sizeof p->server_version, "%s", v);
 }
 
-/* Returns 1 when the server was recognised; sets *answered when anything
- * answered HTTP. */
+/* Asks for each API family in turn and notes which answer; the first one
+ * found names the server's kind. Sets *answered when anything answered
+ * HTTP at all. Returns 1 when some family was recognised. */
 static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe *p,
                      int *answered)
 {
     reply r;
     get(ep, "/api/version", key, t, &r);
     *answered |= r.status != 0;
+    if (r.status == 0) {
+        tc_buf_free(&r.body);
+        return 0; /* nothing listens: no point asking further */
+    }
     json_t *doc = json_of(&r);
     p->simulated |= r.simulated;
     tc_buf_free(&r.body);
     if (json_is_string(json_object_get(doc, "version"))) {
-        p->kind = TC_SERVER_OLLAMA;
+        p->speaks |= TC_PROBE_OLLAMA;
         copy_version(p, doc, "version");
-        json_decref(doc);
-        return 1;
     }
     json_decref(doc);
-    if (r.status == 0)
-        return 0; /* nothing listens: no point asking further */
 
     reply health, props;
     get(ep, "/health", key, t, &health);
     get(ep, "/props", key, t, &props);
     doc = json_of(&props);
-    int llama = health.status == 200 && json_is_object(doc);
-    if (llama) {
-        p->kind = TC_SERVER_LLAMACPP;
-        copy_version(p, doc, "build_info");
+    if (health.status == 200 && json_is_object(doc)) {
+        p->speaks |= TC_PROBE_LLAMACPP;
+        if (!p->server_version[0])
+            copy_version(p, doc, "build_info");
     }
     json_decref(doc);
     tc_buf_free(&health.body);
     tc_buf_free(&props.body);
-    if (llama)
-        return 1;
 
     get(ep, "/v1/models", key, t, &r);
     doc = json_of(&r);
-    int openai = json_is_array(json_object_get(doc, "data"));
+    if (json_is_array(json_object_get(doc, "data")))
+        p->speaks |= TC_PROBE_OPENAI;
     json_decref(doc);
     tc_buf_free(&r.body);
-    if (!openai)
+
+    if (p->speaks & TC_PROBE_OLLAMA)
+        p->kind = TC_SERVER_OLLAMA;
+    else if (p->speaks & TC_PROBE_LLAMACPP)
+        p->kind = TC_SERVER_LLAMACPP;
+    else if (p->speaks & TC_PROBE_OPENAI)
+        p->kind = TC_SERVER_OPENAI;
+    else
         return 0;
-    p->kind = TC_SERVER_OPENAI;
-    get(ep, "/version", key, t, &r); /* vLLM says its version here */
-    doc = json_of(&r);
-    copy_version(p, doc, "version");
-    json_decref(doc);
-    tc_buf_free(&r.body);
+    if (p->kind == TC_SERVER_OPENAI) {
+        get(ep, "/version", key, t, &r); /* vLLM says its version here */
+        doc = json_of(&r);
+        copy_version(p, doc, "version");
+        json_decref(doc);
+        tc_buf_free(&r.body);
+    }
     return 1;
 }
 

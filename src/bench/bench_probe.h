@@ -18,8 +18,14 @@ typedef enum tc_server_kind {
 
 #define TC_PROBE_MAX_MODELS 64
 
+/* The APIs a server answered for, as bits (1 << tc_api of the family). */
+#define TC_PROBE_OLLAMA 1u   /* GET /api/version answered */
+#define TC_PROBE_LLAMACPP 2u /* GET /health and /props answered */
+#define TC_PROBE_OPENAI 4u   /* GET /v1/models answered */
+
 typedef struct tc_probe {
-    tc_server_kind kind;
+    tc_server_kind kind;     /* the first family recognised, in the order above */
+    unsigned speaks;         /* TC_PROBE_* bits */
     int simulated;           /* answered with x-truecost-simulated: 1 */
     char server_version[64]; /* "" when the server does not say */
     char models[TC_PROBE_MAX_MODELS][256];
@@ -32,8 +38,8 @@ const char *tc_server_kind_name(tc_server_kind kind);
 /* The API a run uses on such a server when --api is auto. */
 tc_api tc_server_default_api(tc_server_kind kind);
 
-/* 1 when a server of `kind` serves `api`. */
-int tc_server_speaks(tc_server_kind kind, tc_api api);
+/* 1 when the probed server answered for the family of `api`. */
+int tc_probe_speaks(const tc_probe *p, tc_api api);
 
 /* Tries the usual local servers on 127.0.0.1 (Ollama 11434, vLLM 8000,
  * llama.cpp 8080, SGLang 30000) and fills *out with the first that answers

@@ -95,6 +95,14 @@ static const char *parse_json_line(const char *line, size_t len, tc_prompt *pr, 
     return reason;
 }
 
+/* Request bodies are JSON, which must be UTF-8. */
+static int valid_utf8(const char *s, size_t len)
+{
+    json_t *probe = json_stringn(s, len);
+    json_decref(probe);
+    return probe != NULL;
+}
+
 tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out,
                         char *err, size_t errlen)
 {
@@ -127,6 +135,8 @@ tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_promp
             reason = "out of memory";
         else if (jsonl)
             reason = parse_json_line(line + lead, l - lead, pr, why, sizeof why);
+        else if (!valid_utf8(line + lead, l - lead))
+            reason = "not valid UTF-8 text (save the file as UTF-8)";
         else if (!(pr->text = strndup(line + lead, l - lead)))
             reason = "out of memory";
         if (reason) {

@@ -270,9 +270,9 @@ static int find_server(const run_args *a, const char *key, const tc_endpoint *ep
         tc_cli_error("run: --api '%s': expected auto, ollama, ollama-chat, openai, "
                      "openai-chat or llamacpp", a->api);
         return TC_EXIT_USAGE;
-    } else if (!tc_server_speaks(probe->kind, *api)) {
-        tc_cli_error("run: --api %s: %s is a %s, which does not serve that API; try --api %s "
-                     "or --api auto", a->api, ep->stored, tc_server_kind_name(probe->kind),
+    } else if (!tc_probe_speaks(probe, *api)) {
+        tc_cli_error("run: --api %s: the server at %s (%s) does not serve that API; try --api "
+                     "%s or --api auto", a->api, ep->stored, tc_server_kind_name(probe->kind),
                      tc_api_name(tc_server_default_api(probe->kind)));
         return TC_EXIT_RUNTIME;
     }
