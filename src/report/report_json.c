@@ -86,6 +86,16 @@ static json_t *created_json(int64_t wall_ns)
     return str_or_null(tc_rfc3339_ns(wall_ns, buf, sizeof buf));
 }
 
+/* An object built with put(): itself, or NULL (freed) when a part failed. */
+static json_t *finish(json_t *o, int failed)
+{
+    if (failed) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *summary_json(const tc_summary *s)
 {
     int failed = 0, ok = s->n > 0;
@@ -98,11 +108,7 @@ static json_t *summary_json(const tc_summary *s)
     put(o, "p95", num(ok, s->p95), &failed);
     put(o, "p99", num(ok, s->p99), &failed);
     put(o, "max", num(ok, s->max), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *run_json(const tc_run_info *run)
@@ -119,11 +125,7 @@ static json_t *run_json(const tc_run_info *run)
     put(o, "simulated", json_boolean(run->simulated), &failed);
     put(o, "concurrency", json_integer(run->concurrency), &failed);
     put(o, "server_version", str_or_null(run->server_version), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *requests_json(const tc_run_counts *c)
@@ -141,11 +143,7 @@ static json_t *metrics_json(const tc_run_metrics *m)
     put(o, "itl_ms", summary_json(&m->itl_ms), &failed);
     put(o, "tpot_ms", summary_json(&m->tpot_ms), &failed);
     put(o, "e2e_ms", summary_json(&m->e2e_ms), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *throughput_json(const tc_run_metrics *m)
@@ -155,11 +153,7 @@ static json_t *throughput_json(const tc_run_metrics *m)
     put(o, "requests_per_s", num(ok, m->requests_per_s), &failed);
     put(o, "output_tokens_per_s", num(ok, m->output_tokens_per_s), &failed);
     put(o, "total_tokens_per_s", num(ok, m->total_tokens_per_s), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *tokens_json(const tc_run_metrics *m)
@@ -170,11 +164,7 @@ static json_t *tokens_json(const tc_run_metrics *m)
     put(o, "output", json_integer(m->output_tokens), &failed);
     put(o, "prompt", json_integer(m->prompt_tokens), &failed);
     put(o, "source", src ? json_string(src) : json_null(), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *server_json(const tc_run_metrics *m)
@@ -188,11 +178,7 @@ static json_t *server_json(const tc_run_metrics *m)
     put(speed, "p50", num(1, s->p50), &failed);
     json_t *o = json_object();
     put(o, "decode_tokens_per_s", speed, &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 static json_t *errors_json(const tc_run_metrics *m)
@@ -202,11 +188,7 @@ static json_t *errors_json(const tc_run_metrics *m)
     for (int k = TC_REQ_OK + 1; k < TC_REQ_ERROR_COUNT; k++)
         if (m->errors[k] > 0)
             put(o, tc_req_error_name((tc_req_error)k), json_integer(m->errors[k]), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m)
@@ -252,11 +234,7 @@ static json_t *run_row_json(const tc_run_info *run, const tc_run_metrics *m)
     put(o, "output_tokens_per_s", num(m && m->has_duration, m ? m->output_tokens_per_s : 0),
         &failed);
     put(o, "ttft_p50_ms", num(m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0), &failed);
-    if (failed) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    return finish(o, failed);
 }
 
 json_t *tc_report_runs_json(const tc_run_info *runs, const tc_run_metrics *const *m, size_t n)
