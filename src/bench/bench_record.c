@@ -6,7 +6,7 @@
 static const char *const api_names[TC_API_COUNT] = {"ollama", "ollama-chat", "openai",
                                                     "openai-chat", "llamacpp"};
 static const char *const error_names[TC_REQ_ERROR_COUNT] = {
-    "ok", "connect", "timeout", "http", "malformed", "disconnect", "server"};
+    "ok", "connect", "timeout", "http", "malformed", "disconnect", "server", "interrupted"};
 static const char *const source_names[] = {"none", "usage", "server", "chunks"};
 
 static int find_name(const char *const *names, int n, const char *name)

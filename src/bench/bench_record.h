@@ -32,10 +32,12 @@ typedef enum tc_req_error {
     TC_REQ_MALFORMED,  /* a chunk that is not valid JSON, or broken framing */
     TC_REQ_DISCONNECT, /* the connection ended before the stream's end */
     TC_REQ_SERVER,     /* an error object inside the stream */
+    TC_REQ_INTERRUPTED, /* cut off by Ctrl-C after the grace period; kept as measured */
     TC_REQ_ERROR_COUNT
 } tc_req_error;
 
-/* "ok", "connect", "timeout", "http", "malformed", "disconnect", "server". */
+/* "ok", "connect", "timeout", "http", "malformed", "disconnect", "server",
+ * "interrupted". */
 const char *tc_req_error_name(tc_req_error e);
 int tc_req_error_parse(const char *name, tc_req_error *out);
 
@@ -65,7 +67,7 @@ typedef struct tc_server_report {
 typedef struct tc_req_record {
     int64_t seq;  /* order of sending within the run, from 0 */
     int warmup;   /* 1: a warm-up request, stored but left out of every figure */
-    int64_t send_ns;
+    int64_t send_ns; /* when the request was handed to its connection (after connect or reuse) */
     int64_t send_wall_ns;
     int64_t end_ns; /* last byte (or failure) time */
     int http_status; /* 0 when no response */

@@ -91,6 +91,20 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
     return 0;
 }
 
+/* The request is about to go out on a ready connection: its send time. */
+static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
+                     int conn_local_port)
+{
+    (void)conn_primary_ip;
+    (void)conn_local_ip;
+    (void)conn_primary_port;
+    (void)conn_local_port;
+    slot *s = userp;
+    s->rec.send_wall_ns = tc_wall_ns();
+    s->rec.send_ns = tc_mono_ns();
+    return CURL_PREREQFUNC_OK;
+}
+
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 {
     slot *s = userp;
@@ -160,6 +174,8 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
         if (!r->measure_start_ns)
             r->measure_start_ns = now;
     }
+    /* Provisional: on_prereq replaces it when the request really goes out;
+     * it stays for a request that never got a connection. */
     s->rec.send_wall_ns = tc_wall_ns();
     s->rec.send_ns = tc_mono_ns();
     if (curl_multi_add_handle(r->multi, s->easy) != CURLM_OK)
@@ -336,16 +352,22 @@ static int handle_stop(runner *r, int64_t now)
             return 0;
         r->stop_deadline_ns = now + STOP_GRACE_NS;
         r->res->interrupted = 1;
+        if (r->cfg->on_stop)
+            r->cfg->on_stop(r->cfg->ctx);
     }
     if (r->busy && now < r->stop_deadline_ns)
         return 0;
+    /* Cut off what is left, but keep what it measured: stored as failed
+     * with kind "interrupted", so it stays out of the latency figures. */
     for (int i = 0; i < r->n_slots; i++) {
         slot *s = &r->slots[i];
         if (!s->busy)
             continue;
-        tc_req_record_clear(&s->rec);
-        release(r, s);
+        s->rec.error = TC_REQ_INTERRUPTED;
+        snprintf(s->rec.error_detail, sizeof s->rec.error_detail,
+                 "cut off by an interrupt after the one-second grace period");
         r->res->abandoned++;
+        finish(r, s, CURLE_OK);
     }
     return 1;
 }
@@ -378,6 +400,8 @@ static tc_err setup_slot(runner *r, slot *s)
     curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(s->easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(s->easy, CURLOPT_PREREQFUNCTION, on_prereq);
+    curl_easy_setopt(s->easy, CURLOPT_PREREQDATA, s);
     return TC_OK;
 }
 

@@ -5,7 +5,12 @@
  * Closed loop: `concurrency` requests are in flight at once; each one that
  * finishes is replaced until the request count or the duration is used up.
  * Warm-up requests go first and all finish before the measured ones start,
- * so the measured window sees a warm server. */
+ * so the measured window sees a warm server.
+ *
+ * A request's send time is taken when libcurl has its connection ready
+ * and is about to write the request (CURLOPT_PREREQFUNCTION), so neither
+ * the client's own queueing of many new connections nor TCP connect time
+ * inflates TTFT. */
 #ifndef TC_BENCH_RUNNER_H
 #define TC_BENCH_RUNNER_H
 
@@ -51,13 +56,17 @@ typedef struct tc_runner_config {
     int (*on_batch)(void *ctx, const tc_req_record *recs, size_t n);
     /* Called about five times a second; may be NULL. */
     void (*on_progress)(void *ctx, const tc_runner_progress *p);
+    /* Called once, as soon as the loop sees *stop set; may be NULL. Lets
+     * the caller mark the run interrupted before the grace period, so a
+     * second Ctrl-C that exits at once leaves the right status. */
+    void (*on_stop)(void *ctx);
     void *ctx;
 } tc_runner_config;
 
 typedef struct tc_runner_result {
     int64_t measured;  /* measured requests finished and handed over */
     int64_t warmup;    /* warm-up requests finished and handed over */
-    int64_t abandoned; /* in flight at an interrupt and cut off (not stored) */
+    int64_t abandoned; /* in flight at an interrupt, cut off, handed over as "interrupted" */
     int interrupted;   /* *stop was set */
 } tc_runner_result;
 

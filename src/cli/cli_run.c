@@ -51,12 +51,13 @@ void tc_cmd_run_help(FILE *out)
         "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
         "\n"
         "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
-        "saves and marks the run 'interrupted'; a second Ctrl-C exits at once with\n"
-        "what was saved.\n"
+        "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
+        "as failed with kind 'interrupted'); a second Ctrl-C exits at once with what\n"
+        "was saved. SIGTERM does the same.\n"
         "\n"
         "Exit status: 0 success; 1 usage error; 2 endpoint unreachable, not an\n"
         "inference server, or the database unusable; 3 completed but the error rate\n"
-        "was above --max-error-rate; 130 interrupted.\n",
+        "was above --max-error-rate; 130 interrupted by Ctrl-C (143 by SIGTERM).\n",
         out);
 }
 
@@ -174,19 +175,23 @@ static int parse_args(int argc, char **argv, run_args *a)
         tc_cli_error("run: --label is longer than 127 bytes");
         return -1;
     }
+    if (a->label && a->label[strspn(a->label, "0123456789")] == '\0') {
+        tc_cli_error("run: --label '%s': a label cannot be all digits (show and export would "
+                     "read it as a run id); add a letter, e.g. 'run-%s'", a->label, a->label);
+        return -1;
+    }
     return 0;
 }
 
 /* ---- signals and progress ------------------------------------------------ */
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested; /* the signal number, 0 = none */
 
 static void on_interrupt(int sig)
 {
-    (void)sig;
     if (stop_requested)
-        _exit(130); /* second Ctrl-C: what was saved stays saved */
-    stop_requested = 1;
+        _exit(128 + sig); /* a second one: what was saved stays saved */
+    stop_requested = sig;
 }
 
 static void install_signals(void)
@@ -203,8 +208,18 @@ typedef struct run_ctx {
     tc_store *store;
     int64_t run_id;
     int progress;
+    int marked; /* the run's final status is already stored */
     char err[512];
 } run_ctx;
+
+/* First Ctrl-C seen by the loop: mark the run at once, so that a second
+ * Ctrl-C (which exits without cleanup) leaves it "interrupted". */
+static void mark_interrupted(void *ctx)
+{
+    run_ctx *c = ctx;
+    c->marked = tc_store_run_finish(c->store, c->run_id, "interrupted", c->err,
+                                    sizeof c->err) == TC_OK;
+}
 
 static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 {
@@ -344,15 +359,16 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
     if (rc != TC_OK)
         tc_cli_error("run: %s%s%s", err, ctx->err[0] ? ": " : "", ctx->err);
     if (res.abandoned)
-        fprintf(stderr, "truecost: interrupted: %lld request(s) in flight were cut off and "
-                        "not stored\n", (long long)res.abandoned);
+        fprintf(stderr, "truecost: interrupted: %lld request(s) still in flight were cut off "
+                        "(stored as 'interrupted', left out of the figures)\n",
+                (long long)res.abandoned);
     char serr[512];
-    if (tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
+    if (!ctx->marked && tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
         tc_cli_error("run: %s", serr);
     snprintf(info->status, sizeof info->status, "%s", status);
     int exit_code = tc_cli_print_run(ctx->store, info, a->json, a->max_error_rate);
     if (res.interrupted)
-        return 130;
+        return 128 + (stop_requested ? (int)stop_requested : SIGINT);
     if (rc != TC_OK)
         return TC_EXIT_RUNTIME;
     return exit_code;
@@ -402,7 +418,8 @@ int tc_cmd_run(int argc, char **argv)
             .max_tokens = a.max_tokens, .warmup = (int)a.warmup, .requests = a.requests,
             .duration_s = a.duration_s, .concurrency = (int)a.concurrency,
             .timeout_s = a.timeout_s, .api_key = key, .stop = &stop_requested,
-            .on_batch = store_batch, .on_progress = show_progress, .ctx = &ctx,
+            .on_batch = store_batch, .on_progress = show_progress,
+            .on_stop = mark_interrupted, .ctx = &ctx,
         };
         code = execute(&a, &ctx, &cfg, &info);
     }

@@ -147,10 +147,11 @@ static void write_truth(sim_stream *st, const char *outcome)
     tc_buf_printf(b,
                   ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
                   "\"stream\":%s,\"prompt_tokens\":%d,\"tokens_sent\":%d,\"fault\":\"%s\","
-                  "\"outcome\":\"%s\",\"chunks\":[",
+                  "\"slow_accept_ms\":%lld,\"outcome\":\"%s\",\"chunks\":[",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
                   st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
-                  tc_sim_fault_name(st->fault.kind), outcome);
+                  tc_sim_fault_name(st->fault.kind), (long long)st->fault.slow_accept_ms,
+                  outcome);
     for (size_t i = 0; i < st->n_chunks; i++)
         tc_buf_printf(b, "%s{\"mono_ns\":%lld,\"utc\":\"%s\",\"tokens\":%d}", i ? "," : "",
                       (long long)st->chunks[i].mono_ns,

@@ -460,3 +460,195 @@ export function bodyFor(route, { n = 4, stream = false, prompt = 'Why is the sky
 export const INFERENCE_ROUTES = ['/api/generate', '/api/chat', '/v1/completions', '/v1/chat/completions', '/completion'];
 
 export const isOllama = (route) => route.startsWith('/api/');
+
+// ---- running `truecost` with a chosen environment, signals ---------------
+
+/**
+ * Spawns `truecost <args>` with `env` (default: this process's environment;
+ * a key set to undefined is removed) and returns at once with
+ * {proc, done, output(), kill(signal)}:
+ *   done     a promise of {code, signal, stdout, stderr, ms} once it exited
+ *            (ms: from spawn to exit); SIGKILLs it after timeoutMs and then
+ *            resolves with timedOut: true
+ *   output() {stdout, stderr} captured so far
+ * Pass `t` (a node:test context) to have it killed in t.after() if it still
+ * runs when the test ends.
+ */
+export function spawnTruecost(args, { env, timeoutMs = 30_000, t } = {}) {
+  let childEnv = process.env;
+  if (env) {
+    childEnv = { ...process.env, ...env };
+    for (const k of Object.keys(childEnv)) if (childEnv[k] === undefined) delete childEnv[k];
+  }
+  const t0 = performance.now();
+  const proc = spawn(BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
+  live.add(proc);
+  let stdout = '';
+  let stderr = '';
+  let timedOut = false;
+  proc.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  proc.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.kill('SIGKILL');
+  }, timeoutMs);
+  const done = new Promise((resolve, reject) => {
+    proc.on('error', (e) => {
+      clearTimeout(timer);
+      live.delete(proc);
+      reject(new Error(`cannot start ${BIN}: ${e.message} (set TRUECOST_BIN)`));
+    });
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      live.delete(proc);
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - t0, timedOut });
+    });
+  });
+  const kill = (signal = 'SIGKILL') => {
+    try {
+      proc.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
+  if (t)
+    t.after(async () => {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        kill('SIGKILL');
+        await done.catch(() => {});
+      }
+    });
+  return { proc, done, output: () => ({ stdout, stderr }), kill };
+}
+
+/** Runs `truecost <args>` to completion with spawnTruecost's options. */
+export async function runCli(args, opts = {}) {
+  const r = await spawnTruecost(args, opts).done;
+  if (r.timedOut) throw new Error(`truecost ${args.join(' ')} did not exit within ${opts.timeoutMs ?? 30_000} ms; stderr: ${r.stderr}`);
+  return r;
+}
+
+/**
+ * Parses CSV text (RFC 4180: quoted fields with "" escapes, CRLF or LF line
+ * ends). Returns an array of rows (arrays of strings); throws on a quote
+ * that is never closed.
+ */
+export function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let i = 0;
+  let quoted = false;
+  while (i < text.length) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += ch;
+      i++;
+      continue;
+    }
+    if (ch === '"' && field === '') {
+      quoted = true;
+      i++;
+    } else if (ch === ',') {
+      row.push(field);
+      field = '';
+      i++;
+    } else if (ch === '\n' || ch === '\r') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i += ch === '\r' && text[i + 1] === '\n' ? 2 : 1;
+    } else {
+      field += ch;
+      i++;
+    }
+  }
+  if (quoted) throw new Error('CSV: a quoted field is never closed');
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Value at quantile q (0..1) of xs, exact (nearest rank on the sorted samples). */
+export function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
+  return s[i];
+}
+
+/**
+ * Starts a tiny HTTP server on 127.0.0.1 (free port) with `handler(req, res)`.
+ * Returns {port, url, server, close()}; close() ends every connection and is
+ * safe to call twice. Pass `t` to have close() registered with t.after().
+ */
+export async function startHttp(handler, { t } = {}) {
+  const server = http.createServer(handler);
+  const sockets = new Set();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  let closing = null;
+  const close = () => {
+    if (!closing) {
+      closing = new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    }
+    return closing;
+  };
+  if (t) t.after(close);
+  return { port, url: `http://127.0.0.1:${port}`, server, close };
+}
+
+/**
+ * A pass-through proxy to `target` (a URL) that answers 404 to the paths in
+ * `hide` (e.g. ['/api/version'] makes the simulator look like llama.cpp's
+ * server). Streams bodies through as they come. Same result as startHttp.
+ */
+export function startProxy(target, { hide = [], t } = {}) {
+  const to = new URL(target);
+  return startHttp(
+    (req, res) => {
+      const p = new URL(req.url, 'http://x').pathname;
+      if (hide.includes(p)) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not found\n');
+        return;
+      }
+      const up = http.request(
+        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers, agent: false },
+        (ur) => {
+          res.writeHead(ur.statusCode, ur.headers);
+          ur.on('data', (d) => res.write(d));
+          ur.on('end', () => res.end());
+          ur.on('error', () => res.destroy());
+          ur.on('aborted', () => res.destroy());
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    },
+    { t },
+  );
+}

@@ -28,16 +28,15 @@ static tc_err on_event(void *ctx, const char *data, size_t len)
 }
 
 /* Every form the format allows, in one stream. */
-static const char MIXED[] =
-    "\xEF\xBB\xBF: a comment first, after a byte order mark\n"
-    "data: {\"a\":1}\n\n"
-    "event: message\r\nid: 7\r\nretry: 1000\r\ndata:no space\r\n\r\n"
-    "data: line one\rdata: line two\r\r"
-    ": keep-alive\n\n"
-    "data\n\n"
-    "data:  two spaces\nunknown: field\ndata: \n\n"
-    "event: ping\n\n"
-    "data: [DONE]\n\n";
+static const char MIXED[] = "\xEF\xBB\xBF: a comment first, after a byte order mark\n"
+                            "data: {\"a\":1}\n\n"
+                            "event: message\r\nid: 7\r\nretry: 1000\r\ndata:no space\r\n\r\n"
+                            "data: line one\rdata: line two\r\r"
+                            ": keep-alive\n\n"
+                            "data\n\n"
+                            "data:  two spaces\nunknown: field\ndata: \n\n"
+                            "event: ping\n\n"
+                            "data: [DONE]\n\n";
 static const char MIXED_EVENTS[] =
     "{\"a\":1}|no space|line one\nline two||" /* "data" alone: an empty event */
     " two spaces\n|[DONE]|";
