@@ -511,6 +511,35 @@ test('Ctrl-C twice: exits at once with status 130', async (t) => {
   const took = performance.now() - t0;
   assert.equal(r.code, 130, `exit status; stderr: ${r.stderr}`);
   assert.ok(took < 800, `the second Ctrl-C exits at once, before the 1 s grace (${took.toFixed(0)} ms after the first)`);
+  // The first Ctrl-C marked the run at once, so the abrupt exit leaves it right.
+  const runs = JSON.parse(await ok(['runs', '--db', db, '--json']));
+  assert.equal(runs[0].status, 'interrupted');
+});
+
+test('SIGTERM: exit 143, the run is interrupted and requests cut off are kept as "interrupted"', async (t) => {
+  const sc = scope(t);
+  const dir = sc.dir();
+  const db = path.join(dir, 'db');
+  const sim = await sc.sim(['--ttft-ms', '5', '--decode-tps', '5']);
+  const p = spawnTruecost(['run', sim.url, '--db', db, '--json', '--duration', '30', '--max-tokens', '40', '-c', '3', '--warmup', '0'], { t, timeoutMs: 40_000 });
+  const deadline = performance.now() + 15_000;
+  for (;;) {
+    assert.ok(performance.now() < deadline, `the run did not start: ${p.output().stderr}`);
+    const r = await runCli(['runs', '--db', db, '--json'], { timeoutMs: 10_000 });
+    if (r.code === 0 && JSON.parse(r.stdout).length === 1) break;
+    await sleep(50);
+  }
+  await sleep(500);
+  p.kill('SIGTERM');
+  const r = await p.done;
+  assert.equal(r.code, 143, `exit status; stderr: ${r.stderr}`);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.run.status, 'interrupted');
+  // 8 s per request: all 3 were in flight, cut off after the grace, and stored.
+  assert.deepEqual(doc.errors, { interrupted: 3 });
+  const rows = await exportJson(db, doc.run.id, 'requests');
+  assert.equal(rows.length, 3);
+  assert.ok(rows.every((x) => x.error === 'interrupted'), JSON.stringify(rows.map((x) => x.error)));
 });
 
 // ---- show, runs, export ----------------------------------------------------------
@@ -673,11 +702,10 @@ function timingErrors(truthLines, reqRows, chunkRows) {
 
 for (const [c, n, maxTok, bounds] of [
   [1, 20, 32, { itl50: 2, itl99: 20, ttft50: 5 }],
-  // At -c 256 the client's TTFT runs ~25-90 ms above the server's (ASan build,
-  // 2 cores; ~30 ms in a release build): the send time is stamped when a request
-  // is handed to libcurl, which then opens the 255 new connections one after
-  // another before the bytes go out. The bound here only catches worse.
-  [256, 256, 32, { itl50: 5, itl99: 100, ttft50: 250 }],
+  // The send time is taken when libcurl is about to write the request on a
+  // ready connection (CURLOPT_PREREQFUNCTION), so opening 255 new connections
+  // does not count; what remains is two processes sharing 2 cores.
+  [256, 256, 32, { itl50: 5, itl99: 100, ttft50: 50 }],
 ]) {
   test(`accuracy against the simulator's truth at -c ${c}`, async (t) => {
     const sc = scope(t);
