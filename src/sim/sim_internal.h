@@ -10,6 +10,7 @@
 
 #include "core/tc_buf.h"
 #include "sim_request.h"
+#include "sim_sched.h"
 #include "sim_server.h"
 #include "sim_wire.h"
 
@@ -39,6 +40,7 @@ struct tc_sim_server {
     int decoding; /* streams past their first token */
     struct sim_stream *streams;
     struct evbuffer *chunk_buf; /* reused for every chunk sent through evhttp */
+    tc_sim_sched *sched;        /* every stream's token timer */
 
     uint64_t ticks;
     int64_t late_max_ns;

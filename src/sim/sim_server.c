@@ -385,7 +385,8 @@ static tc_err make_events(tc_sim_server *s)
     for (int i = 0; i < 2; i++)
         fcntl(s->wake_fds[i], F_SETFL, O_NONBLOCK);
     s->chunk_buf = evbuffer_new();
-    if (!s->chunk_buf)
+    s->sched = tc_sim_sched_new(s->base);
+    if (!s->chunk_buf || !s->sched)
         return TC_ERR_NOMEM;
     s->wake = event_new(s->base, s->wake_fds[0], EV_READ | EV_PERSIST, on_wake, s);
     if (!s->wake || event_add(s->wake, NULL) < 0)
@@ -496,6 +497,7 @@ void tc_sim_server_free(tc_sim_server *s)
         event_free(s->wake);
     if (s->chunk_buf)
         evbuffer_free(s->chunk_buf);
+    tc_sim_sched_free(s->sched);
     if (s->sig_int)
         event_free(s->sig_int);
     if (s->sig_term)

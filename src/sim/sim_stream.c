@@ -11,6 +11,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <sys/uio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ typedef struct sim_stream {
     tc_sim_server *srv;
     struct evhttp_request *req;  /* NULL once the connection is gone */
     struct evhttp_connection *conn;
-    struct event *timer;
+    tc_sim_timer timer; /* its token timer; on_timer finds the stream from it */
     tc_sim_request rq;
     tc_sim_wire_ctx wire;
     uint64_t no;
@@ -54,7 +55,6 @@ typedef struct sim_stream {
     size_t n_chunks, cap_chunks, unwritten; /* chunks[unwritten..] not yet reported written */
 } sim_stream;
 
-static void on_timer(evutil_socket_t fd, short what, void *arg);
 
 /* ---- bookkeeping -------------------------------------------------------- */
 
@@ -91,8 +91,7 @@ static void free_stream(sim_stream *st)
         st->srv->decoding--;
     detach_conn(st);
     unlink_stream(st->srv, st);
-    if (st->timer)
-        event_free(st->timer);
+    tc_sim_sched_cancel(st->srv->sched, &st->timer);
     tc_buf_free(&st->text);
     tc_buf_free(&st->scratch);
     free(st->chunks);
@@ -285,11 +284,9 @@ static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
 
 static void arm(sim_stream *st)
 {
-    int64_t wait = st->due - tc_mono_ns();
-    if (wait < 0)
-        wait = 0;
-    struct timeval tv = {(time_t)(wait / TC_NS_PER_S), (suseconds_t)((wait % TC_NS_PER_S) / 1000)};
-    evtimer_add(st->timer, &tv);
+    /* Out of memory here leaves the stream unscheduled; it is freed with the
+     * server. Serving others matters more than this one stream. */
+    tc_sim_sched_at(st->srv->sched, &st->timer, st->due);
 }
 
 static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)
@@ -454,17 +451,12 @@ static void emit_token(sim_stream *st, int64_t now)
     send_chunk(st, &st->scratch, 1);
 }
 
-static void on_timer(evutil_socket_t fd, short what, void *arg)
+/* The scheduler fires it only once due: never early, which would flatter
+ * the client. */
+static void on_timer(tc_sim_timer *t, int64_t now)
 {
-    (void)fd;
-    (void)what;
-    sim_stream *st = arg;
+    sim_stream *st = (sim_stream *)((char *)t - offsetof(sim_stream, timer));
     tc_sim_server *s = st->srv;
-    int64_t now = tc_mono_ns();
-    if (now < st->due) { /* never early: a token before its time would flatter the client */
-        arm(st);
-        return;
-    }
     if (st->state == ST_ACCEPT_WAIT) {
         begin(st);
         return;
@@ -528,11 +520,11 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
     if (reject(req, route, &rq, s, &model))
         return;
     sim_stream *st = calloc(1, sizeof *st);
-    if (!st || !(st->timer = evtimer_new(s->base, on_timer, st))) {
-        free(st);
+    if (!st) {
         evhttp_send_error(req, 500, "out of memory");
         return;
     }
+    tc_sim_timer_init(&st->timer, on_timer);
     st->srv = s;
     st->req = req;
     st->conn = evhttp_request_get_connection(req);

@@ -1,0 +1,40 @@
+/* Private to src/sim: one libevent timer for every stream. Streams wait in
+ * a min-heap by due time; the single timer wakes the loop for the earliest,
+ * and each wake-up serves every stream then due. With thousands of streams
+ * this turns a loop turn (epoll_wait, timerfd_settime, event bookkeeping)
+ * per token into one per batch of tokens. */
+#ifndef TC_SIM_SCHED_H
+#define TC_SIM_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/tc_error.h"
+
+struct event_base;
+
+#define TC_SIM_SCHED_IDLE ((size_t)-1)
+
+typedef struct tc_sim_timer {
+    int64_t due; /* CLOCK_MONOTONIC ns */
+    size_t idx;  /* position in the heap; TC_SIM_SCHED_IDLE when not waiting */
+    void (*fire)(struct tc_sim_timer *t, int64_t now);
+} tc_sim_timer;
+
+typedef struct tc_sim_sched tc_sim_sched;
+
+/* A scheduler on `base`; NULL when out of memory. Free with _free (NULL ok). */
+tc_sim_sched *tc_sim_sched_new(struct event_base *base);
+void tc_sim_sched_free(tc_sim_sched *s);
+
+/* Initialises a timer that is not waiting. */
+void tc_sim_timer_init(tc_sim_timer *t, void (*fire)(tc_sim_timer *t, int64_t now));
+
+/* (Re)schedules `t` to fire at `due`. TC_ERR_NOMEM when the heap cannot
+ * grow (the timer is then not scheduled). */
+tc_err tc_sim_sched_at(tc_sim_sched *s, tc_sim_timer *t, int64_t due);
+
+/* Unschedules `t` if it is waiting. */
+void tc_sim_sched_cancel(tc_sim_sched *s, tc_sim_timer *t);
+
+#endif
