@@ -31,8 +31,8 @@ typedef struct opts {
 
 typedef struct client_view {
     int64_t n;
-    int64_t *send_ns;  /* by seq */
-    int64_t **chunks;  /* by seq, owned copies */
+    int64_t *send_ns; /* by seq */
+    int64_t **chunks; /* by seq, owned copies */
     size_t *n_chunks;
     int64_t text_chunks, failed;
 } client_view;
@@ -214,10 +214,15 @@ int main(int argc, char **argv)
     tc_prompts_single("hello from the client benchmark", &prompts);
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(srv));
-    tc_runner_config rc = {.api = TC_API_OPENAI, .model = TC_SIM_DEFAULT_MODEL,
-                           .prompts = &prompts, .max_tokens = o.max_tokens,
-                           .requests = o.requests, .concurrency = o.streams, .timeout_s = 120,
-                           .on_batch = keep, .ctx = &v};
+    tc_runner_config rc = {.api = TC_API_OPENAI,
+                           .model = TC_SIM_DEFAULT_MODEL,
+                           .prompts = &prompts,
+                           .max_tokens = o.max_tokens,
+                           .requests = o.requests,
+                           .concurrency = o.streams,
+                           .timeout_s = 120,
+                           .on_batch = keep,
+                           .ctx = &v};
     tc_endpoint_parse(url, &rc.endpoint, NULL, 0);
     tc_runner_result res;
     int64_t wall0 = tc_mono_ns(), cpu0 = thread_cpu_ns();

@@ -15,8 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tc_sim_route route = (tc_sim_route)(data[0] % 5);
     tc_sim_request rq;
     char err[256];
-    int rc = tc_sim_request_parse(route, (const char *)data + 1, size - 1, &rq,
-                                  err, sizeof err);
+    int rc = tc_sim_request_parse(route, (const char *)data + 1, size - 1, &rq, err, sizeof err);
     if (rc == 0) {
         /* A parsed request must be servable: bounded and NUL-terminated. */
         if (rq.max_tokens < 1 || rq.max_tokens > TC_SIM_MAX_TOKENS_LIMIT)

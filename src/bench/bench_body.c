@@ -75,8 +75,8 @@ tc_err tc_body_build(tc_api api, const char *model, const tc_prompt *prompt, int
         break;
     case TC_API_LLAMACPP:
     case TC_API_COUNT:
-        body = json_pack("{s:O, s:I, s:i, s:b}", "prompt", input, "n_predict", limit,
-                         "temperature", 0, "stream", 1);
+        body = json_pack("{s:O, s:I, s:i, s:b}", "prompt", input, "n_predict", limit, "temperature",
+                         0, "stream", 1);
         break;
     }
     json_decref(input);

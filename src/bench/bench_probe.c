@@ -147,8 +147,7 @@ static void copy_version(tc_probe *p, json_t *doc, const char *key)
 /* Asks for each API family in turn and notes which answer; the first one
  * found names the server's kind. Sets *answered when anything answered
  * HTTP at all. Returns 1 when some family was recognised. */
-static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe *p,
-                     int *answered)
+static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe *p, int *answered)
 {
     reply r;
     get(ep, "/api/version", key, t, &r);
@@ -204,8 +203,8 @@ static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe 
     return 1;
 }
 
-tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s,
-                       tc_probe *out, char *err, size_t errlen)
+tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s, tc_probe *out,
+                       char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int answered = 0;
@@ -287,8 +286,8 @@ tc_err tc_probe_pick_model(const tc_probe *p, const char *wanted, char *out, siz
     if (p->n_models == 0)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "the server lists no models; name one with --model");
-    int n = snprintf(err, errlen, "the server has %d models; choose one with --model: ",
-                     p->n_models);
+    int n =
+        snprintf(err, errlen, "the server has %d models; choose one with --model: ", p->n_models);
     list_models(p, err, errlen, n > 0 ? (size_t)n : 0);
     return TC_ERR_INVALID;
 }

@@ -51,8 +51,8 @@ tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t errlen);
  * TC_ERR_NET: nothing answers (err says what to check); TC_ERR_NOTFOUND:
  * it answers HTTP but is not an inference server. `api_key` (may be NULL)
  * is sent as a Bearer token and never kept. */
-tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s,
-                       tc_probe *out, char *err, size_t errlen);
+tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s, tc_probe *out,
+                       char *err, size_t errlen);
 
 /* Picks the model: `wanted` when the server has it (Ollama's ":latest" tag
  * may be left off), the only one when wanted is NULL and there is one.

@@ -103,8 +103,8 @@ static int valid_utf8(const char *s, size_t len)
     return probe != NULL;
 }
 
-tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out,
-                        char *err, size_t errlen)
+tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out, char *err,
+                        size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t i = 0;
@@ -163,8 +163,7 @@ tc_err tc_prompts_load(const char *path, tc_prompts *out, char *err, size_t errl
             cap = cap ? cap * 2 : 65536;
             char *p = cap <= MAX_PROMPTS_FILE ? realloc(data, cap) : NULL;
             if (!p) {
-                rc = tc_fail(err, errlen, TC_ERR_INVALID, "--prompts %s: larger than 64 MiB",
-                             path);
+                rc = tc_fail(err, errlen, TC_ERR_INVALID, "--prompts %s: larger than 64 MiB", path);
                 goto done;
             }
             data = p;

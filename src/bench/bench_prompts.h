@@ -30,8 +30,8 @@ tc_err tc_prompts_single(const char *text, tc_prompts *out);
  * one {"prompt": "..."} or {"messages": [...]} object per line, each with
  * an optional integer "max_tokens". `name` is used in errors, which read
  * "NAME:LINE: reason". */
-tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out,
-                        char *err, size_t errlen);
+tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out, char *err,
+                        size_t errlen);
 
 /* Reads and parses a prompts file. */
 tc_err tc_prompts_load(const char *path, tc_prompts *out, char *err, size_t errlen);

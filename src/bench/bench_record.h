@@ -26,12 +26,12 @@ int tc_api_parse(const char *name, tc_api *out);
 /* Why a request failed. */
 typedef enum tc_req_error {
     TC_REQ_OK = 0,
-    TC_REQ_CONNECT,    /* could not connect */
-    TC_REQ_TIMEOUT,    /* --timeout passed */
-    TC_REQ_HTTP,       /* HTTP status >= 400 */
-    TC_REQ_MALFORMED,  /* a chunk that is not valid JSON, or broken framing */
-    TC_REQ_DISCONNECT, /* the connection ended before the stream's end */
-    TC_REQ_SERVER,     /* an error object inside the stream */
+    TC_REQ_CONNECT,     /* could not connect */
+    TC_REQ_TIMEOUT,     /* --timeout passed */
+    TC_REQ_HTTP,        /* HTTP status >= 400 */
+    TC_REQ_MALFORMED,   /* a chunk that is not valid JSON, or broken framing */
+    TC_REQ_DISCONNECT,  /* the connection ended before the stream's end */
+    TC_REQ_SERVER,      /* an error object inside the stream */
     TC_REQ_INTERRUPTED, /* cut off by Ctrl-C after the grace period; kept as measured */
     TC_REQ_ERROR_COUNT
 } tc_req_error;
@@ -45,7 +45,8 @@ int tc_req_error_parse(const char *name, tc_req_error *out);
 typedef enum tc_token_source {
     TC_TOKENS_NONE = 0, /* unknown */
     TC_TOKENS_USAGE,    /* OpenAI usage object */
-    TC_TOKENS_SERVER,   /* server's own count: Ollama eval_count, llama.cpp tokens_predicted/timings */
+    TC_TOKENS_SERVER,   /* server's own count: Ollama eval_count, llama.cpp tokens_predicted/timings
+                         */
     TC_TOKENS_CHUNKS    /* counted chunks carrying text (a lower bound when chunks hold several) */
 } tc_token_source;
 
@@ -65,11 +66,11 @@ typedef struct tc_server_report {
 } tc_server_report;
 
 typedef struct tc_req_record {
-    int64_t seq;  /* order of sending within the run, from 0 */
-    int warmup;   /* 1: a warm-up request, stored but left out of every figure */
+    int64_t seq;     /* order of sending within the run, from 0 */
+    int warmup;      /* 1: a warm-up request, stored but left out of every figure */
     int64_t send_ns; /* when the request was handed to its connection (after connect or reuse) */
     int64_t send_wall_ns;
-    int64_t end_ns; /* last byte (or failure) time */
+    int64_t end_ns;  /* last byte (or failure) time */
     int http_status; /* 0 when no response */
     tc_req_error error;
     char error_detail[200]; /* human-readable, empty when ok */
@@ -115,9 +116,9 @@ typedef struct tc_run_info {
     int simulated;           /* 1 when the server is truecost sim */
     char server_version[64]; /* as the server reported it; "" = unknown */
     int concurrency;
-    int warmup;              /* warm-up requests asked for */
-    int64_t requests;        /* measured requests asked for; 0 with a duration */
-    double duration_s;       /* --duration; 0 with a request count */
+    int warmup;        /* warm-up requests asked for */
+    int64_t requests;  /* measured requests asked for; 0 with a duration */
+    double duration_s; /* --duration; 0 with a request count */
     int64_t max_tokens;
 } tc_run_info;
 

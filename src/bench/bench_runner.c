@@ -118,9 +118,9 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
     s->rec.end_ns = now;
     if (s->rec.http_status >= 400) {
         if (s->error_body.len < ERROR_BODY_MAX)
-            tc_buf_append(&s->error_body, data,
-                          n < ERROR_BODY_MAX - s->error_body.len ? n
-                                                                 : ERROR_BODY_MAX - s->error_body.len);
+            tc_buf_append(
+                &s->error_body, data,
+                n < ERROR_BODY_MAX - s->error_body.len ? n : ERROR_BODY_MAX - s->error_body.len);
         return n;
     }
     size_t before = s->rec.n_chunks;
@@ -220,8 +220,8 @@ static void flush_batch(runner *r)
 /* The server's own words from an error body, when it has the usual shape. */
 static void http_error_detail(slot *s)
 {
-    json_t *doc = json_loadb(s->error_body.data ? s->error_body.data : "", s->error_body.len, 0,
-                             NULL);
+    json_t *doc =
+        json_loadb(s->error_body.data ? s->error_body.data : "", s->error_body.len, 0, NULL);
     json_t *e = json_object_get(doc, "error");
     const char *msg = json_string_value(e);
     if (!msg)
@@ -229,8 +229,8 @@ static void http_error_detail(slot *s)
     if (!msg)
         msg = json_string_value(json_object_get(doc, "detail")); /* FastAPI, e.g. vLLM */
     if (msg)
-        snprintf(s->rec.error_detail, sizeof s->rec.error_detail, "HTTP %d: %s",
-                 s->rec.http_status, msg);
+        snprintf(s->rec.error_detail, sizeof s->rec.error_detail, "HTTP %d: %s", s->rec.http_status,
+                 msg);
     else
         snprintf(s->rec.error_detail, sizeof s->rec.error_detail, "HTTP %d: %.120s",
                  s->rec.http_status, s->error_body.data ? s->error_body.data : "(empty body)");

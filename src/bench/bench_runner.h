@@ -24,12 +24,12 @@
 #include "core/tc_error.h"
 
 typedef struct tc_runner_progress {
-    int64_t done;       /* measured requests finished */
-    int64_t planned;    /* measured requests asked for; 0 with a duration */
+    int64_t done;    /* measured requests finished */
+    int64_t planned; /* measured requests asked for; 0 with a duration */
     int64_t failed;
     int64_t in_flight;
-    double elapsed_s;   /* since the measured phase began */
-    double duration_s;  /* asked for; 0 with a request count */
+    double elapsed_s;           /* since the measured phase began */
+    double duration_s;          /* asked for; 0 with a request count */
     double output_tokens_per_s; /* over the last second or so */
     int warming_up;
 } tc_runner_progress;
@@ -41,10 +41,10 @@ typedef struct tc_runner_config {
     const tc_prompts *prompts; /* requests cycle through them in order */
     int64_t max_tokens;
     int warmup;
-    int64_t requests;   /* measured requests; ignored when duration_s > 0 */
-    double duration_s;  /* > 0: send until this much time has passed */
+    int64_t requests;  /* measured requests; ignored when duration_s > 0 */
+    double duration_s; /* > 0: send until this much time has passed */
     int concurrency;
-    double timeout_s;   /* per request */
+    double timeout_s;    /* per request */
     const char *api_key; /* Bearer token, or NULL; never kept */
     /* Set (by a signal handler) to stop sending; in-flight requests then
      * get one second to finish before they are abandoned. */
@@ -73,7 +73,6 @@ typedef struct tc_runner_result {
 /* Runs the workload. Returns TC_OK when it ran (however many requests
  * failed: they are in the records), or an error when it could not run at
  * all (libcurl setup, a batch callback failure), with the reason in err. */
-tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err,
-                     size_t errlen);
+tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err, size_t errlen);
 
 #endif

@@ -5,9 +5,8 @@
 #include <strings.h>
 
 /* Route paths users often paste with the base URL; the client adds its own. */
-static const char *const route_suffixes[] = {"/v1/chat/completions", "/v1/completions",
-                                             "/api/generate", "/api/chat", "/completion",
-                                             "/v1"};
+static const char *const route_suffixes[] = {
+    "/v1/chat/completions", "/v1/completions", "/api/generate", "/api/chat", "/completion", "/v1"};
 
 static int is_loopback(const char *host)
 {
@@ -48,8 +47,10 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
     size_t end = strcspn(rest, "?#");
     char hostpart[512];
     if (end == 0 || end >= sizeof hostpart)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host (expected e.g. "
-                                                    "http://127.0.0.1:11434)", url);
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "URL '%s': no host (expected e.g. "
+                       "http://127.0.0.1:11434)",
+                       url);
     memcpy(hostpart, rest, end);
     hostpart[end] = '\0';
     char *path = strchr(hostpart, '/');

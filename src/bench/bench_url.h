@@ -11,7 +11,7 @@ typedef struct tc_endpoint {
     char base[512];   /* scheme://host[:port][/prefix], no trailing slash, may hold credentials */
     char stored[512]; /* the same without user:password@ (what is stored and printed) */
     char host[256];
-    int local;        /* 1 when host is loopback (localhost, 127.x, ::1) */
+    int local; /* 1 when host is loopback (localhost, 127.x, ::1) */
 } tc_endpoint;
 
 /* Parses `url` ("http://host:port", "host:port" or "https://..."; a query

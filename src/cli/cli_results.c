@@ -70,8 +70,9 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
     double rate = m.requests.measured ? (double)m.requests.failed / (double)m.requests.measured : 0;
     if (!code && rate > max_error_rate) {
         tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate "
-                     "%.3g", (long long)m.requests.failed, (long long)m.requests.measured,
-                     rate * 100, max_error_rate);
+                     "%.3g",
+                     (long long)m.requests.failed, (long long)m.requests.measured, rate * 100,
+                     max_error_rate);
         code = EXIT_ERROR_RATE;
     }
     tc_run_metrics_free(&m);
@@ -89,9 +90,12 @@ typedef struct read_args {
 enum { OPT_DB = 256, OPT_JSON, OPT_WHAT, OPT_FORMAT };
 
 static const struct option read_options[] = {
-    {"db", required_argument, NULL, OPT_DB},       {"json", no_argument, NULL, OPT_JSON},
-    {"what", required_argument, NULL, OPT_WHAT},   {"format", required_argument, NULL, OPT_FORMAT},
-    {"output", required_argument, NULL, 'o'},      {"help", no_argument, NULL, 'h'},
+    {"db", required_argument, NULL, OPT_DB},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"what", required_argument, NULL, OPT_WHAT},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -105,12 +109,24 @@ static int parse_read(const char *cmd, int argc, char **argv, int positional, re
     int opt;
     while ((opt = getopt_long(argc, argv, "o:h", read_options, NULL)) != -1) {
         switch (opt) {
-        case OPT_DB: a->db = optarg; break;
-        case OPT_JSON: a->json = 1; break;
-        case OPT_WHAT: a->what = optarg; break;
-        case OPT_FORMAT: a->format = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 'h': a->help = 1; break;
+        case OPT_DB:
+            a->db = optarg;
+            break;
+        case OPT_JSON:
+            a->json = 1;
+            break;
+        case OPT_WHAT:
+            a->what = optarg;
+            break;
+        case OPT_FORMAT:
+            a->format = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'h':
+            a->help = 1;
+            break;
         default:
             tc_cli_error("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
             return -1;

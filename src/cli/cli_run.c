@@ -18,52 +18,62 @@
 
 void tc_cmd_run_help(FILE *out)
 {
-    fputs(
-        "Usage: truecost run [URL] [OPTIONS]\n"
-        "\n"
-        "Measure an inference endpoint: send a fixed workload, time every chunk, store\n"
-        "every request, print TTFT, ITL, TPOT, E2E percentiles and throughput.\n"
-        "Without URL, the usual local servers are tried on 127.0.0.1 (Ollama 11434,\n"
-        "vLLM 8000, llama.cpp 8080, SGLang 30000).\n"
-        "\n"
-        "Options:\n"
-        "  --model M            model to use (default: the server's only model)\n"
-        "  --api KIND           auto, ollama, ollama-chat, openai, openai-chat, llamacpp\n"
-        "                       (default auto: detected from the server)\n"
-        "  -n, --requests N     measured requests (default 20)\n"
-        "  --duration SECONDS   send for this long instead, then let in-flight finish\n"
-        "  --warmup N           warm-up requests first, stored but left out of every\n"
-        "                       figure (default 1)\n"
-        "  -c, --concurrency N  requests in flight at once (default 1)\n"
-        "  --max-tokens N       token limit per request (default 128)\n"
-        "  --prompt TEXT        the prompt (default: the seeds' recipe prompt)\n"
-        "  --prompts FILE       prompts, one per line, or JSONL {\"prompt\"|\"messages\",\n"
-        "                       \"max_tokens\"}; requests cycle through them in order\n"
-        "  --label NAME         a name for the run (for show/export)\n"
-        "  --db PATH            results database (default $TRUECOST_DB, else\n"
-        "                       $XDG_DATA_HOME/truecost/truecost.db, else\n"
-        "                       ~/.local/share/truecost/truecost.db)\n"
-        "  --json               print the summary as one JSON document on stdout\n"
-        "  --no-progress        no progress line on stderr\n"
-        "  --api-key-env VAR    send $VAR as a Bearer token (default OPENAI_API_KEY for\n"
-        "                       non-local hosts); the key is never stored or printed\n"
-        "  --timeout SECONDS    per request (default 300)\n"
-        "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
-        "\n"
-        "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
-        "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
-        "as failed with kind 'interrupted'); a second Ctrl-C exits at once with what\n"
-        "was saved. SIGTERM does the same.\n"
-        "\n"
-        "Exit status: 0 success; 1 usage error; 2 endpoint unreachable, not an\n"
-        "inference server, or the database unusable; 3 completed but the error rate\n"
-        "was above --max-error-rate; 130 interrupted by Ctrl-C (143 by SIGTERM).\n",
-        out);
+    fputs("Usage: truecost run [URL] [OPTIONS]\n"
+          "\n"
+          "Measure an inference endpoint: send a fixed workload, time every chunk, store\n"
+          "every request, print TTFT, ITL, TPOT, E2E percentiles and throughput.\n"
+          "Without URL, the usual local servers are tried on 127.0.0.1 (Ollama 11434,\n"
+          "vLLM 8000, llama.cpp 8080, SGLang 30000).\n"
+          "\n"
+          "Options:\n"
+          "  --model M            model to use (default: the server's only model)\n"
+          "  --api KIND           auto, ollama, ollama-chat, openai, openai-chat, llamacpp\n"
+          "                       (default auto: detected from the server)\n"
+          "  -n, --requests N     measured requests (default 20)\n"
+          "  --duration SECONDS   send for this long instead, then let in-flight finish\n"
+          "  --warmup N           warm-up requests first, stored but left out of every\n"
+          "                       figure (default 1)\n"
+          "  -c, --concurrency N  requests in flight at once (default 1)\n"
+          "  --max-tokens N       token limit per request (default 128)\n"
+          "  --prompt TEXT        the prompt (default: the seeds' recipe prompt)\n"
+          "  --prompts FILE       prompts, one per line, or JSONL {\"prompt\"|\"messages\",\n"
+          "                       \"max_tokens\"}; requests cycle through them in order\n"
+          "  --label NAME         a name for the run (for show/export)\n"
+          "  --db PATH            results database (default $TRUECOST_DB, else\n"
+          "                       $XDG_DATA_HOME/truecost/truecost.db, else\n"
+          "                       ~/.local/share/truecost/truecost.db)\n"
+          "  --json               print the summary as one JSON document on stdout\n"
+          "  --no-progress        no progress line on stderr\n"
+          "  --api-key-env VAR    send $VAR as a Bearer token (default OPENAI_API_KEY for\n"
+          "                       non-local hosts); the key is never stored or printed\n"
+          "  --timeout SECONDS    per request (default 300)\n"
+          "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
+          "\n"
+          "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
+          "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
+          "as failed with kind 'interrupted'); a second Ctrl-C exits at once with what\n"
+          "was saved. SIGTERM does the same.\n"
+          "\n"
+          "Exit status: 0 success; 1 usage error; 2 endpoint unreachable, not an\n"
+          "inference server, or the database unusable; 3 completed but the error rate\n"
+          "was above --max-error-rate; 130 interrupted by Ctrl-C (143 by SIGTERM).\n",
+          out);
 }
 
 enum {
-    OPT_MODEL = 256, OPT_API, OPT_DURATION, OPT_WARMUP, OPT_MAX_TOKENS, OPT_PROMPT,
-    OPT_PROMPTS, OPT_LABEL, OPT_DB, OPT_JSON, OPT_NO_PROGRESS, OPT_KEY_ENV, OPT_TIMEOUT,
+    OPT_MODEL = 256,
+    OPT_API,
+    OPT_DURATION,
+    OPT_WARMUP,
+    OPT_MAX_TOKENS,
+    OPT_PROMPT,
+    OPT_PROMPTS,
+    OPT_LABEL,
+    OPT_DB,
+    OPT_JSON,
+    OPT_NO_PROGRESS,
+    OPT_KEY_ENV,
+    OPT_TIMEOUT,
     OPT_MAX_ERR
 };
 
@@ -148,8 +158,12 @@ static int apply(run_args *a, int opt, const char *v)
 
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    *a = (run_args){.requests = 20, .warmup = 1, .concurrency = 1, .max_tokens = 128,
-                    .timeout_s = 300, .max_error_rate = 0.05};
+    *a = (run_args){.requests = 20,
+                    .warmup = 1,
+                    .concurrency = 1,
+                    .max_tokens = 128,
+                    .timeout_s = 300,
+                    .max_error_rate = 0.05};
     optind = 1;
     opterr = 0;
     int opt;
@@ -171,13 +185,14 @@ static int parse_args(int argc, char **argv, run_args *a)
         tc_cli_error("run: give --prompt or --prompts, not both");
         return -1;
     }
-    if (a->label && strlen(a->label) >= sizeof ((tc_run_info *)0)->label) {
+    if (a->label && strlen(a->label) >= sizeof((tc_run_info *)0)->label) {
         tc_cli_error("run: --label is longer than 127 bytes");
         return -1;
     }
     if (a->label && a->label[strspn(a->label, "0123456789")] == '\0') {
         tc_cli_error("run: --label '%s': a label cannot be all digits (show and export would "
-                     "read it as a run id); add a letter, e.g. 'run-%s'", a->label, a->label);
+                     "read it as a run id); add a letter, e.g. 'run-%s'",
+                     a->label, a->label);
         return -1;
     }
     return 0;
@@ -217,16 +232,15 @@ typedef struct run_ctx {
 static void mark_interrupted(void *ctx)
 {
     run_ctx *c = ctx;
-    c->marked = tc_store_run_finish(c->store, c->run_id, "interrupted", c->err,
-                                    sizeof c->err) == TC_OK;
+    c->marked =
+        tc_store_run_finish(c->store, c->run_id, "interrupted", c->err, sizeof c->err) == TC_OK;
 }
 
 static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 {
     run_ctx *c = ctx;
-    return tc_store_add_requests(c->store, c->run_id, recs, n, c->err, sizeof c->err) == TC_OK
-               ? 0
-               : -1;
+    return tc_store_add_requests(c->store, c->run_id, recs, n, c->err, sizeof c->err) == TC_OK ? 0
+                                                                                               : -1;
 }
 
 static void show_progress(void *ctx, const tc_runner_progress *p)
@@ -237,7 +251,8 @@ static void show_progress(void *ctx, const tc_runner_progress *p)
     if (p->warming_up) {
         fprintf(stderr, "\r\033[Kwarming up...");
     } else if (p->planned > 0) {
-        fprintf(stderr, "\r\033[K%lld/%lld requests  %.1f output tok/s  %lld errors  %lld in flight",
+        fprintf(stderr,
+                "\r\033[K%lld/%lld requests  %.1f output tok/s  %lld errors  %lld in flight",
                 (long long)p->done, (long long)p->planned, p->output_tokens_per_s,
                 (long long)p->failed, (long long)p->in_flight);
     } else {
@@ -267,8 +282,8 @@ static int find_endpoint(const run_args *a, tc_endpoint *ep)
     return 0;
 }
 
-static int find_server(const run_args *a, const char *key, const tc_endpoint *ep,
-                       tc_probe *probe, tc_api *api, char *model, size_t model_len)
+static int find_server(const run_args *a, const char *key, const tc_endpoint *ep, tc_probe *probe,
+                       tc_api *api, char *model, size_t model_len)
 {
     char err[1024];
     tc_err rc = tc_probe_server(ep, key, 5.0, probe, err, sizeof err);
@@ -283,11 +298,13 @@ static int find_server(const run_args *a, const char *key, const tc_endpoint *ep
         *api = tc_server_default_api(probe->kind);
     } else if (tc_api_parse(a->api, api) < 0) {
         tc_cli_error("run: --api '%s': expected auto, ollama, ollama-chat, openai, "
-                     "openai-chat or llamacpp", a->api);
+                     "openai-chat or llamacpp",
+                     a->api);
         return TC_EXIT_USAGE;
     } else if (!tc_probe_speaks(probe, *api)) {
         tc_cli_error("run: --api %s: the server at %s (%s) does not serve that API; try --api "
-                     "%s or --api auto", a->api, ep->stored, tc_server_kind_name(probe->kind),
+                     "%s or --api auto",
+                     a->api, ep->stored, tc_server_kind_name(probe->kind),
                      tc_api_name(tc_server_default_api(probe->kind)));
         return TC_EXIT_RUNTIME;
     }
@@ -328,8 +345,8 @@ static int load_prompts(const run_args *a, tc_prompts *p)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *probe,
-                      tc_api api, const char *model, tc_run_info *info)
+static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *probe, tc_api api,
+                      const char *model, tc_run_info *info)
 {
     memset(info, 0, sizeof *info);
     snprintf(info->label, sizeof info->label, "%s", a->label ? a->label : "");
@@ -359,11 +376,13 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
     if (rc != TC_OK)
         tc_cli_error("run: %s%s%s", err, ctx->err[0] ? ": " : "", ctx->err);
     if (res.abandoned)
-        fprintf(stderr, "truecost: interrupted: %lld request(s) still in flight were cut off "
-                        "(stored as 'interrupted', left out of the figures)\n",
+        fprintf(stderr,
+                "truecost: interrupted: %lld request(s) still in flight were cut off "
+                "(stored as 'interrupted', left out of the figures)\n",
                 (long long)res.abandoned);
     char serr[512];
-    if (!ctx->marked && tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
+    if (!ctx->marked &&
+        tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
         tc_cli_error("run: %s", serr);
     snprintf(info->status, sizeof info->status, "%s", status);
     int exit_code = tc_cli_print_run(ctx->store, info, a->json, a->max_error_rate);
@@ -414,12 +433,22 @@ int tc_cmd_run(int argc, char **argv)
             fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)info.id,
                     tc_api_name(api), model, ep.stored, probe.simulated ? " (SIMULATED)" : "");
         tc_runner_config cfg = {
-            .endpoint = ep, .api = api, .model = model, .prompts = &prompts,
-            .max_tokens = a.max_tokens, .warmup = (int)a.warmup, .requests = a.requests,
-            .duration_s = a.duration_s, .concurrency = (int)a.concurrency,
-            .timeout_s = a.timeout_s, .api_key = key, .stop = &stop_requested,
-            .on_batch = store_batch, .on_progress = show_progress,
-            .on_stop = mark_interrupted, .ctx = &ctx,
+            .endpoint = ep,
+            .api = api,
+            .model = model,
+            .prompts = &prompts,
+            .max_tokens = a.max_tokens,
+            .warmup = (int)a.warmup,
+            .requests = a.requests,
+            .duration_s = a.duration_s,
+            .concurrency = (int)a.concurrency,
+            .timeout_s = a.timeout_s,
+            .api_key = key,
+            .stop = &stop_requested,
+            .on_batch = store_batch,
+            .on_progress = show_progress,
+            .on_stop = mark_interrupted,
+            .ctx = &ctx,
         };
         code = execute(&a, &ctx, &cfg, &info);
     }

@@ -10,65 +10,74 @@
 
 void tc_cmd_sim_help(FILE *out)
 {
-    fputs(
-        "Usage: truecost sim [OPTIONS]\n"
-        "\n"
-        "Run a SIMULATED inference server that speaks the Ollama native API, the\n"
-        "OpenAI-compatible API and llama.cpp's extras, streaming tokens at known,\n"
-        "controlled timings. It is the peer of the demo and of truecost's tests;\n"
-        "everything it serves carries the header 'x-truecost-simulated: 1'.\n"
-        "\n"
-        "Options:\n"
-        "  --listen HOST:PORT   address to listen on (default 127.0.0.1:0; port 0 picks a\n"
-        "                       free port, printed at start)\n"
-        "  --port-file FILE     also write the chosen port to FILE (atomically)\n"
-        "  --model NAME         a model to serve; repeat for more (default sim-llama-8b)\n"
-        "  --ttft-ms N          fixed part of the time to first token (default 20)\n"
-        "  --prefill-tps N      prompt tokens processed per second (default 2000)\n"
-        "  --decode-tps N       tokens per second of one stream (default 100)\n"
-        "  --jitter-ms N        add a random delay in [0, N) ms to the TTFT and to every\n"
-        "                       token interval (default 0)\n"
-        "  --max-batch N        streams decoded at full speed at once (default 64)\n"
-        "  --fault KIND:RATE[:ARG]  inject faults; repeat for more (see below)\n"
-        "  --seed N             seed of the text, jitter and fault plan (default 1)\n"
-        "  --truth FILE         write one JSON line per request: the time each chunk was\n"
-        "                       handed to the socket, tokens sent, fault applied\n"
-        "  --max-body-bytes N   larger request bodies get HTTP 413 (default 1048576)\n"
-        "  -h, --help           show this help\n"
-        "\n"
-        "Timing model:\n"
-        "  TTFT     = ttft-ms + prompt tokens / prefill-tps\n"
-        "  interval = 1 / decode-tps, times (active streams / max-batch) when more than\n"
-        "             max-batch streams decode at once, so the aggregate rate saturates\n"
-        "             at decode-tps * max-batch, as a server whose batch is full.\n"
-        "  Every request generates exactly max_tokens / num_predict / n_predict tokens\n"
-        "  (default 128). Prompt tokens: whitespace-separated words + 1; a chat counts\n"
-        "  1 + the words of every message + 4 per message. The text is pseudo-words\n"
-        "  fixed by the seed and the prompt: the same prompt gets the same completion.\n"
-        "  Ollama's durations are what the simulator did: prompt_eval_duration is the\n"
-        "  TTFT less the first decode step, eval_duration covers eval_count steps.\n"
-        "\n"
-        "Faults (RATE is a probability 0..1; request decisions are fixed by --seed):\n"
-        "  http500:RATE         answer HTTP 500 with the API's error body\n"
-        "  http503:RATE         answer HTTP 503\n"
-        "  disconnect:RATE      cut the connection halfway through the stream\n"
-        "  malformed:RATE       send one chunk of invalid JSON halfway through\n"
-        "  stall:RATE:MS        pause MS milliseconds halfway through the stream\n"
-        "  slow-accept:RATE:MS  wait MS milliseconds before the first response byte\n"
-        "  crash-after:N        exit abruptly (status 3) once N requests have finished\n"
-        "\n"
-        "Routes: GET /api/version /api/tags /api/ps, POST /api/show /api/generate\n"
-        "/api/chat; GET /v1/models, POST /v1/completions /v1/chat/completions;\n"
-        "GET /health /props, POST /completion.\n"
-        "\n"
-        "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 usage error; 2 cannot listen or\n"
-        "write a file; 3 crash-after fault.\n",
-        out);
+    fputs("Usage: truecost sim [OPTIONS]\n"
+          "\n"
+          "Run a SIMULATED inference server that speaks the Ollama native API, the\n"
+          "OpenAI-compatible API and llama.cpp's extras, streaming tokens at known,\n"
+          "controlled timings. It is the peer of the demo and of truecost's tests;\n"
+          "everything it serves carries the header 'x-truecost-simulated: 1'.\n"
+          "\n"
+          "Options:\n"
+          "  --listen HOST:PORT   address to listen on (default 127.0.0.1:0; port 0 picks a\n"
+          "                       free port, printed at start)\n"
+          "  --port-file FILE     also write the chosen port to FILE (atomically)\n"
+          "  --model NAME         a model to serve; repeat for more (default sim-llama-8b)\n"
+          "  --ttft-ms N          fixed part of the time to first token (default 20)\n"
+          "  --prefill-tps N      prompt tokens processed per second (default 2000)\n"
+          "  --decode-tps N       tokens per second of one stream (default 100)\n"
+          "  --jitter-ms N        add a random delay in [0, N) ms to the TTFT and to every\n"
+          "                       token interval (default 0)\n"
+          "  --max-batch N        streams decoded at full speed at once (default 64)\n"
+          "  --fault KIND:RATE[:ARG]  inject faults; repeat for more (see below)\n"
+          "  --seed N             seed of the text, jitter and fault plan (default 1)\n"
+          "  --truth FILE         write one JSON line per request: the time each chunk was\n"
+          "                       handed to the socket, tokens sent, fault applied\n"
+          "  --max-body-bytes N   larger request bodies get HTTP 413 (default 1048576)\n"
+          "  -h, --help           show this help\n"
+          "\n"
+          "Timing model:\n"
+          "  TTFT     = ttft-ms + prompt tokens / prefill-tps\n"
+          "  interval = 1 / decode-tps, times (active streams / max-batch) when more than\n"
+          "             max-batch streams decode at once, so the aggregate rate saturates\n"
+          "             at decode-tps * max-batch, as a server whose batch is full.\n"
+          "  Every request generates exactly max_tokens / num_predict / n_predict tokens\n"
+          "  (default 128). Prompt tokens: whitespace-separated words + 1; a chat counts\n"
+          "  1 + the words of every message + 4 per message. The text is pseudo-words\n"
+          "  fixed by the seed and the prompt: the same prompt gets the same completion.\n"
+          "  Ollama's durations are what the simulator did: prompt_eval_duration is the\n"
+          "  TTFT less the first decode step, eval_duration covers eval_count steps.\n"
+          "\n"
+          "Faults (RATE is a probability 0..1; request decisions are fixed by --seed):\n"
+          "  http500:RATE         answer HTTP 500 with the API's error body\n"
+          "  http503:RATE         answer HTTP 503\n"
+          "  disconnect:RATE      cut the connection halfway through the stream\n"
+          "  malformed:RATE       send one chunk of invalid JSON halfway through\n"
+          "  stall:RATE:MS        pause MS milliseconds halfway through the stream\n"
+          "  slow-accept:RATE:MS  wait MS milliseconds before the first response byte\n"
+          "  crash-after:N        exit abruptly (status 3) once N requests have finished\n"
+          "\n"
+          "Routes: GET /api/version /api/tags /api/ps, POST /api/show /api/generate\n"
+          "/api/chat; GET /v1/models, POST /v1/completions /v1/chat/completions;\n"
+          "GET /health /props, POST /completion.\n"
+          "\n"
+          "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 usage error; 2 cannot listen or\n"
+          "write a file; 3 crash-after fault.\n",
+          out);
 }
 
 enum {
-    OPT_LISTEN = 256, OPT_PORT_FILE, OPT_MODEL, OPT_TTFT, OPT_PREFILL, OPT_DECODE, OPT_JITTER,
-    OPT_BATCH, OPT_FAULT, OPT_SEED, OPT_TRUTH, OPT_MAX_BODY
+    OPT_LISTEN = 256,
+    OPT_PORT_FILE,
+    OPT_MODEL,
+    OPT_TTFT,
+    OPT_PREFILL,
+    OPT_DECODE,
+    OPT_JITTER,
+    OPT_BATCH,
+    OPT_FAULT,
+    OPT_SEED,
+    OPT_TRUTH,
+    OPT_MAX_BODY
 };
 
 static const struct option options[] = {
@@ -159,8 +168,8 @@ static int apply(sim_args *a, int opt, const char *val)
 
 static void banner(const tc_sim_server *srv, const tc_sim_config *c)
 {
-    printf("truecost sim: SIMULATED inference server listening on http://%s:%u\n",
-           c->host, (unsigned)tc_sim_server_port(srv));
+    printf("truecost sim: SIMULATED inference server listening on http://%s:%u\n", c->host,
+           (unsigned)tc_sim_server_port(srv));
     printf("  models:");
     if (c->n_models == 0)
         printf(" %s", TC_SIM_DEFAULT_MODEL);
@@ -228,8 +237,10 @@ int tc_cmd_sim(int argc, char **argv)
     tc_sim_stats st;
     tc_sim_server_stats(srv, &st);
     if (result == 1) {
-        fprintf(stderr, "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED "
-                        "crash)\n", (long long)a.cfg.faults.crash_after);
+        fprintf(stderr,
+                "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED "
+                "crash)\n",
+                (long long)a.cfg.faults.crash_after);
         fflush(NULL);
         _exit(3); /* no cleanup: in-flight streams are cut, as in a real crash */
     }

@@ -10,12 +10,11 @@
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
-    {"run", "measure an inference endpoint and store every request", tc_cmd_run,
-     tc_cmd_run_help},
+    {"run", "measure an inference endpoint and store every request", tc_cmd_run, tc_cmd_run_help},
     {"runs", "list the stored runs", tc_cmd_runs, tc_cmd_runs_help},
     {"show", "print a stored run's summary", tc_cmd_show, tc_cmd_show_help},
-    {"export", "write a stored run's requests, chunks or summary as CSV or JSON",
-     tc_cmd_export, tc_cmd_export_help},
+    {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export,
+     tc_cmd_export_help},
     {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
      tc_cmd_sim_help},
 };

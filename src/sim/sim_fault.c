@@ -12,14 +12,17 @@ static const struct {
     tc_sim_fault_kind kind;
     int needs_arg; /* 1: RATE:MS, 2: N only */
 } kinds[] = {
-    {"http500", TC_FAULT_HTTP500, 0},         {"http503", TC_FAULT_HTTP503, 0},
-    {"disconnect", TC_FAULT_DISCONNECT, 0},   {"malformed", TC_FAULT_MALFORMED, 0},
-    {"stall", TC_FAULT_STALL, 1},             {"slow-accept", TC_FAULT_SLOW_ACCEPT, 1},
+    {"http500", TC_FAULT_HTTP500, 0},
+    {"http503", TC_FAULT_HTTP503, 0},
+    {"disconnect", TC_FAULT_DISCONNECT, 0},
+    {"malformed", TC_FAULT_MALFORMED, 0},
+    {"stall", TC_FAULT_STALL, 1},
+    {"slow-accept", TC_FAULT_SLOW_ACCEPT, 1},
     {"crash-after", TC_FAULT_CRASH_AFTER, 2},
 };
 
-#define FORMS                                                                                     \
-    "http500:RATE, http503:RATE, disconnect:RATE, malformed:RATE, stall:RATE:MS, "                \
+#define FORMS                                                                                      \
+    "http500:RATE, http503:RATE, disconnect:RATE, malformed:RATE, stall:RATE:MS, "                 \
     "slow-accept:RATE:MS, crash-after:N"
 
 const char *tc_sim_fault_name(tc_sim_fault_kind kind)

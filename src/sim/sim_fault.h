@@ -34,8 +34,8 @@ typedef enum tc_sim_fault_kind {
 
 typedef struct tc_sim_fault_rule {
     tc_sim_fault_kind kind;
-    double rate;  /* probability per request; unused by crash-after */
-    int64_t arg;  /* ms for stall and slow-accept; N for crash-after */
+    double rate; /* probability per request; unused by crash-after */
+    int64_t arg; /* ms for stall and slow-accept; N for crash-after */
 } tc_sim_fault_rule;
 
 typedef struct tc_sim_fault_plan {
@@ -46,9 +46,9 @@ typedef struct tc_sim_fault_plan {
 
 /* What happens to one request. */
 typedef struct tc_sim_fault_decision {
-    tc_sim_fault_kind kind;   /* TC_FAULT_NONE or one of the exclusive kinds */
-    int64_t stall_ms;         /* for TC_FAULT_STALL */
-    int64_t slow_accept_ms;   /* 0 = answer at once */
+    tc_sim_fault_kind kind; /* TC_FAULT_NONE or one of the exclusive kinds */
+    int64_t stall_ms;       /* for TC_FAULT_STALL */
+    int64_t slow_accept_ms; /* 0 = answer at once */
 } tc_sim_fault_decision;
 
 /* Parses one spec and adds it to the plan. Returns 0, or -1 with the reason

@@ -58,8 +58,8 @@ void tc_sim_stream_drop_all(tc_sim_server *s);
 void tc_sim_headers(struct evhttp_request *req, const char *content_type);
 
 /* Sends `body` (len bytes) with `status`. */
-void tc_sim_send(struct evhttp_request *req, int status, const char *content_type,
-                 const char *body, size_t len);
+void tc_sim_send(struct evhttp_request *req, int status, const char *content_type, const char *body,
+                 size_t len);
 
 /* Sends an error in the shape of `route`'s API. */
 void tc_sim_send_error(struct evhttp_request *req, tc_sim_route route, int status,

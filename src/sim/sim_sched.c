@@ -12,7 +12,7 @@
 struct tc_sim_sched {
     struct event *tick;
     int64_t last_tick_ns; /* when the last wake-up began */
-    int64_t tick_due; /* when the tick is armed for; -1 when not armed */
+    int64_t tick_due;     /* when the tick is armed for; -1 when not armed */
     tc_sim_timer **heap;
     size_t n, cap;
     int serving; /* inside on_tick: it re-arms once at the end */

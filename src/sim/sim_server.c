@@ -36,8 +36,8 @@ void tc_sim_headers(struct evhttp_request *req, const char *content_type)
     evhttp_add_header(h, "Server", "truecost-sim/" TC_VERSION " (SIMULATED)");
 }
 
-void tc_sim_send(struct evhttp_request *req, int status, const char *content_type,
-                 const char *body, size_t len)
+void tc_sim_send(struct evhttp_request *req, int status, const char *content_type, const char *body,
+                 size_t len)
 {
     struct evbuffer *b = evbuffer_new();
     if (b)
@@ -114,8 +114,9 @@ static json_t *model_details(void)
 static void model_digest(const char *name, char out[65])
 {
     for (int i = 0; i < 4; i++)
-        snprintf(out + 16 * i, 17, "%016llx",
-                 (unsigned long long)tc_hash3(tc_hash_bytes(name, strlen(name), 0), (uint64_t)i, 0));
+        snprintf(
+            out + 16 * i, 17, "%016llx",
+            (unsigned long long)tc_hash3(tc_hash_bytes(name, strlen(name), 0), (uint64_t)i, 0));
 }
 
 static json_t *model_entry(const tc_sim_server *s, const char *name, int loaded)
@@ -169,8 +170,8 @@ static void route_show(tc_sim_server *s, struct evhttp_request *req)
                   json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:[s]}", "license",
                             "SIMULATED model of truecost sim", "modelfile",
                             "# SIMULATED by truecost sim", "parameters", "temperature 0",
-                            "template", "{{ .Prompt }}", "details", model_details(),
-                            "model_info", info, "capabilities", "completion"));
+                            "template", "{{ .Prompt }}", "details", model_details(), "model_info",
+                            info, "capabilities", "completion"));
     }
     json_decref(body);
 }
@@ -179,8 +180,8 @@ static void route_models(tc_sim_server *s, struct evhttp_request *req)
 {
     json_t *data = json_array();
     for (int i = 0; i < s->n_models; i++)
-        json_array_append_new(data, json_pack("{s:s, s:s, s:I, s:s}", "id", s->models[i],
-                                              "object", "model", "created",
+        json_array_append_new(data, json_pack("{s:s, s:s, s:I, s:s}", "id", s->models[i], "object",
+                                              "model", "created",
                                               (json_int_t)(s->started_wall_ns / TC_NS_PER_S),
                                               "owned_by", "truecost-sim"));
     send_json(req, 200, json_pack("{s:s, s:o}", "object", "list", "data", data));
@@ -292,8 +293,10 @@ static void on_request(struct evhttp_request *req, void *arg)
         return;
     }
     char msg[300];
-    snprintf(msg, sizeof msg, "no such route: %.200s (truecost sim serves /api/*, /v1/*, "
-                              "/completion, /health, /props)", path);
+    snprintf(msg, sizeof msg,
+             "no such route: %.200s (truecost sim serves /api/*, /v1/*, "
+             "/completion, /health, /props)",
+             path);
     send_path_error(req, path, 404, msg);
 }
 

@@ -19,16 +19,16 @@
 #define TC_SIM_MAX_MODELS 32
 
 typedef struct tc_sim_config {
-    const char *host;                 /* listen address; default "127.0.0.1" */
-    uint16_t port;                    /* 0 = pick a free port */
+    const char *host; /* listen address; default "127.0.0.1" */
+    uint16_t port;    /* 0 = pick a free port */
     const char *models[TC_SIM_MAX_MODELS];
-    int n_models;                     /* 0 = one model, TC_SIM_DEFAULT_MODEL */
+    int n_models; /* 0 = one model, TC_SIM_DEFAULT_MODEL */
     tc_sim_timing timing;
     tc_sim_fault_plan faults;
     uint64_t seed;
-    const char *truth_path;           /* NULL = no ground-truth file */
-    size_t max_body_bytes;            /* larger request bodies get 413 */
-    int handle_signals;               /* 1: SIGINT/SIGTERM stop the loop cleanly */
+    const char *truth_path; /* NULL = no ground-truth file */
+    size_t max_body_bytes;  /* larger request bodies get 413 */
+    int handle_signals;     /* 1: SIGINT/SIGTERM stop the loop cleanly */
 } tc_sim_config;
 
 /* Fills defaults: 127.0.0.1:0, the default model, default timing, seed 1,
@@ -41,9 +41,9 @@ typedef struct tc_sim_server tc_sim_server;
  * was produced. Percentiles are exact to 1 us (histogram of 1 us bins up
  * to 100 ms; later ones count in the top bin). */
 typedef struct tc_sim_stats {
-    uint64_t requests;     /* inference requests received */
-    uint64_t tokens;       /* tokens produced */
-    uint64_t ticks;        /* timer firings measured */
+    uint64_t requests; /* inference requests received */
+    uint64_t tokens;   /* tokens produced */
+    uint64_t ticks;    /* timer firings measured */
     int64_t late_p50_ns;
     int64_t late_p99_ns;
     int64_t late_max_ns;
@@ -52,8 +52,7 @@ typedef struct tc_sim_stats {
 /* Binds and prepares the server. On failure returns the error and writes
  * the reason (address, errno text, what to do) into err; *out is NULL.
  * The config's strings are copied. Free with tc_sim_server_free. */
-tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err,
-                         size_t errlen);
+tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err, size_t errlen);
 
 /* The port actually bound (useful with port 0). */
 uint16_t tc_sim_server_port(const tc_sim_server *s);

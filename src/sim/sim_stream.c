@@ -30,7 +30,7 @@ typedef struct chunk_time {
 typedef struct sim_stream {
     struct sim_stream *prev, *next;
     tc_sim_server *srv;
-    struct evhttp_request *req;  /* NULL once the connection is gone */
+    struct evhttp_request *req; /* NULL once the connection is gone */
     struct evhttp_connection *conn;
     tc_sim_timer timer; /* its token timer; on_timer finds the stream from it */
     tc_sim_request rq;
@@ -54,7 +54,6 @@ typedef struct sim_stream {
     chunk_time *chunks;
     size_t n_chunks, cap_chunks, unwritten; /* chunks[unwritten..] not yet reported written */
 } sim_stream;
-
 
 /* ---- bookkeeping -------------------------------------------------------- */
 
@@ -149,8 +148,7 @@ static void write_truth(sim_stream *st, const char *outcome)
                   "\"slow_accept_ms\":%lld,\"outcome\":\"%s\",\"chunks\":[",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
                   st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
-                  tc_sim_fault_name(st->fault.kind), (long long)st->fault.slow_accept_ms,
-                  outcome);
+                  tc_sim_fault_name(st->fault.kind), (long long)st->fault.slow_accept_ms, outcome);
     for (size_t i = 0; i < st->n_chunks; i++)
         tc_buf_printf(b, "%s{\"mono_ns\":%lld,\"utc\":\"%s\",\"tokens\":%d}", i ? "," : "",
                       (long long)st->chunks[i].mono_ns,
@@ -256,7 +254,7 @@ static int send_direct(sim_stream *st, const tc_buf *b)
     size_t total = (size_t)hl + b->len + 2;
     ssize_t n = writev(bufferevent_getfd(bev), iov, 3);
     if (n <= 0)
-        return 0; /* EAGAIN, or a broken connection that evhttp will notice and report */
+        return 0;            /* EAGAIN, or a broken connection that evhttp will notice and report */
     if ((size_t)n < total) { /* the rest goes out in order through libevent */
         for (int i = 0, off = 0; i < 3; off += (int)iov[i].iov_len, i++) {
             size_t from = (size_t)n > (size_t)off ? (size_t)n - (size_t)off : 0;
@@ -318,8 +316,8 @@ static void reply_whole(sim_stream *st, int64_t now)
     metrics_of(st, now, &m);
     tc_buf *b = &st->scratch;
     tc_buf_reset(b);
-    tc_sim_wire_full(&st->wire, st->text.data ? st->text.data : "", st->text.len, tc_wall_ns(),
-                     &m, b);
+    tc_sim_wire_full(&st->wire, st->text.data ? st->text.data : "", st->text.len, tc_wall_ns(), &m,
+                     b);
     if (st->fault.kind == TC_FAULT_MALFORMED && !st->rq.load_only)
         b->len /= 2; /* a truncated body: invalid JSON */
     before_last_send(st);
@@ -352,7 +350,9 @@ static void begin(sim_stream *st)
 {
     tc_sim_server *s = st->srv;
     st->t_start = tc_mono_ns();
-    int http = st->fault.kind == TC_FAULT_HTTP500 ? 500 : st->fault.kind == TC_FAULT_HTTP503 ? 503 : 0;
+    int http = st->fault.kind == TC_FAULT_HTTP500   ? 500
+               : st->fault.kind == TC_FAULT_HTTP503 ? 503
+                                                    : 0;
     if (http) {
         st->status = http;
         before_last_send(st);
@@ -372,8 +372,8 @@ static void begin(sim_stream *st)
         tc_sim_headers(st->req, tc_sim_wire_stream_type(st->rq.route));
         evhttp_add_header(evhttp_request_get_output_headers(st->req), "Cache-Control", "no-cache");
         evhttp_send_reply_start(st->req, 200, "OK");
-        const char *te = evhttp_find_header(evhttp_request_get_output_headers(st->req),
-                                            "Transfer-Encoding");
+        const char *te =
+            evhttp_find_header(evhttp_request_get_output_headers(st->req), "Transfer-Encoding");
         st->chunked = te && strcmp(te, "chunked") == 0;
         tc_buf_reset(&st->scratch);
         tc_sim_wire_stream_start(&st->wire, tc_wall_ns(), &st->scratch);

@@ -5,7 +5,7 @@
 #include "core/tc_rng.h"
 
 static const char *const syllables[32] = {
-    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "so", "da", "fu", "ge", "hi", "ju", "ba",
+    "ka", "lo", "mi", "ne", "ru", "ta",  "vo", "zi", "pe", "so", "da", "fu", "ge", "hi", "ju", "ba",
     "co", "ly", "ma", "no", "pa", "qui", "re", "si", "tu", "ve", "wa", "xo", "ye", "zu", "an", "el",
 };
 

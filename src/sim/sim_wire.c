@@ -53,8 +53,7 @@ static void put_timings(tc_buf *out, const tc_sim_metrics *m)
 static void put_usage(tc_buf *out, const tc_sim_metrics *m)
 {
     tc_buf_printf(out, "{\"prompt_tokens\":%d,\"completion_tokens\":%d,\"total_tokens\":%d}",
-                  m->prompt_tokens, m->completion_tokens,
-                  m->prompt_tokens + m->completion_tokens);
+                  m->prompt_tokens, m->completion_tokens, m->prompt_tokens + m->completion_tokens);
 }
 
 /* Ollama omits every metric that is zero. */
@@ -63,9 +62,9 @@ static void put_ollama_metrics(tc_buf *out, const tc_sim_metrics *m)
     const struct {
         const char *key;
         int64_t v;
-    } f[] = {{"total_duration", m->total_ns},      {"load_duration", m->load_ns},
+    } f[] = {{"total_duration", m->total_ns},         {"load_duration", m->load_ns},
              {"prompt_eval_count", m->prompt_tokens}, {"prompt_eval_duration", m->prompt_eval_ns},
-             {"eval_count", m->completion_tokens},  {"eval_duration", m->eval_ns}};
+             {"eval_count", m->completion_tokens},    {"eval_duration", m->eval_ns}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (f[i].v != 0)
             tc_buf_printf(out, ",\"%s\":%lld", f[i].key, (long long)f[i].v);

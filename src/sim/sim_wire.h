@@ -15,10 +15,10 @@
 typedef struct tc_sim_metrics {
     int prompt_tokens;
     int completion_tokens;
-    int64_t total_ns;       /* request arrival -> last token */
-    int64_t load_ns;        /* arrival -> prefill start (request handling) */
-    int64_t prompt_eval_ns; /* prefill: TTFT less the first decode step */
-    int64_t eval_ns;        /* decode: completion_tokens decode steps */
+    int64_t total_ns;        /* request arrival -> last token */
+    int64_t load_ns;         /* arrival -> prefill start (request handling) */
+    int64_t prompt_eval_ns;  /* prefill: TTFT less the first decode step */
+    int64_t eval_ns;         /* decode: completion_tokens decode steps */
     const char *done_reason; /* "length", "stop" or "load" */
 } tc_sim_metrics;
 

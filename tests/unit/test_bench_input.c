@@ -86,9 +86,9 @@ static void jsonl_prompts_and_their_errors(void **state)
         {"plain\ncaf\xe9 latin-1\n", "p.jsonl:2: not valid UTF-8"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(tc_prompts_parse("p.jsonl", bad[i].data, strlen(bad[i].data), &p, err,
-                                          sizeof err),
-                         TC_ERR_PARSE);
+        assert_int_equal(
+            tc_prompts_parse("p.jsonl", bad[i].data, strlen(bad[i].data), &p, err, sizeof err),
+            TC_ERR_PARSE);
         if (!strstr(err, bad[i].want))
             fail_msg("'%s': '%s' lacks '%s'", bad[i].data, err, bad[i].want);
     }
@@ -111,9 +111,8 @@ static void bodies_use_each_api_fields(void **state)
     (void)state;
     tc_prompt text = {.text = "why", .max_tokens = 0};
     json_t *d = body_of(TC_API_OLLAMA, &text);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "options"),
-                                                        "num_predict")),
-                     16);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(d, "options"), "num_predict")), 16);
     assert_true(json_is_true(json_object_get(d, "stream")));
     assert_string_equal(json_string_value(json_object_get(d, "prompt")), "why");
     json_decref(d);
@@ -122,8 +121,8 @@ static void bodies_use_each_api_fields(void **state)
     json_t *m0 = json_array_get(json_object_get(d, "messages"), 0);
     assert_string_equal(json_string_value(json_object_get(m0, "role")), "user");
     assert_int_equal(json_integer_value(json_object_get(d, "max_tokens")), 16);
-    assert_true(json_is_true(
-        json_object_get(json_object_get(d, "stream_options"), "include_usage")));
+    assert_true(
+        json_is_true(json_object_get(json_object_get(d, "stream_options"), "include_usage")));
     assert_int_equal(json_integer_value(json_object_get(d, "temperature")), 0);
     json_decref(d);
 

@@ -41,10 +41,11 @@ static void buf_grows_and_resets(void **state)
     tc_buf_reset(&b);
     assert_int_equal(b.len, 0);
     assert_string_equal(b.data, "");
-    tc_buf_printf(&b, "%s", "a long enough string to pass the small buffer of printf ....... "
-                            "......................................................... "
-                            "......................................................... "
-                            "......................................................... end");
+    tc_buf_printf(&b, "%s",
+                  "a long enough string to pass the small buffer of printf ....... "
+                  "......................................................... "
+                  "......................................................... "
+                  "......................................................... end");
     assert_int_equal(tc_buf_status(&b), TC_OK);
     assert_string_equal(b.data + b.len - 3, "end");
     tc_buf_free(&b);

@@ -14,8 +14,8 @@ static void parses_every_kind(void **state)
     (void)state;
     tc_sim_fault_plan p = {0};
     char err[256];
-    const char *ok[] = {"http500:0.1", "http503:1",      "disconnect:0", "malformed:0.5",
-                        "stall:0.2:300", "slow-accept:1:50"};
+    const char *ok[] = {"http500:0.1",   "http503:1",     "disconnect:0",
+                        "malformed:0.5", "stall:0.2:300", "slow-accept:1:50"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         assert_int_equal(tc_sim_fault_parse(&p, ok[i], err, sizeof err), 0);
     assert_int_equal(p.count, 6);
@@ -33,12 +33,12 @@ static void rejects_bad_specs_with_reason(void **state)
     const struct {
         const char *spec, *why;
     } bad[] = {
-        {"http500", "KIND:RATE"},          {"oops:0.1", "unknown fault kind"},
-        {"http500:1.5", "probability"},    {"http500:-1", "number"},
-        {"http500:x", "number"},           {"stall:0.5", "RATE:MS"},
-        {"stall:0.5:-3", "RATE:MS"},        {"http500:0.1:7", "unexpected text"},
-        {"crash-after:0", "at least 1"},   {"crash-after:2.5", "whole number"},
-        {"slow-accept:1:9999999", "MS"},   {"http500:", "number"},
+        {"http500", "KIND:RATE"},        {"oops:0.1", "unknown fault kind"},
+        {"http500:1.5", "probability"},  {"http500:-1", "number"},
+        {"http500:x", "number"},         {"stall:0.5", "RATE:MS"},
+        {"stall:0.5:-3", "RATE:MS"},     {"http500:0.1:7", "unexpected text"},
+        {"crash-after:0", "at least 1"}, {"crash-after:2.5", "whole number"},
+        {"slow-accept:1:9999999", "MS"}, {"http500:", "number"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tc_sim_fault_plan p = {0};

@@ -19,7 +19,8 @@ static void ollama_generate_defaults_to_streaming(void **state)
     (void)state;
     tc_sim_request rq;
     char err[256];
-    assert_int_equal(parse(TC_ROUTE_OLLAMA_GENERATE, "{\"model\":\"m\",\"prompt\":\"a b c\"}", &rq, err), 0);
+    assert_int_equal(
+        parse(TC_ROUTE_OLLAMA_GENERATE, "{\"model\":\"m\",\"prompt\":\"a b c\"}", &rq, err), 0);
     assert_string_equal(rq.model, "m");
     assert_int_equal(rq.stream, 1);
     assert_int_equal(rq.max_tokens, TC_SIM_DEFAULT_MAX_TOKENS);
@@ -42,7 +43,8 @@ static void openai_streams_only_when_asked(void **state)
     (void)state;
     tc_sim_request rq;
     char err[256];
-    assert_int_equal(parse(TC_ROUTE_OAI_COMPLETIONS, "{\"model\":\"m\",\"prompt\":\"hi\"}", &rq, err), 0);
+    assert_int_equal(
+        parse(TC_ROUTE_OAI_COMPLETIONS, "{\"model\":\"m\",\"prompt\":\"hi\"}", &rq, err), 0);
     assert_int_equal(rq.stream, 0);
     assert_int_equal(parse(TC_ROUTE_OAI_COMPLETIONS,
                            "{\"model\":\"m\",\"prompt\":[\"one two\"],\"max_tokens\":5,"
@@ -85,7 +87,8 @@ static void llama_native_needs_no_model(void **state)
     (void)state;
     tc_sim_request rq;
     char err[256];
-    assert_int_equal(parse(TC_ROUTE_LLAMA_COMPLETION, "{\"prompt\":\"x\",\"n_predict\":-1}", &rq, err), 0);
+    assert_int_equal(
+        parse(TC_ROUTE_LLAMA_COMPLETION, "{\"prompt\":\"x\",\"n_predict\":-1}", &rq, err), 0);
     assert_string_equal(rq.model, "");
     assert_int_equal(rq.max_tokens, TC_SIM_DEFAULT_MAX_TOKENS);
     assert_int_equal(rq.stream, 0);

@@ -72,8 +72,8 @@ static void ollama_omits_zero_metrics_and_chat_uses_message(void **state)
     assert_string_equal(json_string_value(json_object_get(v, "done_reason")), "load");
     assert_null(json_object_get(v, "eval_count"));
     assert_null(json_object_get(v, "prompt_eval_duration"));
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(v, "message"), "role")), "assistant");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(v, "message"), "role")),
+                        "assistant");
     assert_true(json_is_true(json_object_get(v, "done")));
     json_decref(v);
     tc_buf_free(&b);
@@ -190,9 +190,8 @@ static void error_shapes(void **state)
     tc_buf_reset(&b);
     tc_sim_wire_error(TC_ROUTE_LLAMA_COMPLETION, 400, "bad", &b);
     json_t *v = parse_payload(b.data);
-    assert_string_equal(
-        json_string_value(json_object_get(json_object_get(v, "error"), "type")),
-        "invalid_request_error");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(v, "error"), "type")),
+                        "invalid_request_error");
     json_decref(v);
     assert_string_equal(tc_sim_wire_stream_type(TC_ROUTE_OLLAMA_CHAT), "application/x-ndjson");
     assert_string_equal(tc_sim_wire_stream_type(TC_ROUTE_OAI_CHAT), "text/event-stream");
