@@ -652,3 +652,29 @@ export function startProxy(target, { hide = [], t } = {}) {
     { t },
   );
 }
+
+/**
+ * Per-test resources: temporary directories (named PREFIX...) and
+ * simulators, all removed or stopped (simulators first) when the test ends,
+ * pass or fail.
+ */
+export function testScope(t, prefix) {
+  const sims = [];
+  const dirs = [];
+  t.after(async () => {
+    for (const s of sims) await s.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return {
+    dir() {
+      const d = tempDir(prefix);
+      dirs.push(d);
+      return d;
+    },
+    async sim(args = []) {
+      const s = await startSim(args);
+      sims.push(s);
+      return s;
+    },
+  };
+}

@@ -22,6 +22,7 @@ import {
   startProxy,
   startSim,
   tempDir,
+  testScope,
 } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '1000'];
@@ -32,24 +33,7 @@ const STAT_KEYS = ['mean', 'stddev', 'min', 'p50', 'p90', 'p95', 'p99', 'max'];
  * stopped (simulators first) when the test ends, pass or fail.
  */
 function scope(t) {
-  const sims = [];
-  const dirs = [];
-  t.after(async () => {
-    for (const s of sims) await s.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-  return {
-    dir() {
-      const d = tempDir('truecost-run-');
-      dirs.push(d);
-      return d;
-    },
-    async sim(args = []) {
-      const s = await startSim(args);
-      sims.push(s);
-      return s;
-    },
-  };
+  return testScope(t, 'truecost-run-');
 }
 
 /** `truecost run URL --db DB --json ...args`; asserts the exit status and parses stdout. */

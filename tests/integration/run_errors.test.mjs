@@ -10,29 +10,12 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync 
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { DEFAULT_MODEL, runCli, startHttp, startProxy, startSim, tempDir } from './helpers.mjs';
+import { DEFAULT_MODEL, runCli, startHttp, startProxy, startSim, tempDir, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '1000'];
 
 function scope(t) {
-  const sims = [];
-  const dirs = [];
-  t.after(async () => {
-    for (const s of sims) await s.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-  return {
-    dir() {
-      const d = tempDir('truecost-runerr-');
-      dirs.push(d);
-      return d;
-    },
-    async sim(args = []) {
-      const s = await startSim(args);
-      sims.push(s);
-      return s;
-    },
-  };
+  return testScope(t, 'truecost-runerr-');
 }
 
 /** Runs truecost; asserts the exit status and, for a failure, the "truecost: " message. */
