@@ -1,0 +1,129 @@
+#include "energy.h"
+
+#include <string.h>
+
+const char *tc_energy_method_name(tc_energy_method m)
+{
+    switch (m) {
+    case TC_ENERGY_COUNTER:
+        return "counter";
+    case TC_ENERGY_INTEGRATED:
+        return "integrated power";
+    case TC_ENERGY_NONE:
+        break;
+    }
+    return "not available";
+}
+
+/* First and last sample inside the window with a valid energy counter. */
+static int counter_delta(const tc_telem_sample *s, size_t n, int64_t from, int64_t to,
+                         double *joules, double *secs)
+{
+    const tc_telem_sample *a = NULL, *b = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].mono_ns < from || s[i].mono_ns > to || !(s[i].valid & TC_TF_ENERGY))
+            continue;
+        if (!a)
+            a = &s[i];
+        b = &s[i];
+    }
+    if (!a || a == b || b->energy_uj < a->energy_uj)
+        return 0;
+    *joules = (double)(b->energy_uj - a->energy_uj) / 1e6;
+    *secs = (double)(b->mono_ns - a->mono_ns) / 1e9;
+    return 1;
+}
+
+/* Trapezoids between consecutive samples that both have power. */
+static int integrate(const tc_telem_sample *s, size_t n, int64_t from, int64_t to, double *joules,
+                     double *secs)
+{
+    const tc_telem_sample *prev = NULL;
+    double j = 0, t = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].mono_ns < from || s[i].mono_ns > to || !(s[i].valid & TC_TF_POWER))
+            continue;
+        if (prev) {
+            double dt = (double)(s[i].mono_ns - prev->mono_ns) / 1e9;
+            j += dt * (double)(prev->power_mw + s[i].power_mw) / 2000.0;
+            t += dt;
+        }
+        prev = &s[i];
+    }
+    if (t <= 0)
+        return 0;
+    *joules = j;
+    *secs = t;
+    return 1;
+}
+
+static void other_fields(const tc_telem_sample *s, size_t n, int64_t from, int64_t to,
+                         tc_energy_summary *o)
+{
+    double power_sum = 0, util_sum = 0;
+    size_t power_n = 0, util_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tc_telem_sample *x = &s[i];
+        if (x->mono_ns < from || x->mono_ns > to)
+            continue;
+        o->samples++;
+        if (x->valid & TC_TF_POWER) {
+            double w = (double)x->power_mw / 1000.0;
+            power_sum += w;
+            if (!power_n++ || w > o->peak_power_w)
+                o->peak_power_w = w;
+        }
+        if (x->valid & TC_TF_MEM_USED) {
+            if (!o->has_mem || x->mem_used_bytes > o->peak_mem_bytes)
+                o->peak_mem_bytes = x->mem_used_bytes;
+            o->has_mem = 1;
+        }
+        if (x->valid & TC_TF_UTIL_GPU) {
+            util_sum += x->util_pct;
+            util_n++;
+        }
+        if (x->valid & TC_TF_TEMP) {
+            double c = x->temp_mc / 1000.0;
+            if (!o->has_temp || c > o->max_temp_c)
+                o->max_temp_c = c;
+            o->has_temp = 1;
+        }
+    }
+    o->has_power = power_n > 0;
+    if (power_n)
+        o->avg_power_w = power_sum / (double)power_n;
+    o->has_util = util_n > 0;
+    if (util_n)
+        o->mean_util_pct = util_sum / (double)util_n;
+}
+
+void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, int64_t to_ns,
+                         tc_energy_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    other_fields(s, n, from_ns, to_ns, out);
+    if (counter_delta(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
+        out->method = TC_ENERGY_COUNTER;
+    else if (integrate(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
+        out->method = TC_ENERGY_INTEGRATED;
+    if (out->method != TC_ENERGY_NONE && out->seconds > 0) {
+        /* The energy's own average beats the mean of (possibly averaged)
+         * power readings. */
+        out->avg_power_w = out->energy_j / out->seconds;
+        out->has_power = 1;
+    }
+}
+
+double tc_energy_j_per_token(const tc_energy_summary *e, int64_t output_tokens)
+{
+    if (e->method == TC_ENERGY_NONE || output_tokens <= 0)
+        return 0;
+    return e->energy_j / (double)output_tokens;
+}
+
+double tc_energy_tokens_per_j(const tc_energy_summary *e, int64_t output_tokens)
+{
+    if (e->method == TC_ENERGY_NONE || e->energy_j <= 0)
+        return 0;
+    return (double)output_tokens / e->energy_j;
+}
