@@ -45,8 +45,17 @@ static json_t *prompt_of(const tc_prompt *p)
     json_array_foreach(msgs, i, m)
     {
         const char *role = json_string_value(json_object_get(m, "role"));
-        const char *content = json_string_value(json_object_get(m, "content"));
-        tc_buf_printf(&b, "%s%s: %s", i ? "\n" : "", role ? role : "user", content ? content : "");
+        json_t *content = json_object_get(m, "content");
+        tc_buf_printf(&b, "%s%s: ", i ? "\n" : "", role ? role : "user");
+        if (json_is_string(content))
+            tc_buf_puts(&b, json_string_value(content));
+        size_t k;
+        json_t *part;
+        json_array_foreach(content, k, part) /* OpenAI's text parts, joined by spaces */
+        {
+            tc_buf_printf(&b, "%s%s", k ? " " : "",
+                          json_string_value(json_object_get(part, "text")));
+        }
     }
     json_t *s = json_string(b.data ? b.data : "");
     tc_buf_free(&b);

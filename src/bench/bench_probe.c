@@ -147,12 +147,14 @@ static void copy_version(tc_probe *p, json_t *doc, const char *key)
 /* Asks for each API family in turn and notes which answer; the first one
  * found names the server's kind. Sets *answered when anything answered
  * HTTP at all. Returns 1 when some family was recognised. */
-static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe *p, int *answered)
+static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe *p, int *answered,
+                     CURLcode *why, long *denied)
 {
     reply r;
     get(ep, "/api/version", key, t, &r);
     *answered |= r.status != 0;
     if (r.status == 0) {
+        *why = r.code;
         tc_buf_free(&r.body);
         return 0; /* nothing listens: no point asking further */
     }
@@ -182,6 +184,8 @@ static int recognise(const tc_endpoint *ep, const char *key, double t, tc_probe 
     doc = json_of(&r);
     if (json_is_array(json_object_get(doc, "data")))
         p->speaks |= TC_PROBE_OPENAI;
+    if (r.status == 401 || r.status == 403)
+        *denied = r.status;
     json_decref(doc);
     tc_buf_free(&r.body);
 
@@ -208,13 +212,20 @@ tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeou
 {
     memset(out, 0, sizeof *out);
     int answered = 0;
-    if (!recognise(ep, api_key, timeout_s, out, &answered)) {
+    CURLcode why = CURLE_OK;
+    long denied = 0;
+    if (!recognise(ep, api_key, timeout_s, out, &answered, &why, &denied)) {
         if (!answered)
             return tc_fail(err, errlen, TC_ERR_NET,
-                           "cannot reach %s: nothing answered (is the server running? is the "
-                           "host and port right? Ollama listens on 11434, vLLM on 8000, "
-                           "llama.cpp on 8080, SGLang on 30000)",
-                           ep->stored);
+                           "cannot reach %s: %s (is the server running? is the host and port "
+                           "right? Ollama listens on 11434, vLLM on 8000, llama.cpp on 8080, "
+                           "SGLang on 30000)",
+                           ep->stored, curl_easy_strerror(why));
+        if (denied)
+            return tc_fail(err, errlen, TC_ERR_NET,
+                           "%s answered HTTP %ld to GET /v1/models: it needs an API key; put "
+                           "it in an environment variable and pass --api-key-env VAR",
+                           ep->stored, denied);
         return tc_fail(err, errlen, TC_ERR_NOTFOUND,
                        "%s answers HTTP but is not an inference server: GET /api/version "
                        "(Ollama), /health + /props (llama.cpp) and /v1/models (OpenAI-style) "

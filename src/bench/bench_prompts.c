@@ -42,6 +42,24 @@ tc_err tc_prompts_single(const char *text, tc_prompts *out)
     return TC_OK;
 }
 
+/* Content is a string, or OpenAI's array of {"type": "text", "text": ...}
+ * parts; anything else would be sent without its text. */
+static int valid_content(json_t *c)
+{
+    if (json_is_string(c))
+        return 1;
+    if (!json_is_array(c) || json_array_size(c) == 0)
+        return 0;
+    size_t i;
+    json_t *part;
+    json_array_foreach(c, i, part)
+    {
+        if (!json_is_string(json_object_get(part, "text")))
+            return 0;
+    }
+    return 1;
+}
+
 static int valid_messages(json_t *msgs)
 {
     if (!json_is_array(msgs) || json_array_size(msgs) == 0)
@@ -50,7 +68,8 @@ static int valid_messages(json_t *msgs)
     json_t *m;
     json_array_foreach(msgs, i, m)
     {
-        if (!json_is_string(json_object_get(m, "role")) || !json_object_get(m, "content"))
+        if (!json_is_string(json_object_get(m, "role")) ||
+            !valid_content(json_object_get(m, "content")))
             return 0;
     }
     return 1;
@@ -76,7 +95,8 @@ static const char *parse_json_line(const char *line, size_t len, tc_prompt *pr, 
     else if (p && (!json_is_string(p) || json_string_length(p) == 0))
         reason = "\"prompt\" must be a non-empty string";
     else if (m && !valid_messages(m))
-        reason = "\"messages\" must be a non-empty array of {\"role\": ..., \"content\": ...}";
+        reason = "\"messages\" must be a non-empty array of {\"role\": ..., \"content\": ...} "
+                 "with content a string or an array of {\"type\": \"text\", \"text\": ...}";
     else if (!p && !m)
         reason = "no \"prompt\" or \"messages\"";
     else if (mt && (!json_is_integer(mt) || json_integer_value(mt) < 1 ||

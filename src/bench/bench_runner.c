@@ -116,7 +116,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
         s->rec.http_status = (int)status;
     }
     s->rec.end_ns = now;
-    if (s->rec.http_status >= 400) {
+    if (s->rec.http_status < 200 || s->rec.http_status >= 300) {
         if (s->error_body.len < ERROR_BODY_MAX)
             tc_buf_append(
                 &s->error_body, data,
@@ -244,6 +244,11 @@ static tc_req_error transport_error(CURLcode code)
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
         return TC_REQ_CONNECT;
     case CURLE_OPERATION_TIMEDOUT:
         return TC_REQ_TIMEOUT;
@@ -259,13 +264,24 @@ static void classify(slot *s, CURLcode code, int64_t now)
         rec->end_ns = now;
     if (rec->error != TC_REQ_OK) /* the parser saw it first */
         return;
+    if (rec->http_status == 0) { /* a reply without a body never reached on_write */
+        long status = 0;
+        curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+        rec->http_status = (int)status;
+    }
     if (code != CURLE_OK) {
         rec->error = transport_error(code);
+        if (code == CURLE_OPERATION_TIMEDOUT) {
+            curl_off_t connect_us = 0;
+            curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+            if (connect_us == 0)
+                rec->error = TC_REQ_CONNECT; /* it never connected */
+        }
         snprintf(rec->error_detail, sizeof rec->error_detail, "%.199s",
                  s->curl_error[0] ? s->curl_error : curl_easy_strerror(code));
         return;
     }
-    if (rec->http_status >= 400) {
+    if (rec->http_status < 200 || rec->http_status >= 300) {
         rec->error = TC_REQ_HTTP;
         http_error_detail(s);
         return;
@@ -386,7 +402,8 @@ static tc_err setup_slot(runner *r, slot *s)
     curl_easy_setopt(s->easy, CURLOPT_URL, r->url);
     s->headers = curl_slist_append(NULL, "X-Truecost-Seq: 000000000000");
     for (struct curl_slist *h = r->headers; h && s->headers; h = h->next)
-        curl_slist_append(s->headers, h->data);
+        if (!curl_slist_append(s->headers, h->data))
+            return TC_ERR_NOMEM; /* never send a request without its Authorization line */
     if (!s->headers)
         return TC_ERR_NOMEM;
     curl_easy_setopt(s->easy, CURLOPT_HTTPHEADER, s->headers);
@@ -421,15 +438,17 @@ static tc_err setup(runner *r, char *err, size_t errlen)
     tc_endpoint_url(&c->endpoint, tc_api_route(c->api), r->url, sizeof r->url);
 
     r->headers = curl_slist_append(NULL, "Content-Type: application/json");
-    r->headers = curl_slist_append(r->headers, "Expect:"); /* no 100-continue round trip */
-    if (c->api_key && *c->api_key) {
+    if (r->headers && !curl_slist_append(r->headers, "Expect:")) /* no 100-continue */
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    if (r->headers && c->api_key && *c->api_key) {
         tc_buf auth = {0};
         tc_buf_printf(&auth, "Authorization: Bearer %s", c->api_key);
-        if (auth.data)
-            r->headers = curl_slist_append(r->headers, auth.data);
+        int ok = auth.data && curl_slist_append(r->headers, auth.data);
         if (auth.data) /* the key lives on only in curl's header list */
             memset(auth.data, 0, auth.len);
         tc_buf_free(&auth);
+        if (!ok)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
     r->n_slots = c->concurrency;
     r->slots = calloc((size_t)r->n_slots, sizeof *r->slots);

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <strings.h>
 
 /* Route paths users often paste with the base URL; the client adds its own. */
@@ -28,9 +29,41 @@ static void strip_route(char *path)
     }
 }
 
+/* The URL as errors may show it: user:password@ replaced by "***@". */
+static void redact(const char *url, char *out, size_t len)
+{
+    const char *start = strstr(url, "://");
+    start = start ? start + 3 : url;
+    size_t auth_len = strcspn(start, "/?#");
+    const char *at = memchr(start, '@', auth_len);
+    if (!at) {
+        snprintf(out, len, "%s", url);
+        return;
+    }
+    snprintf(out, len, "%.*s***%s", (int)(start - url), url, at);
+}
+
+/* The port after the host, if any: a number from 1 to 65535. */
+static int valid_port(const char *hostport)
+{
+    const char *p = hostport[0] == '[' ? strchr(hostport, ']') : hostport;
+    if (!p)
+        return 0;
+    p = strchr(p, ':');
+    if (!p)
+        return 1;
+    p++;
+    if (!*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 5)
+        return 0;
+    long v = strtol(p, NULL, 10);
+    return v >= 1 && v <= 65535;
+}
+
 tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    char shown[600]; /* never print a password, even in an error */
+    redact(url, shown, sizeof shown);
     const char *scheme = "http://";
     const char *rest = url;
     const char *sep = strstr(url, "://");
@@ -42,7 +75,7 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
             rest = url + 8;
         } else
             return tc_fail(err, errlen, TC_ERR_INVALID,
-                           "URL '%s': only http:// and https:// are supported", url);
+                           "URL '%s': only http:// and https:// are supported", shown);
     }
     size_t end = strcspn(rest, "?#");
     char hostpart[512];
@@ -50,7 +83,7 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "URL '%s': no host (expected e.g. "
                        "http://127.0.0.1:11434)",
-                       url);
+                       shown);
     memcpy(hostpart, rest, end);
     hostpart[end] = '\0';
     char *path = strchr(hostpart, '/');
@@ -63,25 +96,28 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
     char *at = strrchr(hostpart, '@');
     const char *hostport = at ? at + 1 : hostpart;
     if (!*hostport)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", url);
+        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", shown);
+    if (!valid_port(hostport))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "URL '%s': the port must be a number from 1 to 65535", shown);
     /* host without the port: [v6]:port, host:port or host */
     if (hostport[0] == '[') {
         const char *close = strchr(hostport, ']');
         size_t hl = close ? (size_t)(close - hostport - 1) : 0;
         if (!close || hl == 0 || hl >= sizeof out->host)
-            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': bad IPv6 address", url);
+            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': bad IPv6 address", shown);
         memcpy(out->host, hostport + 1, hl);
     } else {
         size_t hl = strcspn(hostport, ":");
         if (hl == 0 || hl >= sizeof out->host)
-            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", url);
+            return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s': no host", shown);
         memcpy(out->host, hostport, hl);
     }
     out->local = is_loopback(out->host);
     int n1 = snprintf(out->base, sizeof out->base, "%s%s%s", scheme, hostpart, pathbuf);
     int n2 = snprintf(out->stored, sizeof out->stored, "%s%s%s", scheme, hostport, pathbuf);
     if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof out->base)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s' is too long", url);
+        return tc_fail(err, errlen, TC_ERR_INVALID, "URL '%s' is too long", shown);
     return TC_OK;
 }
 

@@ -48,6 +48,8 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
  * after printing the error. */
 int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text);
 
+int tc_cmd_monitor(int argc, char **argv);
+void tc_cmd_monitor_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
 

@@ -138,6 +138,14 @@ static int parse_read(const char *cmd, int argc, char **argv, int positional, re
         tc_cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
         return -1;
     }
+    if (strcmp(cmd, "export") != 0 && (a->what || a->format || a->output)) {
+        tc_cli_error("%s: --what, --format and -o belong to 'truecost export'", cmd);
+        return -1;
+    }
+    if (strcmp(cmd, "export") == 0 && a->json) {
+        tc_cli_error("export: use --format json");
+        return -1;
+    }
     if (positional && !a->run && !a->help) {
         tc_cli_error("%s: which run? give its id or label (see 'truecost runs')", cmd);
         return -1;

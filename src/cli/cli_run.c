@@ -2,6 +2,7 @@
  * it finishes, print the summary. */
 #include <getopt.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,8 +45,8 @@ void tc_cmd_run_help(FILE *out)
           "                       ~/.local/share/truecost/truecost.db)\n"
           "  --json               print the summary as one JSON document on stdout\n"
           "  --no-progress        no progress line on stderr\n"
-          "  --api-key-env VAR    send $VAR as a Bearer token (default OPENAI_API_KEY for\n"
-          "                       non-local hosts); the key is never stored or printed\n"
+          "  --api-key-env VAR    send $VAR as a Bearer token (default: OPENAI_API_KEY, to\n"
+          "                       non-local https hosts only); never stored or printed\n"
           "  --timeout SECONDS    per request (default 300)\n"
           "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
           "\n"
@@ -102,7 +103,7 @@ typedef struct run_args {
     const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
     long long requests, warmup, concurrency, max_tokens;
     double duration_s, timeout_s, max_error_rate;
-    int json, no_progress, help;
+    int json, no_progress, help, requests_given;
 } run_args;
 
 static int apply(run_args *a, int opt, const char *v)
@@ -115,6 +116,7 @@ static int apply(run_args *a, int opt, const char *v)
         a->api = v;
         return 0;
     case 'n':
+        a->requests_given = 1;
         return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
     case OPT_DURATION:
         return tc_cli_double("--duration", v, 0.001, 30 * 86400.0, &a->duration_s);
@@ -179,6 +181,10 @@ static int parse_args(int argc, char **argv, run_args *a)
         a->url = argv[optind++];
     if (optind < argc) {
         tc_cli_error("run: unexpected argument '%s' (one URL at most)", argv[optind]);
+        return -1;
+    }
+    if (a->requests_given && a->duration_s > 0) {
+        tc_cli_error("run: give -n or --duration, not both");
         return -1;
     }
     if (a->prompt && a->prompts_file) {
@@ -315,8 +321,10 @@ static int find_server(const run_args *a, const char *key, const tc_endpoint *ep
     return 0;
 }
 
-/* The API key: from --api-key-env, or OPENAI_API_KEY for a non-local host. */
-static int api_key(const run_args *a, int local, const char **key)
+/* The API key: from --api-key-env; else OPENAI_API_KEY, but only to an
+ * https host that is not local (a key must not cross the network in clear
+ * text unless the user asked for it by name), and saying so. */
+static int api_key(const run_args *a, const tc_endpoint *ep, const char **key)
 {
     *key = NULL;
     if (a->key_env) {
@@ -325,10 +333,40 @@ static int api_key(const run_args *a, int local, const char **key)
             tc_cli_error("run: --api-key-env %s: the variable is not set or empty", a->key_env);
             return -1;
         }
-    } else if (!local) {
-        *key = getenv("OPENAI_API_KEY");
+        return 0;
     }
+    const char *k = getenv("OPENAI_API_KEY");
+    if (ep->local || !k || !*k)
+        return 0;
+    if (strncmp(ep->base, "https://", 8) != 0) {
+        fprintf(stderr,
+                "truecost: not sending $OPENAI_API_KEY to %s over plain http; pass "
+                "--api-key-env OPENAI_API_KEY to send it anyway\n",
+                ep->stored);
+        return 0;
+    }
+    fprintf(stderr, "truecost: sending $OPENAI_API_KEY as a Bearer token to %s\n", ep->stored);
+    *key = k;
     return 0;
+}
+
+/* Every concurrent request holds a socket: make sure the process may open
+ * enough, raising the soft limit when the hard one allows, rather than
+ * failing later with errors that look like the server's fault. */
+static int enough_files(long long concurrency)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)concurrency + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        tc_cli_error("run: -c %lld needs about %llu open files, but the limit is %llu; raise it "
+                     "(ulimit -n) or lower -c",
+                     concurrency, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) == 0 ? 0 : -1;
 }
 
 static int load_prompts(const run_args *a, tc_prompts *p)
@@ -408,8 +446,10 @@ int tc_cmd_run(int argc, char **argv)
     char model[256];
     const char *key = NULL;
     tc_prompts prompts = {0};
-    int code = find_endpoint(&a, &ep);
-    if (!code && api_key(&a, ep.local, &key) < 0)
+    int code = enough_files(a.concurrency) < 0 ? TC_EXIT_USAGE : 0;
+    if (!code)
+        code = find_endpoint(&a, &ep);
+    if (!code && api_key(&a, &ep, &key) < 0)
         code = TC_EXIT_USAGE;
     if (!code && load_prompts(&a, &prompts) < 0)
         code = TC_EXIT_USAGE;

@@ -15,6 +15,8 @@ static const tc_cmd commands[] = {
     {"show", "print a stored run's summary", tc_cmd_show, tc_cmd_show_help},
     {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export,
      tc_cmd_export_help},
+    {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",
+     tc_cmd_monitor, tc_cmd_monitor_help},
     {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
      tc_cmd_sim_help},
 };

@@ -18,6 +18,9 @@ int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens)
     double ns = t->ttft_ms * (double)TC_NS_PER_MS;
     if (prompt_tokens > 0)
         ns += (double)prompt_tokens / t->prefill_tps * (double)TC_NS_PER_S;
+    /* A huge prompt at a tiny prefill rate must not overflow the clock. */
+    if (ns > 3600.0 * (double)TC_NS_PER_S)
+        ns = 3600.0 * (double)TC_NS_PER_S;
     return (int64_t)(ns + 0.5);
 }
 

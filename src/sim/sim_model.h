@@ -28,7 +28,8 @@ typedef struct tc_sim_timing {
 /* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64. */
 void tc_sim_timing_defaults(tc_sim_timing *t);
 
-/* Nanoseconds from request start to the first token, without jitter. */
+/* Nanoseconds from request start to the first token, without jitter;
+ * at most one hour. */
 int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens);
 
 /* Nanoseconds between two tokens of one stream while `active` streams

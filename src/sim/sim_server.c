@@ -324,9 +324,9 @@ static tc_err copy_config(tc_sim_server *s, const tc_sim_config *cfg, char *err,
     s->host = strdup(cfg->host ? cfg->host : "127.0.0.1");
     if (!s->host)
         return TC_ERR_NOMEM;
-    s->n_models = cfg->n_models > 0 ? cfg->n_models : 1;
-    if (s->n_models > TC_SIM_MAX_MODELS)
+    if (cfg->n_models > TC_SIM_MAX_MODELS)
         return tc_fail(err, errlen, TC_ERR_INVALID, "at most %d models", TC_SIM_MAX_MODELS);
+    s->n_models = cfg->n_models > 0 ? cfg->n_models : 1;
     for (int i = 0; i < s->n_models; i++) {
         const char *name = cfg->n_models > 0 ? cfg->models[i] : TC_SIM_DEFAULT_MODEL;
         if (!name || !*name || strlen(name) >= TC_SIM_MODEL_NAME_MAX)

@@ -49,7 +49,9 @@ typedef struct tc_sim_stats {
     int64_t late_max_ns;
 } tc_sim_stats;
 
-/* Binds and prepares the server. On failure returns the error and writes
+/* Binds and prepares the server. It sets SIGPIPE to ignored for the whole
+ * process: a client hanging up mid-stream must not kill the server (the
+ * write then fails with EPIPE instead). On failure returns the error and writes
  * the reason (address, errno text, what to do) into err; *out is NULL.
  * The config's strings are copied. Free with tc_sim_server_free. */
 tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err, size_t errlen);

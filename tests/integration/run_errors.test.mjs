@@ -261,6 +261,10 @@ test('unknown options and bad values: exit 1 with the option named', async (t) =
   await expectExit(['run', url, '--db', db, '--api-key-env', 'TRUECOST_TEST_UNSET_VAR'], 1, { stderr: /TRUECOST_TEST_UNSET_VAR/, env: { TRUECOST_TEST_UNSET_VAR: undefined } });
   await expectExit(['runs', '--db', db, '--bogus'], 1, { stderr: /--bogus/ });
   await expectExit(['show', '--db', db], 1, { stderr: /which run/ });
+  await expectExit(['run', url, '--db', db, '-n', '5', '--duration', '3'], 1, { stderr: /-n or --duration, not both/ });
+  await expectExit(['runs', '--db', db, '--what', 'chunks'], 1, { stderr: /belong to 'truecost export'/ });
+  await expectExit(['run', 'http://127.0.0.1:99999', '--db', db], 1, { stderr: /1 to 65535/ });
+  await expectExit(['run', 'ftp://u:SECRETPW@host', '--db', db], 1, { stderr: /\*\*\*@host/ });
   // An all-digit label would be read back as a run id by show and export.
   await expectExit(['run', url, '--db', db, '--label', '42'], 1, { stderr: /--label '42'.*digits/ });
   assert.ok(!existsSync(db), 'no database is created by a usage error');

@@ -43,6 +43,16 @@ static void urls_are_parsed_and_stripped_of_secrets(void **state)
     assert_non_null(strstr(err, "http://"));
     assert_int_equal(tc_endpoint_parse("http://", &ep, err, sizeof err), TC_ERR_INVALID);
     assert_int_equal(tc_endpoint_parse("http://user@:80", &ep, err, sizeof err), TC_ERR_INVALID);
+    const char *bad_ports[] = {"http://127.0.0.1:99999", "http://127.0.0.1:abc", "http://h:0",
+                               "http://h:"};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(tc_endpoint_parse(bad_ports[i], &ep, err, sizeof err), TC_ERR_INVALID);
+        assert_non_null(strstr(err, "1 to 65535"));
+    }
+    /* a password never appears in an error */
+    assert_int_equal(tc_endpoint_parse("ftp://u:SECRETPW@x", &ep, err, sizeof err), TC_ERR_INVALID);
+    assert_null(strstr(err, "SECRETPW"));
+    assert_non_null(strstr(err, "ftp://***@x"));
 }
 
 static void text_prompts_skip_blank_lines(void **state)
@@ -83,6 +93,9 @@ static void jsonl_prompts_and_their_errors(void **state)
         {"{\"text\":\"a\"}", "no \"prompt\" or \"messages\""},
         {"{\"prompt\":\"a\",\"max_tokens\":0}", "\"max_tokens\" must be"},
         {"\n\n  \n", "no prompts"},
+        {"{\"messages\":[{\"role\":\"user\",\"content\":42}]}", "\"messages\" must be"},
+        {"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\"}]}]}",
+         "\"messages\" must be"},
         {"plain\ncaf\xe9 latin-1\n", "p.jsonl:2: not valid UTF-8"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -133,6 +146,12 @@ static void bodies_use_each_api_fields(void **state)
     assert_string_equal(json_string_value(json_object_get(d, "prompt")),
                         "system: be brief\nuser: why");
     assert_int_equal(json_integer_value(json_object_get(d, "n_predict")), 3);
+    json_decref(d);
+    tc_prompt parts = {.messages_json =
+                           "[{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+                           "\"text\":\"one two\"},{\"type\":\"text\",\"text\":\"three\"}]}]"};
+    d = body_of(TC_API_OPENAI, &parts); /* OpenAI text parts keep their text */
+    assert_string_equal(json_string_value(json_object_get(d, "prompt")), "user: one two three");
     json_decref(d);
     assert_string_equal(tc_api_route(TC_API_OLLAMA_CHAT), "/api/chat");
     assert_string_equal(tc_api_route(TC_API_LLAMACPP), "/completion");

@@ -1,0 +1,95 @@
+// truecost monitor against fixtures: sysfs trees (tests/fixtures/sysfs) and
+// the fake NVML library (tests/fake), through the real code paths. A field a
+// sensor does not give is null / "n/a", never 0.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { runCli, tempDir } from './helpers.mjs';
+
+const FIX = process.env.TC_FIXTURES_DIR ?? path.resolve('tests/fixtures');
+const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve('build/tests/fake');
+const sysfs = (name) => path.join(FIX, 'sysfs', name);
+const NO_NVML = ['--nvml-lib', '/nonexistent/libnvidia-ml.so.1'];
+
+function jsonLines(stdout) {
+  return stdout.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+test('no sensor at all: exit 2, and why each source was skipped', async () => {
+  const empty = tempDir('truecost-mon-');
+  const r = await runCli(['monitor', '--count', '1', '--sysfs-root', empty, ...NO_NVML]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^truecost: monitor: no GPU or CPU energy sensor found:/);
+  assert.match(r.stderr, /nvml: .*not found/);
+  assert.match(r.stderr, /amdgpu: no AMD GPU/);
+  assert.match(r.stderr, /rapl: no RAPL powercap zones/);
+});
+
+test('an AMD GPU from sysfs: values, and n/a for what sysfs lacks', async () => {
+  const r = await runCli(['monitor', '--count', '2', '--interval', '50', '--sysfs-root', sysfs('amdgpu-full'), ...NO_NVML]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = r.stdout.split('\n').filter((l) => /^0 /.test(l));
+  assert.equal(rows.length, 2, r.stdout);
+  assert.match(rows[0], /amdgpu/);
+  assert.match(rows[0], / n\/a /, 'no energy counter in sysfs: n/a, not 0');
+
+  const j = await runCli(['monitor', '--json', '--count', '3', '--interval', '20', '--sysfs-root', sysfs('amdgpu-full'), ...NO_NVML]);
+  const lines = jsonLines(j.stdout);
+  assert.equal(lines.length, 3);
+  for (const x of lines) {
+    assert.equal(x.backend, 'amdgpu');
+    assert.equal(typeof x.power_w, 'number');
+    assert.equal(x.power_instant, true, 'power1_input is instantaneous');
+    assert.equal(x.energy_j, null);
+    assert.equal(typeof x.mem_total_bytes, 'number');
+  }
+  const avg = jsonLines((await runCli(['monitor', '--json', '--count', '1', '--sysfs-root', sysfs('amdgpu-average-only'), ...NO_NVML])).stdout);
+  assert.equal(avg[0].power_instant, false, 'power1_average is an average');
+  assert.equal(avg[0].temp_hot_c, null);
+});
+
+test('CPU packages from RAPL: energy counted from the start, power from the second sample', async () => {
+  const r = await runCli(['monitor', '--json', '--backend', 'rapl', '--count', '2', '--interval', '20', '--sysfs-root', sysfs('rapl-two-packages')]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = jsonLines(r.stdout);
+  assert.deepEqual(lines.map((x) => x.name), ['package-0', 'package-1', 'package-0', 'package-1']);
+  assert.equal(lines[0].energy_what, 'CPU package energy');
+  assert.equal(lines[0].power_w, null, 'no power before a second reading');
+  assert.equal(lines[0].energy_j, 0);
+  assert.equal(typeof lines[2].power_w, 'number');
+});
+
+test('NVIDIA through the fake NVML: power, energy, memory; unsupported fields are null', async () => {
+  const env = { FAKE_NVML_DEVICES: '2', FAKE_NVML_ENERGY_MJ: '1000,1500,2500', FAKE_NVML_NOT_SUPPORTED: 'temperature' };
+  const r = await runCli(['monitor', '--json', '--backend', 'nvml', '--count', '2', '--interval', '20', '--nvml-lib', path.join(FAKE, 'libfake_nvml.so')], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = jsonLines(r.stdout);
+  assert.equal(lines.length, 4);
+  assert.equal(lines[0].backend, 'nvml');
+  assert.equal(lines[0].energy_what, 'GPU board energy');
+  assert.equal(lines[0].power_instant, true);
+  assert.equal(lines[0].temp_c, null, 'NOT_SUPPORTED is null, never 0');
+  assert.equal(lines[0].energy_j, 0);
+  assert.equal(lines[2].energy_j, 0.5, '1000 -> 1500 mJ');
+});
+
+test('bad options: exit 1 naming them', async () => {
+  for (const [args, re] of [
+    [['--backend', 'bogus'], /--backend 'bogus'/],
+    [['--interval', '5'], /--interval/],
+    [['--count', '0'], /--count/],
+    [['extra'], /unexpected argument/],
+  ]) {
+    const r = await runCli(['monitor', ...args]);
+    assert.equal(r.code, 1, `${args}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+  }
+});
+
+test('an explicit backend that finds nothing: exit 2 with its reason', async () => {
+  const empty = tempDir('truecost-mon-');
+  const r = await runCli(['monitor', '--backend', 'amdgpu', '--count', '1', '--sysfs-root', empty]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^truecost: monitor: amdgpu: no AMD GPU/);
+});
