@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/run_energy.h"
 #include "analysis/run_metrics.h"
 #include "cli.h"
 #include "report/report_export.h"
+#include "report/report_energy.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
 
@@ -50,23 +52,58 @@ static int compute(tc_store *st, const tc_run_info *run, tc_req_record **recs, s
     return 0;
 }
 
+/* The run's energy figures from its stored telemetry. */
+static int energy_of(tc_store *st, const tc_run_info *run, const tc_req_record *recs, size_t n,
+                     const tc_run_metrics *m, tc_run_energy *e)
+{
+    tc_run_device *devs = NULL;
+    tc_run_sample *samples = NULL;
+    int n_devs = 0;
+    size_t n_samples = 0;
+    char err[512];
+    memset(e, 0, sizeof *e);
+    if (tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err,
+                                sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    tc_err rc =
+        tc_run_energy_compute(devs, n_devs, samples, n_samples, recs, n, m->output_tokens, e);
+    free(devs);
+    free(samples);
+    if (rc != TC_OK) {
+        tc_cli_error("out of memory computing the energy figures");
+        return TC_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate)
 {
     tc_req_record *recs = NULL;
     size_t n = 0;
     tc_run_metrics m;
+    tc_run_energy e;
     int code = compute(st, run, &recs, &n, &m);
     if (code)
         return code;
+    code = energy_of(st, run, recs, n, &m, &e);
     char err[256];
-    if (json) {
+    if (code) {
+        /* already said */
+    } else if (json) {
         json_t *doc = tc_report_run_json(run, &m);
+        if (doc)
+            json_object_set_new(doc, "energy", tc_report_energy_json(&e));
         if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
     } else if (tc_report_table(stdout, run, &m, getenv("NO_COLOR") == NULL) != TC_OK) {
         code = TC_EXIT_RUNTIME;
+    } else {
+        tc_report_energy_table(stdout, &e);
     }
+    tc_run_energy_free(&e);
     double rate = m.requests.measured ? (double)m.requests.failed / (double)m.requests.measured : 0;
     if (!code && rate > max_error_rate) {
         tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate "
@@ -263,13 +300,34 @@ int tc_cmd_show(int argc, char **argv)
 
 void tc_cmd_export_help(FILE *out)
 {
-    fputs("Usage: truecost export RUN [--what requests|chunks|summary] [--format csv|json]\n"
-          "                       [-o FILE] [--db PATH]\n"
+    fputs("Usage: truecost export RUN [--what requests|chunks|summary|samples]\n"
+          "                       [--format csv|json] [-o FILE] [--db PATH]\n"
           "\n"
           "Write a stored run's raw data: one row per request (default), one row per\n"
-          "chunk that carried text (its time since the send and the gap before it), or\n"
-          "the summary. CSV (default) or JSON, to stdout or FILE.\n",
+          "chunk that carried text (its time since the send and the gap before it), the\n"
+          "summary, or the hardware telemetry samples (one row per device and sample;\n"
+          "empty where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n",
           out);
+}
+
+static int export_samples(FILE *f, tc_store *st, const tc_run_info *run, tc_export_format fmt)
+{
+    tc_run_device *devs = NULL;
+    tc_run_sample *samples = NULL;
+    int n_devs = 0;
+    size_t n = 0;
+    char err[512];
+    int code = 0;
+    if (tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n, err, sizeof err) !=
+            TC_OK ||
+        tc_report_export_samples(f, fmt == TC_EXPORT_JSON, devs, n_devs, samples, n, err,
+                                 sizeof err) != TC_OK) {
+        tc_cli_error("export: %s", err);
+        code = TC_EXIT_RUNTIME;
+    }
+    free(devs);
+    free(samples);
+    return code;
 }
 
 static int export_to(FILE *f, tc_store *st, const tc_run_info *run, tc_export_what what,
@@ -302,8 +360,9 @@ int tc_cmd_export(int argc, char **argv)
     }
     tc_export_what what = TC_EXPORT_REQUESTS;
     tc_export_format fmt = TC_EXPORT_CSV;
-    if (a.what && tc_report_export_what_parse(a.what, &what) < 0) {
-        tc_cli_error("export: --what '%s': expected requests, chunks or summary", a.what);
+    int samples = a.what && strcmp(a.what, "samples") == 0;
+    if (a.what && !samples && tc_report_export_what_parse(a.what, &what) < 0) {
+        tc_cli_error("export: --what '%s': expected requests, chunks, summary or samples", a.what);
         return tc_cli_usage_hint("export");
     }
     if (a.format && tc_report_export_format_parse(a.format, &fmt) < 0) {
@@ -321,7 +380,7 @@ int tc_cmd_export(int argc, char **argv)
         code = TC_EXIT_RUNTIME;
     }
     if (!code)
-        code = export_to(f, st, &run, what, fmt);
+        code = samples ? export_samples(f, st, &run, fmt) : export_to(f, st, &run, what, fmt);
     if (f && f != stdout && fclose(f) != 0 && !code) {
         tc_cli_error("export: -o %s: write failed", a.output);
         code = TC_EXIT_RUNTIME;

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "report/report_json.h"
 #include "report/report_table.h"
 #include "store/store.h"
+#include "telemetry/telem_sampler.h"
 
 void tc_cmd_run_help(FILE *out)
 {
@@ -49,6 +51,12 @@ void tc_cmd_run_help(FILE *out)
           "                       non-local https hosts only); never stored or printed\n"
           "  --timeout SECONDS    per request (default 300)\n"
           "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
+          "  --telemetry SOURCE   auto (default: every GPU/CPU sensor found), none, nvml,\n"
+          "                       amdgpu or rapl; samples are stored with the run\n"
+          "  --sample-ms MS       telemetry interval, 10 to 60000 (default 100)\n"
+          "  --idle-s SECONDS     sample this long before the load for the idle baseline\n"
+          "  --sysfs-root DIR     read sysfs from DIR (tests, containers)\n"
+          "  --nvml-lib PATH      load NVML from PATH instead of libnvidia-ml.so.1\n"
           "\n"
           "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
           "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
@@ -75,7 +83,12 @@ enum {
     OPT_NO_PROGRESS,
     OPT_KEY_ENV,
     OPT_TIMEOUT,
-    OPT_MAX_ERR
+    OPT_MAX_ERR,
+    OPT_TELEMETRY,
+    OPT_SAMPLE_MS,
+    OPT_IDLE_S,
+    OPT_SYSFS,
+    OPT_NVML
 };
 
 static const struct option options[] = {
@@ -95,6 +108,11 @@ static const struct option options[] = {
     {"api-key-env", required_argument, NULL, OPT_KEY_ENV},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-error-rate", required_argument, NULL, OPT_MAX_ERR},
+    {"telemetry", required_argument, NULL, OPT_TELEMETRY},
+    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
+    {"idle-s", required_argument, NULL, OPT_IDLE_S},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+    {"nvml-lib", required_argument, NULL, OPT_NVML},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -102,7 +120,10 @@ static const struct option options[] = {
 typedef struct run_args {
     const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
     long long requests, warmup, concurrency, max_tokens;
-    double duration_s, timeout_s, max_error_rate;
+    double duration_s, timeout_s, max_error_rate, idle_s;
+    const char *telemetry;
+    long long sample_ms;
+    tc_telem_config telem;
     int json, no_progress, help, requests_given;
 } run_args;
 
@@ -151,6 +172,19 @@ static int apply(run_args *a, int opt, const char *v)
         return tc_cli_double("--timeout", v, 0.001, 86400.0, &a->timeout_s);
     case OPT_MAX_ERR:
         return tc_cli_double("--max-error-rate", v, 0, 1, &a->max_error_rate);
+    case OPT_TELEMETRY:
+        a->telemetry = v;
+        return 0;
+    case OPT_SAMPLE_MS:
+        return tc_cli_int("--sample-ms", v, 10, 60000, &a->sample_ms);
+    case OPT_IDLE_S:
+        return tc_cli_double("--idle-s", v, 0, 3600, &a->idle_s);
+    case OPT_SYSFS:
+        a->telem.sysfs_root = v;
+        return 0;
+    case OPT_NVML:
+        a->telem.nvml_lib = v;
+        return 0;
     case 'h':
         a->help = 1;
         return 0;
@@ -165,7 +199,9 @@ static int parse_args(int argc, char **argv, run_args *a)
                     .concurrency = 1,
                     .max_tokens = 128,
                     .timeout_s = 300,
-                    .max_error_rate = 0.05};
+                    .max_error_rate = 0.05,
+                    .telemetry = "auto",
+                    .sample_ms = 100};
     optind = 1;
     opterr = 0;
     int opt;
@@ -225,10 +261,16 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+#define SAMPLE_BATCH 1024
+
 typedef struct run_ctx {
     tc_store *store;
     int64_t run_id;
     int progress;
+    tc_telem_set *telem;
+    tc_telem_sampler *sampler;
+    tc_run_sample samples[SAMPLE_BATCH];
+    int sample_error_said;
     int marked; /* the run's final status is already stored */
     char err[512];
 } run_ctx;
@@ -242,9 +284,22 @@ static void mark_interrupted(void *ctx)
         tc_store_run_finish(c->store, c->run_id, "interrupted", c->err, sizeof c->err) == TC_OK;
 }
 
+/* Moves the sampler's waiting samples into the store (called from the load
+ * generator's loop between wake-ups; the sampler never waits for it). */
+static void drain_samples(run_ctx *c)
+{
+    size_t n;
+    char err[512];
+    while (c->sampler && (n = tc_telem_sampler_drain(c->sampler, c->samples, SAMPLE_BATCH)) > 0)
+        if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&
+            !c->sample_error_said++)
+            tc_cli_error("run: telemetry samples not saved: %s", err);
+}
+
 static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 {
     run_ctx *c = ctx;
+    drain_samples(c);
     return tc_store_add_requests(c->store, c->run_id, recs, n, c->err, sizeof c->err) == TC_OK ? 0
                                                                                                : -1;
 }
@@ -252,6 +307,7 @@ static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 static void show_progress(void *ctx, const tc_runner_progress *p)
 {
     run_ctx *c = ctx;
+    drain_samples(c);
     if (!c->progress)
         return;
     if (p->warming_up) {
@@ -402,12 +458,63 @@ static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *
     info->max_tokens = a->max_tokens;
 }
 
+/* Opens the telemetry sources, stores the devices and starts sampling;
+ * then samples the idle baseline. No sensor is no error: said once. */
+static int start_telemetry(const run_args *a, run_ctx *c)
+{
+    char notes[2048], err[512];
+    if (tc_telem_set_open(a->telemetry, &a->telem, &c->telem, notes, sizeof notes, err,
+                          sizeof err) != TC_OK) {
+        if (strncmp(err, "--backend", 9) == 0) { /* the set names the monitor's option */
+            tc_cli_error("run: --telemetry '%s': expected auto, none or a source name (see "
+                         "truecost monitor --help)",
+                         a->telemetry);
+            return TC_EXIT_USAGE;
+        }
+        tc_cli_error("run: --telemetry %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    int n = tc_telem_set_count(c->telem);
+    if (n == 0) {
+        if (strcmp(a->telemetry, "none") != 0)
+            fprintf(stderr,
+                    "truecost: telemetry: no GPU or CPU energy sensor found; the run "
+                    "goes on without energy figures:\n%s",
+                    notes);
+        return 0;
+    }
+    tc_run_device devs[64];
+    if (n > 64)
+        n = 64;
+    for (int i = 0; i < n; i++) {
+        devs[i].info = *tc_telem_set_device(c->telem, i);
+        snprintf(devs[i].backend, sizeof devs[i].backend, "%s", tc_telem_set_backend(c->telem, i));
+    }
+    if (tc_store_add_devices(c->store, c->run_id, devs, n, err, sizeof err) != TC_OK ||
+        tc_telem_sampler_start(c->telem, (int)a->sample_ms, &c->sampler) != TC_OK) {
+        tc_cli_error("run: telemetry: %s", err[0] ? err : "cannot start the sampler");
+        return TC_EXIT_RUNTIME;
+    }
+    for (int64_t end = tc_mono_ns() + (int64_t)(a->idle_s * 1e9);
+         tc_mono_ns() < end && !stop_requested;) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        drain_samples(c);
+    }
+    return 0;
+}
+
 static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc_run_info *info)
 {
     tc_runner_result res;
     char err[512];
     install_signals();
+    int tcode = start_telemetry(a, ctx);
+    if (tcode)
+        return tcode;
     tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
+    tc_telem_sampler_stop(ctx->sampler);
+    drain_samples(ctx);
     if (ctx->progress)
         fputs("\r\033[K", stderr);
     const char *status = res.interrupted ? "interrupted" : rc != TC_OK ? "failed" : "complete";
@@ -492,6 +599,8 @@ int tc_cmd_run(int argc, char **argv)
         };
         code = execute(&a, &ctx, &cfg, &info);
     }
+    tc_telem_sampler_free(ctx.sampler);
+    tc_telem_set_close(ctx.telem);
     tc_store_close(ctx.store);
     tc_prompts_free(&prompts);
     return code;

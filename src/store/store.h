@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "bench/bench_record.h"
+#include "telemetry/telem.h"
 #include "core/tc_error.h"
 
 /* PRAGMA application_id of a truecost database: "TCst". */
@@ -139,5 +140,34 @@ tc_err tc_store_chunks_encode(int64_t send_ns, const int64_t *chunk_ns, size_t n
  * malformed, holds another count, or a time would pass INT64_MAX. */
 tc_err tc_store_chunks_decode(int64_t send_ns, const uint8_t *blob, size_t len, size_t n,
                               int64_t **chunk_ns, char *err, size_t errlen);
+
+/* ---- telemetry (schema version 2) -------------------------------------- */
+
+/* One sampled device of a run. */
+typedef struct tc_run_device {
+    tc_telem_device info;
+    char backend[16];
+} tc_run_device;
+
+/* One sample of device `device` (an index into the run's devices). */
+typedef struct tc_run_sample {
+    int device;
+    tc_telem_sample s;
+} tc_run_sample;
+
+/* Stores the run's devices, numbered 0..n-1 in the given order. */
+tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs, int n,
+                            char *err, size_t errlen);
+
+/* Stores a batch of samples in one transaction. */
+tc_err tc_store_add_samples(tc_store *s, int64_t run_id, const tc_run_sample *samples, size_t n,
+                            char *err, size_t errlen);
+
+/* Loads the run's devices and samples (samples by device, then time).
+ * The caller frees both arrays with free(). A run without telemetry gives
+ * zero of each. */
+tc_err tc_store_load_telemetry(tc_store *s, int64_t run_id, tc_run_device **devs, int *n_devs,
+                               tc_run_sample **samples, size_t *n_samples, char *err,
+                               size_t errlen);
 
 #endif

@@ -23,6 +23,10 @@ typedef enum store_stmt {
     ST_RUN_LIST,
     ST_REQ_INSERT,
     ST_REQ_LOAD,
+    ST_DEV_INSERT,
+    ST_DEV_LOAD,
+    ST_SAMPLE_INSERT,
+    ST_SAMPLE_LOAD,
     ST_COUNT
 } store_stmt;
 

@@ -60,6 +60,31 @@ static const char *const migrations[] = {
     " n_chunks INTEGER NOT NULL CHECK (n_chunks >= 0),"
     " chunks BLOB NOT NULL," /* varint deltas, see store.h */
     " UNIQUE (run_id, seq));",
+    /* 2: hardware telemetry of a run: its devices and their samples */
+    "CREATE TABLE devices ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " device INTEGER NOT NULL," /* index within the run */
+    " backend TEXT NOT NULL,"
+    " kind TEXT NOT NULL CHECK (kind IN ('gpu', 'cpu')),"
+    " name TEXT NOT NULL,"
+    " ident TEXT NOT NULL,"
+    " driver TEXT NOT NULL,"
+    " runtime TEXT NOT NULL,"
+    " energy_what TEXT NOT NULL,"
+    " PRIMARY KEY (run_id, device));"
+    "CREATE TABLE samples ("
+    " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " device INTEGER NOT NULL,"
+    " t_ns INTEGER NOT NULL," /* CLOCK_MONOTONIC, comparable with requests.send_ns */
+    " valid INTEGER NOT NULL," /* TC_TF_* bits: a field without its bit is not available */
+    " power_mw INTEGER NOT NULL, power_instant INTEGER NOT NULL,"
+    " energy_uj INTEGER NOT NULL,"
+    " util_pct INTEGER NOT NULL, mem_util_pct INTEGER NOT NULL,"
+    " mem_used_bytes INTEGER NOT NULL, mem_total_bytes INTEGER NOT NULL,"
+    " temp_mc INTEGER NOT NULL, temp_hot_mc INTEGER NOT NULL,"
+    " clock_sm_mhz INTEGER NOT NULL, clock_mem_mhz INTEGER NOT NULL,"
+    " power_limit_mw INTEGER NOT NULL);"
+    "CREATE INDEX samples_by_run ON samples (run_id, device, t_ns);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

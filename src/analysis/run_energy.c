@@ -1,0 +1,88 @@
+#include "run_energy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The measured window: first send to last end of the measured requests. */
+static int measured_window(const tc_req_record *recs, size_t n, int64_t *from, int64_t *to,
+                           int64_t *first_send)
+{
+    int found = 0;
+    *first_send = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].send_ns < *first_send)
+            *first_send = recs[i].send_ns;
+        if (recs[i].warmup)
+            continue;
+        if (!found || recs[i].send_ns < *from)
+            *from = recs[i].send_ns;
+        if (!found || recs[i].end_ns > *to)
+            *to = recs[i].end_ns;
+        found = 1;
+    }
+    return found && *to > *from;
+}
+
+/* Samples of device d, in time order (the store gives them by device). */
+static size_t device_samples(const tc_run_sample *all, size_t n, int d, tc_telem_sample *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].device == d)
+            out[k++] = all[i].s;
+    return k;
+}
+
+tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run_sample *samples,
+                             size_t n_samples, const tc_req_record *recs, size_t n_recs,
+                             int64_t output_tokens, tc_run_energy *out)
+{
+    memset(out, 0, sizeof *out);
+    out->output_tokens = output_tokens;
+    if (n_devs <= 0)
+        return TC_OK;
+    out->dev = calloc((size_t)n_devs, sizeof *out->dev);
+    tc_telem_sample *buf = malloc((n_samples ? n_samples : 1) * sizeof *buf);
+    if (!out->dev || !buf) {
+        free(buf);
+        tc_run_energy_free(out);
+        return TC_ERR_NOMEM;
+    }
+    out->n = n_devs;
+    int64_t from = 0, to = 0, first_send = 0;
+    int have_window = measured_window(recs, n_recs, &from, &to, &first_send);
+    for (int d = 0; d < n_devs; d++) {
+        tc_run_energy_dev *e = &out->dev[d];
+        e->dev = devs[d];
+        size_t k = device_samples(samples, n_samples, d, buf);
+        if (have_window)
+            tc_energy_summarise(buf, k, from, to, &e->load);
+        if (k > 0 && buf[0].mono_ns < first_send) {
+            tc_energy_summary idle;
+            tc_energy_summarise(buf, k, buf[0].mono_ns, first_send - 1, &idle);
+            e->has_idle = idle.has_power;
+            e->idle_power_w = idle.avg_power_w;
+        }
+        e->j_per_token = tc_energy_j_per_token(&e->load, output_tokens);
+        e->tokens_per_j = tc_energy_tokens_per_j(&e->load, output_tokens);
+        if (e->load.method != TC_ENERGY_NONE) {
+            out->has_total = 1;
+            out->total_j += e->load.energy_j;
+        }
+    }
+    if (out->has_total && output_tokens > 0) {
+        out->j_per_token = out->total_j / (double)output_tokens;
+        out->tokens_per_j = out->total_j > 0 ? (double)output_tokens / out->total_j : 0;
+    }
+    free(buf);
+    return TC_OK;
+}
+
+void tc_run_energy_free(tc_run_energy *e)
+{
+    if (!e)
+        return;
+    free(e->dev);
+    e->dev = NULL;
+    e->n = 0;
+}

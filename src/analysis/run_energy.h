@@ -1,0 +1,38 @@
+/* A run's energy figures, per sampled device and in total: energy over the
+ * measured window (first measured send -> last measured end), power, the
+ * idle baseline (samples before the first request), J/token and tokens/J. */
+#ifndef TC_RUN_ENERGY_H
+#define TC_RUN_ENERGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/energy.h"
+#include "bench/bench_record.h"
+#include "store/store.h"
+
+typedef struct tc_run_energy_dev {
+    tc_run_device dev;
+    tc_energy_summary load; /* over the measured window */
+    int has_idle;
+    double idle_power_w;
+    double j_per_token, tokens_per_j; /* 0 when the energy is not available */
+} tc_run_energy_dev;
+
+typedef struct tc_run_energy {
+    int n; /* devices; 0 = the run has no telemetry */
+    tc_run_energy_dev *dev;
+    int has_total; /* at least one device's energy is known */
+    double total_j, j_per_token, tokens_per_j;
+    int64_t output_tokens;
+} tc_run_energy;
+
+/* Computes the figures. `output_tokens` are the measured, completed
+ * requests' output tokens. Free with tc_run_energy_free. */
+tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run_sample *samples,
+                             size_t n_samples, const tc_req_record *recs, size_t n_recs,
+                             int64_t output_tokens, tc_run_energy *out);
+
+void tc_run_energy_free(tc_run_energy *e); /* accepts NULL */
+
+#endif

@@ -1,0 +1,201 @@
+#include "report_energy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *na(char *buf, size_t len, int valid, const char *fmt, double v)
+{
+    if (!valid)
+        return "n/a";
+    snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+static void device_lines(FILE *out, const tc_run_energy_dev *d)
+{
+    const tc_energy_summary *l = &d->load;
+    int ok = l->method != TC_ENERGY_NONE;
+    char a[32], b[32], c[32], e[32], f[32], g[32], h[32], i[32], j[32];
+    fprintf(out, "              %s, %s (%s): %s J (%s)\n", d->dev.info.energy_what,
+            d->dev.info.name, d->dev.backend, na(a, sizeof a, ok, "%.2f", l->energy_j),
+            tc_energy_method_name(l->method));
+    fprintf(out, "              power avg %s W, peak %s W, idle %s W; %s J/token, %s tokens/J\n",
+            na(b, sizeof b, l->has_power, "%.1f", l->avg_power_w),
+            na(c, sizeof c, l->has_power, "%.1f", l->peak_power_w),
+            na(e, sizeof e, d->has_idle, "%.1f", d->idle_power_w),
+            na(f, sizeof f, ok && d->j_per_token > 0, "%.4g", d->j_per_token),
+            na(g, sizeof g, ok && d->tokens_per_j > 0, "%.4g", d->tokens_per_j));
+    fprintf(out, "              memory peak %s GiB, utilisation mean %s %%, temperature max %s C\n",
+            na(h, sizeof h, l->has_mem, "%.2f", (double)l->peak_mem_bytes / 1073741824.0),
+            na(i, sizeof i, l->has_util, "%.0f", l->mean_util_pct),
+            na(j, sizeof j, l->has_temp, "%.0f", l->max_temp_c));
+}
+
+void tc_report_energy_table(FILE *out, const tc_run_energy *e)
+{
+    if (e->n == 0) {
+        fprintf(out, "%-14s%s\n", "energy", "not available (no GPU or CPU energy sensor sampled)");
+        return;
+    }
+    fprintf(out, "%-14s%d device(s) sampled\n", "energy", e->n);
+    for (int d = 0; d < e->n; d++)
+        device_lines(out, &e->dev[d]);
+    if (e->has_total && e->n > 1)
+        fprintf(out, "              total %.2f J; %.4g J/token, %.4g tokens/J\n", e->total_j,
+                e->j_per_token, e->tokens_per_j);
+}
+
+static json_t *num(int valid, double v)
+{
+    return valid ? json_real(v) : json_null();
+}
+
+static json_t *device_json(const tc_run_energy_dev *d)
+{
+    const tc_energy_summary *l = &d->load;
+    int ok = l->method != TC_ENERGY_NONE;
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", d->dev.info.name, "backend", d->dev.backend,
+                  "kind", d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
+                  d->dev.info.energy_what, "method", tc_energy_method_name(l->method));
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "energy_j", num(ok, l->energy_j));
+    json_object_set_new(o, "seconds", num(ok, l->seconds));
+    json_object_set_new(o, "avg_power_w", num(l->has_power, l->avg_power_w));
+    json_object_set_new(o, "peak_power_w", num(l->has_power, l->peak_power_w));
+    json_object_set_new(o, "idle_power_w", num(d->has_idle, d->idle_power_w));
+    json_object_set_new(o, "j_per_token", num(ok && d->j_per_token > 0, d->j_per_token));
+    json_object_set_new(o, "tokens_per_j", num(ok && d->tokens_per_j > 0, d->tokens_per_j));
+    json_object_set_new(o, "peak_mem_bytes",
+                        l->has_mem ? json_integer(l->peak_mem_bytes) : json_null());
+    json_object_set_new(o, "mean_util_pct", num(l->has_util, l->mean_util_pct));
+    json_object_set_new(o, "max_temp_c", num(l->has_temp, l->max_temp_c));
+    json_object_set_new(o, "samples", json_integer((json_int_t)l->samples));
+    return o;
+}
+
+json_t *tc_report_energy_json(const tc_run_energy *e)
+{
+    if (e->n == 0)
+        return json_null();
+    json_t *devs = json_array();
+    for (int d = 0; devs && d < e->n; d++)
+        json_array_append_new(devs, device_json(&e->dev[d]));
+    json_t *total =
+        json_pack("{s:o, s:o, s:o}", "energy_j", num(e->has_total, e->total_j), "j_per_token",
+                  num(e->has_total && e->j_per_token > 0, e->j_per_token), "tokens_per_j",
+                  num(e->has_total && e->tokens_per_j > 0, e->tokens_per_j));
+    return json_pack("{s:o, s:o}", "devices", devs, "total", total);
+}
+
+/* ---- export -------------------------------------------------------------- */
+
+typedef struct col {
+    const char *name;
+    uint32_t bit;
+} col;
+
+static const col cols[] = {
+    {"power_w", TC_TF_POWER},
+    {"energy_j", TC_TF_ENERGY},
+    {"util_pct", TC_TF_UTIL_GPU},
+    {"mem_util_pct", TC_TF_UTIL_MEM},
+    {"mem_used_bytes", TC_TF_MEM_USED},
+    {"mem_total_bytes", TC_TF_MEM_TOTAL},
+    {"temp_c", TC_TF_TEMP},
+    {"temp_hot_c", TC_TF_TEMP_HOT},
+    {"clock_sm_mhz", TC_TF_CLOCK_SM},
+    {"clock_mem_mhz", TC_TF_CLOCK_MEM},
+    {"power_limit_w", TC_TF_POWER_LIMIT},
+};
+#define N_COLS (sizeof cols / sizeof cols[0])
+
+static double value(const tc_telem_sample *x, size_t c)
+{
+    switch (c) {
+    case 0:
+        return (double)x->power_mw / 1000.0;
+    case 1:
+        return (double)x->energy_uj / 1e6;
+    case 2:
+        return x->util_pct;
+    case 3:
+        return x->mem_util_pct;
+    case 4:
+        return (double)x->mem_used_bytes;
+    case 5:
+        return (double)x->mem_total_bytes;
+    case 6:
+        return x->temp_mc / 1000.0;
+    case 7:
+        return x->temp_hot_mc / 1000.0;
+    case 8:
+        return x->clock_sm_mhz;
+    case 9:
+        return x->clock_mem_mhz;
+    default:
+        return (double)x->power_limit_mw / 1000.0;
+    }
+}
+
+static void csv_row(FILE *out, const tc_run_device *devs, int n_devs, const tc_run_sample *r,
+                    int64_t t0)
+{
+    const char *name = r->device < n_devs ? devs[r->device].info.name : "?";
+    fprintf(out, "%d,", r->device);
+    fputc('"', out);
+    for (const char *p = name; *p; p++) { /* RFC 4180: quotes doubled */
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fprintf(out, "\",%.6f", (double)(r->s.mono_ns - t0) / 1e9);
+    for (size_t c = 0; c < N_COLS; c++) {
+        if (r->s.valid & cols[c].bit)
+            fprintf(out, ",%.15g", value(&r->s, c));
+        else
+            fputc(',', out);
+    }
+    fputc('\n', out);
+}
+
+static json_t *json_row(const tc_run_device *devs, int n_devs, const tc_run_sample *r, int64_t t0)
+{
+    json_t *o = json_pack("{s:i, s:s, s:f}", "device", r->device, "name",
+                          r->device < n_devs ? devs[r->device].info.name : "?", "t_s",
+                          (double)(r->s.mono_ns - t0) / 1e9);
+    for (size_t c = 0; o && c < N_COLS; c++)
+        json_object_set_new(o, cols[c].name,
+                            (r->s.valid & cols[c].bit) ? json_real(value(&r->s, c)) : json_null());
+    return o;
+}
+
+tc_err tc_report_export_samples(FILE *out, int json, const tc_run_device *devs, int n_devs,
+                                const tc_run_sample *samples, size_t n, char *err, size_t errlen)
+{
+    int64_t t0 = INT64_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (samples[i].s.mono_ns < t0)
+            t0 = samples[i].s.mono_ns;
+    if (!json) {
+        fputs("device,name,t_s", out);
+        for (size_t c = 0; c < N_COLS; c++)
+            fprintf(out, ",%s", cols[c].name);
+        fputc('\n', out);
+        for (size_t i = 0; i < n; i++)
+            csv_row(out, devs, n_devs, &samples[i], t0);
+    } else {
+        json_t *arr = json_array();
+        for (size_t i = 0; arr && i < n; i++)
+            json_array_append_new(arr, json_row(devs, n_devs, &samples[i], t0));
+        char *text = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) : NULL;
+        json_decref(arr);
+        if (!text)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+        fputs(text, out);
+        fputc('\n', out);
+        free(text);
+    }
+    return ferror(out) ? tc_fail(err, errlen, TC_ERR_IO, "write failed") : TC_OK;
+}
