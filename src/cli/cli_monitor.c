@@ -15,7 +15,7 @@
 
 void tc_cmd_monitor_help(FILE *out)
 {
-    fputs("Usage: truecost monitor [--backend auto|nvml|amdgpu|rapl] [--interval MS]\n"
+    fputs("Usage: truecost monitor [--backend auto|nvml|rocm|amdgpu|rapl] [--interval MS]\n"
           "                        [--count N] [--json]\n"
           "\n"
           "Show power, energy, utilisation, memory, temperature and clocks of every GPU\n"
@@ -25,18 +25,20 @@ void tc_cmd_monitor_help(FILE *out)
           "\n"
           "Options:\n"
           "  --backend NAME   auto (default: every source that finds devices), nvml,\n"
-          "                   amdgpu or rapl\n"
+          "                   rocm, amdgpu (sysfs; skipped in auto when rocm found\n"
+          "                   GPUs) or rapl\n"
           "  --interval MS    time between samples, 10 to 3600000 (default 1000)\n"
           "  --count N        stop after N samples per device (default: until Ctrl-C)\n"
           "  --json           one JSON object per device and sample on stdout\n"
           "  --sysfs-root DIR read sysfs from DIR instead of /sys (tests, containers)\n"
           "  --nvml-lib PATH  load NVML from PATH instead of libnvidia-ml.so.1\n"
+          "  --rocm-lib PATH  load ROCm SMI from PATH instead of librocm_smi64.so\n"
           "\n"
           "Exit status: 0 success; 1 usage error; 2 no sensor found.\n",
           out);
 }
 
-enum { OPT_BACKEND = 256, OPT_INTERVAL, OPT_COUNT, OPT_JSON, OPT_SYSFS, OPT_NVML };
+enum { OPT_BACKEND = 256, OPT_INTERVAL, OPT_COUNT, OPT_JSON, OPT_SYSFS, OPT_NVML, OPT_ROCM };
 
 static const struct option options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
@@ -45,6 +47,7 @@ static const struct option options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"sysfs-root", required_argument, NULL, OPT_SYSFS},
     {"nvml-lib", required_argument, NULL, OPT_NVML},
+    {"rocm-lib", required_argument, NULL, OPT_ROCM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -92,6 +95,9 @@ static int parse(int argc, char **argv, mon_args *a)
             break;
         case OPT_NVML:
             a->cfg.nvml_lib = optarg;
+            break;
+        case OPT_ROCM:
+            a->cfg.rocm_lib = optarg;
             break;
         case 'h':
             a->help = 1;

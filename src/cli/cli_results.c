@@ -78,6 +78,28 @@ static int energy_of(tc_store *st, const tc_run_info *run, const tc_req_record *
     return 0;
 }
 
+/* The run document of `run --json`, `show --json` and `export --what
+ * summary`: the figures plus the energy. New reference, or NULL (said). */
+static json_t *run_document(tc_store *st, const tc_run_info *run)
+{
+    tc_req_record *recs = NULL;
+    size_t n = 0;
+    tc_run_metrics m;
+    tc_run_energy e;
+    if (compute(st, run, &recs, &n, &m))
+        return NULL;
+    json_t *doc = NULL;
+    if (!energy_of(st, run, recs, n, &m, &e)) {
+        doc = tc_report_run_json(run, &m);
+        if (doc)
+            json_object_set_new(doc, "energy", tc_report_energy_json(&e));
+        tc_run_energy_free(&e);
+    }
+    tc_run_metrics_free(&m);
+    tc_store_free_requests(recs, n);
+    return doc;
+}
+
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate)
 {
     tc_req_record *recs = NULL;
@@ -333,6 +355,17 @@ static int export_samples(FILE *f, tc_store *st, const tc_run_info *run, tc_expo
 static int export_to(FILE *f, tc_store *st, const tc_run_info *run, tc_export_what what,
                      tc_export_format fmt)
 {
+    if (what == TC_EXPORT_SUMMARY) { /* the very document run --json printed */
+        char err[512];
+        json_t *doc = run_document(st, run);
+        int code = doc ? 0 : TC_EXIT_RUNTIME;
+        if (doc && tc_report_export_doc(f, fmt, doc, err, sizeof err) != TC_OK) {
+            tc_cli_error("export: %s", err);
+            code = TC_EXIT_RUNTIME;
+        }
+        json_decref(doc);
+        return code;
+    }
     tc_req_record *recs;
     size_t n;
     char err[512];

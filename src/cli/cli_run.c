@@ -219,6 +219,15 @@ static int parse_args(int argc, char **argv, run_args *a)
         tc_cli_error("run: unexpected argument '%s' (one URL at most)", argv[optind]);
         return -1;
     }
+    int known = !strcmp(a->telemetry, "auto") || !strcmp(a->telemetry, "none");
+    for (int i = 0; !known && tc_telem_backend_names[i]; i++)
+        known = !strcmp(a->telemetry, tc_telem_backend_names[i]);
+    if (!known) { /* checked before anything is probed or stored */
+        tc_cli_error("run: --telemetry '%s': expected auto, none or a source name (see "
+                     "truecost monitor --help)",
+                     a->telemetry);
+        return -1;
+    }
     if (a->requests_given && a->duration_s > 0) {
         tc_cli_error("run: give -n or --duration, not both");
         return -1;

@@ -313,6 +313,18 @@ static void flatten(FILE *out, const char *prefix, json_t *v)
     fputc('\n', out);
 }
 
+tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err,
+                            size_t errlen)
+{
+    if (fmt == TC_EXPORT_JSON)
+        return tc_report_json_dump(out, doc, err, errlen);
+    fputs("key,value\n", out);
+    flatten(out, "", doc);
+    if (fflush(out) == EOF || ferror(out))
+        return tc_fail(err, errlen, TC_ERR_IO, "export: writing the summary failed");
+    return TC_OK;
+}
+
 static tc_err export_summary(FILE *out, tc_export_format fmt, const tc_run_info *run,
                              const tc_req_record *recs, size_t n, char *err, size_t errlen)
 {

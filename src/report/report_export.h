@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "bench/bench_record.h"
 #include "core/tc_error.h"
 
@@ -58,6 +60,11 @@ int tc_report_export_format_parse(const char *name, tc_export_format *out);
 tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
                         const tc_run_info *run, const tc_req_record *recs, size_t n, char *err,
                         size_t errlen);
+
+/* Writes a run document (as tc_report_run_json builds it, possibly with
+ * more members) as JSON, or flattened to "key,value" CSV rows. */
+tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err,
+                            size_t errlen);
 
 /* Writes one CSV text field, quoted only when it must be (see above). */
 void tc_report_csv_field(FILE *out, const char *s);

@@ -267,8 +267,8 @@ static int read_ok(rsmi_state *st, const rsmi_gpu *g, rsmi_ret r, const char *ca
                  "-G render,video $USER)",
                  g->info.name, g->info.id, call, status_text(st, r, num, sizeof num));
     else if (r != RSMI_STATUS_NOT_SUPPORTED && r != RSMI_STATUS_NOT_YET_IMPLEMENTED)
-        snprintf(st->last_error, sizeof st->last_error, "%s %s: %s: %s", g->info.name,
-                 g->info.id, call, status_text(st, r, num, sizeof num));
+        snprintf(st->last_error, sizeof st->last_error, "%s %s: %s: %s", g->info.name, g->info.id,
+                 call, status_text(st, r, num, sizeof num));
     return 0;
 }
 
@@ -300,8 +300,7 @@ static void read_power(rsmi_state *st, uint32_t i, rsmi_gpu *g, tc_telem_sample 
 static void read_power_cap(rsmi_state *st, uint32_t i, rsmi_gpu *g, tc_telem_sample *out)
 {
     uint64_t uw = 0;
-    if (st->f.power_cap &&
-        read_ok(st, g, st->f.power_cap(i, 0, &uw), "rsmi_dev_power_cap_get")) {
+    if (st->f.power_cap && read_ok(st, g, st->f.power_cap(i, 0, &uw), "rsmi_dev_power_cap_get")) {
         out->power_limit_mw = (int64_t)((uw + 500) / 1000);
         out->valid |= TC_TF_POWER_LIMIT;
     }
@@ -318,7 +317,7 @@ static int counter_uj(uint64_t count, float resolution, uint64_t *out)
     double res = strtod(text, NULL);
     if ((float)res != resolution)
         res = (double)resolution; /* not a short decimal: the float as it is */
-    if (!(res > 0 && res < 1e6)) /* up to 1 J per count keeps r * pj below 2^64 */
+    if (!(res > 0 && res < 1e6))  /* up to 1 J per count keeps r * pj below 2^64 */
         return 0;
     uint64_t pj = (uint64_t)llround(res * 1e6); /* resolution in pJ */
     uint64_t q = count / 1000000, r = count % 1000000;
@@ -335,8 +334,8 @@ static void read_energy(rsmi_state *st, uint32_t i, rsmi_gpu *g, tc_telem_sample
         return;
     if (!counter_uj(count, res, &uj)) {
         snprintf(st->last_error, sizeof st->last_error,
-                 "%s %s: rsmi_dev_energy_count_get: resolution %g uJ makes no sense",
-                 g->info.name, g->info.id, (double)res);
+                 "%s %s: rsmi_dev_energy_count_get: resolution %g uJ makes no sense", g->info.name,
+                 g->info.id, (double)res);
         return;
     }
     /* A counter that went down was reset (driver reload, GPU reset): what

@@ -6,6 +6,7 @@
 
 #include "core/tc_time.h"
 #include "telem_nvml.h"
+#include "telem_rocm.h"
 
 /* Library backends before their command-line fallbacks; a fallback is
  * skipped when the backend named in `covers` found devices. */
@@ -14,13 +15,14 @@ static const struct {
     const char *covered_by;
 } order[] = {
     {&tc_telem_nvml, NULL},
-    {&tc_telem_amdgpu, NULL},
+    {&tc_telem_rocm, NULL},
+    {&tc_telem_amdgpu, "rocm"},
     {&tc_telem_rapl, NULL},
 };
 
 #define N_ORDER (sizeof order / sizeof order[0])
 
-const char *const tc_telem_backend_names[] = {"nvml", "amdgpu", "rapl", NULL};
+const char *const tc_telem_backend_names[] = {"nvml", "rocm", "amdgpu", "rapl", NULL};
 
 typedef struct opened {
     const tc_telem_backend *b;
@@ -118,7 +120,7 @@ tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg, tc_telem
     if (strcmp(which, "auto") != 0 && strcmp(which, "none") != 0 &&
         (only = find_backend(which)) < 0)
         return tc_fail(err, errlen, TC_ERR_INVALID,
-                       "--backend '%s': expected auto, none, nvml, amdgpu or rapl", which);
+                       "--backend '%s': expected auto, none, nvml, rocm, amdgpu or rapl", which);
     tc_telem_set *s = calloc(1, sizeof *s);
     if (!s)
         return TC_ERR_NOMEM;

@@ -2,6 +2,8 @@
  * prints. Used only where the vendor library cannot be loaded; a command
  * run costs tens of milliseconds (nvidia-smi) to about a second (rocm-smi,
  * a Python program), so one run serves every device of a tick. */
+/* memmem, pipe2 */
+#define _GNU_SOURCE
 #include "telem_smi.h"
 
 #include <ctype.h>
@@ -270,12 +272,14 @@ tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols, tc_s
         trim(&t, &tl);
         if (tl == 0)
             continue;
-        if (*n >= max)
-            return tc_fail(err, errlen, TC_ERR_INVALID,
-                           "nvidia-smi output line %d: more than %d GPUs", lineno, max);
-        tc_err rc = parse_nvidia_line(t, tl, lineno, cols, &out[*n], err, errlen);
-        if (rc != TC_OK)
+        tc_err rc = *n >= max ? tc_fail(err, errlen, TC_ERR_INVALID,
+                                         "nvidia-smi output line %d: more than %d GPUs", lineno,
+                                         max)
+                              : parse_nvidia_line(t, tl, lineno, cols, &out[*n], err, errlen);
+        if (rc != TC_OK) {
+            *n = 0;
             return rc;
+        }
         (*n)++;
     }
     return TC_OK;

@@ -75,7 +75,7 @@ unsigned tc_smi_nvidia_columns(const char *text, size_t len);
  * ',' and trimmed; "[N/A]", "[Not Supported]", any other "[...]", "N/A" and
  * "" leave the field invalid. Units: W -> mW, MiB -> bytes, C -> milli-C.
  * Blank lines are skipped. Writes up to max GPUs into out and their count
- * into *n. TC_ERR_PARSE, naming the line and column, for a wrong field
+ * into *n (0 on any error). TC_ERR_PARSE, naming the line and column, for a wrong field
  * count, a number that is not one or out of range, or an index that is
  * missing; TC_ERR_INVALID for more than max GPUs or cols without the
  * required columns. */
@@ -87,7 +87,7 @@ tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols, tc_s
  * top-level key "cardN" is one GPU, sorted by N; other keys are ignored.
  * Values are strings (numbers accepted too); "N/A" and anything not a
  * number leave the field invalid. Keys are matched case-insensitively by
- * the pieces that stay the same across ROCm versions:
+ * the pieces that stay the same across ROCm versions (*n is 0 on error):
  *   power:       contains "power" and "(w)", not "max"/"cap"/"limit"
  *                ("Average Graphics Package Power (W)", "Current Socket
  *                Graphics Package Power (W)": the latter sets power_instant)

@@ -10,7 +10,8 @@ import { runCli, tempDir } from './helpers.mjs';
 const FIX = process.env.TC_FIXTURES_DIR ?? path.resolve('tests/fixtures');
 const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve('build/tests/fake');
 const sysfs = (name) => path.join(FIX, 'sysfs', name);
-const NO_NVML = ['--nvml-lib', '/nonexistent/libnvidia-ml.so.1'];
+// Keep the host's own vendor libraries out, so only the fixtures are seen.
+const NO_NVML = ['--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--rocm-lib', '/nonexistent/librocm_smi64.so'];
 
 function jsonLines(stdout) {
   return stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -74,7 +75,48 @@ test('NVIDIA through the fake NVML: power, energy, memory; unsupported fields ar
   assert.equal(lines[2].energy_j, 0.5, '1000 -> 1500 mJ');
 });
 
-test('bad options: exit 1 naming them', async () => {
+test('AMD through the fake ROCm SMI: energy counter x resolution, junction temperature, n/a fields', async () => {
+  const env = {
+    FAKE_RSMI_DEVICES: '2',
+    FAKE_RSMI_ENERGY_COUNTS: '1000000,1100000,1200000',
+    FAKE_RSMI_NOT_SUPPORTED: 'busy',
+  };
+  const r = await runCli(['monitor', '--json', '--backend', 'rocm', '--count', '2', '--interval', '20', '--rocm-lib', path.join(FAKE, 'libfake_rocm.so')], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = jsonLines(r.stdout);
+  assert.equal(lines.length, 4);
+  assert.deepEqual(lines.map((x) => x.device), [0, 1, 0, 1]);
+  const [a, , b] = lines;
+  assert.equal(a.backend, 'rocm');
+  assert.equal(a.name, 'AMD Instinct MI300X');
+  assert.equal(a.energy_what, 'GPU energy counter');
+  assert.equal(a.power_w, 245);
+  assert.equal(a.power_instant, false, 'rsmi_dev_power_ave_get is an average');
+  assert.equal(a.power_limit_w, 750);
+  assert.equal(a.energy_j, 0);
+  assert.equal(b.energy_j, 1.53, '100000 counts x 15.3 uJ');
+  assert.equal(a.util_pct, null, 'NOT_SUPPORTED is null, never 0');
+  assert.equal(a.mem_util_pct, 31);
+  // monitor's JSON carries 6 significant digits, so bytes are compared in GiB.
+  assert.equal(Math.round(a.mem_used_bytes / 2 ** 30), 24);
+  assert.equal(Math.round(a.mem_total_bytes / 2 ** 30), 192);
+  assert.equal(a.temp_c, 51.5);
+  assert.equal(a.temp_hot_c, 68.25);
+  assert.equal(a.clock_sm_mhz, null);
+  assert.equal(a.error, null);
+
+  // auto: the library's GPUs are not listed a second time from sysfs.
+  const both = await runCli(['monitor', '--json', '--count', '1', '--sysfs-root', sysfs('amdgpu-full'), '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--rocm-lib', path.join(FAKE, 'libfake_rocm.so')], { env });
+  assert.equal(both.code, 0, both.stderr);
+  assert.deepEqual(jsonLines(both.stdout).map((x) => x.backend), ['rocm', 'rocm']);
+
+  const missing = await runCli(['monitor', '--backend', 'rocm', '--count', '1', '--rocm-lib', '/nonexistent/librocm_smi64.so']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^truecost: monitor: rocm: \/nonexistent\/librocm_smi64.so not found: ROCm SMI is not installed \(or use the amdgpu sysfs backend\)/);
+});
+
+test('bad options: exit 1 naming them'
+, async () => {
   for (const [args, re] of [
     [['--backend', 'bogus'], /--backend 'bogus'/],
     [['--interval', '5'], /--interval/],
