@@ -143,9 +143,9 @@ static void print_json(const tc_telem_set *s, int i, const tc_telem_sample *x, d
     json_object_set_new(o, "util_pct", num_or_null(v & TC_TF_UTIL_GPU, x->util_pct));
     json_object_set_new(o, "mem_util_pct", num_or_null(v & TC_TF_UTIL_MEM, x->mem_util_pct));
     json_object_set_new(o, "mem_used_bytes",
-                        num_or_null(v & TC_TF_MEM_USED, (double)x->mem_used_bytes));
+                        (v & TC_TF_MEM_USED) ? json_integer(x->mem_used_bytes) : json_null());
     json_object_set_new(o, "mem_total_bytes",
-                        num_or_null(v & TC_TF_MEM_TOTAL, (double)x->mem_total_bytes));
+                        (v & TC_TF_MEM_TOTAL) ? json_integer(x->mem_total_bytes) : json_null());
     json_object_set_new(o, "temp_c", num_or_null(v & TC_TF_TEMP, x->temp_mc / 1000.0));
     json_object_set_new(o, "temp_hot_c", num_or_null(v & TC_TF_TEMP_HOT, x->temp_hot_mc / 1000.0));
     json_object_set_new(o, "clock_sm_mhz", num_or_null(v & TC_TF_CLOCK_SM, x->clock_sm_mhz));

@@ -57,6 +57,7 @@ void tc_cmd_run_help(FILE *out)
           "  --idle-s SECONDS     sample this long before the load for the idle baseline\n"
           "  --sysfs-root DIR     read sysfs from DIR (tests, containers)\n"
           "  --nvml-lib PATH      load NVML from PATH instead of libnvidia-ml.so.1\n"
+          "  --rocm-lib PATH      load ROCm SMI from PATH instead of librocm_smi64.so\n"
           "\n"
           "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
           "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
@@ -88,7 +89,8 @@ enum {
     OPT_SAMPLE_MS,
     OPT_IDLE_S,
     OPT_SYSFS,
-    OPT_NVML
+    OPT_NVML,
+    OPT_ROCM
 };
 
 static const struct option options[] = {
@@ -113,6 +115,7 @@ static const struct option options[] = {
     {"idle-s", required_argument, NULL, OPT_IDLE_S},
     {"sysfs-root", required_argument, NULL, OPT_SYSFS},
     {"nvml-lib", required_argument, NULL, OPT_NVML},
+    {"rocm-lib", required_argument, NULL, OPT_ROCM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -184,6 +187,9 @@ static int apply(run_args *a, int opt, const char *v)
         return 0;
     case OPT_NVML:
         a->telem.nvml_lib = v;
+        return 0;
+    case OPT_ROCM:
+        a->telem.rocm_lib = v;
         return 0;
     case 'h':
         a->help = 1;

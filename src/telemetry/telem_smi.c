@@ -119,10 +119,13 @@ static int parse_scaled(const char *s, size_t n, int allow_neg, int scale, int64
 
 /* ---- nvidia-smi ---- */
 
-static const char *const col_names[TC_SMI_NCOL] = {
-    "index",       "name",        "driver_version", "power.draw",      "utilization.gpu",
-    "utilization.memory", "memory.used", "memory.total", "temperature.gpu", "clocks.sm",
-    "clocks.mem",  "power.limit", "pci.bus_id"};
+static const char *const col_names[TC_SMI_NCOL] = {"index",           "name",
+                                                   "driver_version",  "power.draw",
+                                                   "utilization.gpu", "utilization.memory",
+                                                   "memory.used",     "memory.total",
+                                                   "temperature.gpu", "clocks.sm",
+                                                   "clocks.mem",      "power.limit",
+                                                   "pci.bus_id"};
 
 const char *tc_smi_col_name(int col)
 {
@@ -156,6 +159,9 @@ static int set_nvidia_field(tc_smi_gpu *g, int col, const char *v, size_t n)
     }
     if (not_available(v, n))
         return col != TC_SMI_INDEX; /* a line without its index is no GPU */
+    /* nvidia-smi prints only watts with decimals; elsewhere a '.' is wrong. */
+    if (col != TC_SMI_POWER && col != TC_SMI_POWER_LIMIT && memchr(v, '.', n))
+        return 0;
     switch (col) {
     case TC_SMI_INDEX:
         if (!parse_scaled(v, n, 0, 0, &x) || x > 1000000)
@@ -273,8 +279,7 @@ tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols, tc_s
         if (tl == 0)
             continue;
         tc_err rc = *n >= max ? tc_fail(err, errlen, TC_ERR_INVALID,
-                                         "nvidia-smi output line %d: more than %d GPUs", lineno,
-                                         max)
+                                        "nvidia-smi output line %d: more than %d GPUs", lineno, max)
                               : parse_nvidia_line(t, tl, lineno, cols, &out[*n], err, errlen);
         if (rc != TC_OK) {
             *n = 0;
@@ -792,8 +797,8 @@ static tc_err probe_nvidia(smi_state *st, char *err, size_t errlen)
             used += (size_t)snprintf(st->query + used, sizeof st->query - used, "%s%s",
                                      c ? "," : "", col_names[c]);
     if (st->cols != TC_SMI_ALL_COLS) {
-        size_t n = (size_t)snprintf(st->last_error, sizeof st->last_error,
-                                    "%s does not offer:", st->cmd);
+        size_t n =
+            (size_t)snprintf(st->last_error, sizeof st->last_error, "%s does not offer:", st->cmd);
         for (int c = 0; c < TC_SMI_NCOL && n < sizeof st->last_error; c++)
             if (!(st->cols & (1u << c)))
                 n += (size_t)snprintf(st->last_error + n, sizeof st->last_error - n, " %s",

@@ -58,10 +58,10 @@ const char *tc_smi_col_name(int col);
  * TC_TF_* bits (mono_ns 0); a field without its bit is 0. Strings are
  * NUL-terminated, "" when the command did not give them. */
 typedef struct tc_smi_gpu {
-    int index;        /* nvidia-smi's index, or N of rocm-smi's "cardN" */
-    char name[128];   /* "NVIDIA H100 80GB HBM3"; rocm-smi: its "Card series" */
-    char driver[64];  /* driver version (nvidia-smi only) */
-    char bus_id[64];  /* "00000000:18:00.0" (nvidia-smi only) */
+    int index;       /* nvidia-smi's index, or N of rocm-smi's "cardN" */
+    char name[128];  /* "NVIDIA H100 80GB HBM3"; rocm-smi: its "Card series" */
+    char driver[64]; /* driver version (nvidia-smi only) */
+    char bus_id[64]; /* "00000000:18:00.0" (nvidia-smi only) */
     tc_telem_sample s;
 } tc_smi_gpu;
 
@@ -73,7 +73,8 @@ unsigned tc_smi_nvidia_columns(const char *text, size_t len);
 /* Parses `nvidia-smi --query-gpu=<the columns of cols, in tc_smi_col order>
  * --format=csv,noheader,nounits` output: one GPU per line, fields split at
  * ',' and trimmed; "[N/A]", "[Not Supported]", any other "[...]", "N/A" and
- * "" leave the field invalid. Units: W -> mW, MiB -> bytes, C -> milli-C.
+ * "" leave the field invalid. Units: W -> mW (decimals), MiB -> bytes,
+ * C -> milli-C; all but watts are integers.
  * Blank lines are skipped. Writes up to max GPUs into out and their count
  * into *n (0 on any error). TC_ERR_PARSE, naming the line and column, for a wrong field
  * count, a number that is not one or out of range, or an index that is

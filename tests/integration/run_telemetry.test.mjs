@@ -56,7 +56,7 @@ test('no sensor: the run goes on, says so once, energy is null', async (t) => {
   const dir = sc.dir();
   const sim = await sc.sim(FAST);
   const { doc, stderr } = await runJson([sim.url, '--db', path.join(dir, 'db'), '-n', '2', '--max-tokens', '4',
-    '--sysfs-root', dir, '--nvml-lib', '/nonexistent/libnvidia-ml.so.1']);
+    '--sysfs-root', dir, '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--rocm-lib', '/nonexistent/librocm_smi64.so']);
   assert.equal(doc.energy, null);
   assert.equal(doc.requests.completed, 2);
   assert.equal((stderr.match(/no GPU or CPU energy sensor found/g) ?? []).length, 1, stderr);

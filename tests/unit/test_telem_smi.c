@@ -24,8 +24,7 @@
 #define NV_BROKEN FIX "bin-broken/nvidia-smi"
 #define ROCM_FAKE FIX "bin/rocm-smi"
 #define MIB 1048576LL
-#define OLD_COLS                                                                                   \
-    (TC_SMI_ALL_COLS & ~((1u << TC_SMI_CLOCK_MEM) | (1u << TC_SMI_POWER_LIMIT)))
+#define OLD_COLS (TC_SMI_ALL_COLS & ~((1u << TC_SMI_CLOCK_MEM) | (1u << TC_SMI_POWER_LIMIT)))
 
 /* ---- helpers ---- */
 
@@ -133,8 +132,8 @@ static void check_h100_0(const tc_smi_gpu *g)
     assert_string_equal(g->driver, "550.54.15");
     assert_string_equal(g->bus_id, "00000000:18:00.0");
     assert_int_equal(s->valid, TC_TF_POWER | TC_TF_UTIL_GPU | TC_TF_UTIL_MEM | TC_TF_MEM_USED |
-                                   TC_TF_MEM_TOTAL | TC_TF_TEMP | TC_TF_CLOCK_SM |
-                                   TC_TF_CLOCK_MEM | TC_TF_POWER_LIMIT);
+                                   TC_TF_MEM_TOTAL | TC_TF_TEMP | TC_TF_CLOCK_SM | TC_TF_CLOCK_MEM |
+                                   TC_TF_POWER_LIMIT);
     assert_int_equal(s->power_mw, 312450);
     assert_int_equal(s->power_instant, 0);
     assert_int_equal(s->util_pct, 87);
@@ -157,9 +156,9 @@ static void check_h100_1(const tc_smi_gpu *g)
     /* "[N/A]" power: not available, never 0 W read as a value */
     assert_int_equal(s->valid & TC_TF_POWER, 0);
     assert_int_equal(s->power_mw, 0);
-    assert_int_equal(s->valid, TC_TF_UTIL_GPU | TC_TF_UTIL_MEM | TC_TF_MEM_USED |
-                                   TC_TF_MEM_TOTAL | TC_TF_TEMP | TC_TF_CLOCK_SM |
-                                   TC_TF_CLOCK_MEM | TC_TF_POWER_LIMIT);
+    assert_int_equal(s->valid, TC_TF_UTIL_GPU | TC_TF_UTIL_MEM | TC_TF_MEM_USED | TC_TF_MEM_TOTAL |
+                                   TC_TF_TEMP | TC_TF_CLOCK_SM | TC_TF_CLOCK_MEM |
+                                   TC_TF_POWER_LIMIT);
     assert_int_equal(s->util_pct, 0);
     assert_int_equal(s->mem_used_bytes, 1 * MIB);
     assert_int_equal(s->temp_mc, 31000);
@@ -227,8 +226,8 @@ static void nvidia_csv_not_available(void **state)
     (void)state;
     const unsigned cols = TC_SMI_REQUIRED_COLS | (1u << TC_SMI_POWER) | (1u << TC_SMI_TEMP) |
                           (1u << TC_SMI_UTIL_GPU) | (1u << TC_SMI_BUS_ID);
-    static const char *const na[] = {"[N/A]", "[Not Supported]", "N/A", "", "  ",
-                                     "[Unknown Error]", "[GPU is lost]"};
+    static const char *const na[] = {"[N/A]", "[Not Supported]", "N/A",          "",
+                                     "  ",    "[Unknown Error]", "[GPU is lost]"};
     for (size_t i = 0; i < sizeof na / sizeof na[0]; i++) {
         char line[128];
         snprintf(line, sizeof line, "3, GPU, %s, %s, %s, %s\n", na[i], na[i], na[i], na[i]);
@@ -254,9 +253,9 @@ static void nvidia_csv_formats(void **state)
     char err[256] = "";
     /* CRLF, blank lines, no final newline, no spaces, a negative temperature,
      * power with 1 and 4 decimals (the 4th is dropped) */
-    assert_int_equal(parse_nv("\r\n0,A,7.5,12,-5\r\n\n  \n1 , B , 100.1239 , 0 , 3", cols, g, 3,
-                              &n, err),
-                     TC_OK);
+    assert_int_equal(
+        parse_nv("\r\n0,A,7.5,12,-5\r\n\n  \n1 , B , 100.1239 , 0 , 3", cols, g, 3, &n, err),
+        TC_OK);
     assert_int_equal(n, 2);
     assert_int_equal(g[0].s.power_mw, 7500);
     assert_int_equal(g[0].s.util_pct, 12);
@@ -352,8 +351,7 @@ static void rocm_json_old_names(void **state)
     const tc_telem_sample *s = &g[0].s;
     assert_string_equal(g[0].name, "Instinct MI210");
     assert_int_equal(s->valid, TC_TF_POWER | TC_TF_ENERGY | TC_TF_UTIL_GPU | TC_TF_UTIL_MEM |
-                                   TC_TF_MEM_USED | TC_TF_MEM_TOTAL | TC_TF_TEMP |
-                                   TC_TF_TEMP_HOT);
+                                   TC_TF_MEM_USED | TC_TF_MEM_TOTAL | TC_TF_TEMP | TC_TF_TEMP_HOT);
     assert_int_equal(s->power_mw, 87000);
     assert_int_equal(s->power_instant, 0); /* "Average ... Power" */
     assert_int_equal(s->energy_uj, 721214764929ULL);
@@ -366,8 +364,8 @@ static void rocm_json_old_names(void **state)
     s = &g[1].s;
     assert_string_equal(g[1].name, "Vega 20");
     /* power "N/A" and no energy keys at all */
-    assert_int_equal(s->valid, TC_TF_UTIL_GPU | TC_TF_UTIL_MEM | TC_TF_MEM_USED |
-                                   TC_TF_MEM_TOTAL | TC_TF_TEMP | TC_TF_TEMP_HOT);
+    assert_int_equal(s->valid, TC_TF_UTIL_GPU | TC_TF_UTIL_MEM | TC_TF_MEM_USED | TC_TF_MEM_TOTAL |
+                                   TC_TF_TEMP | TC_TF_TEMP_HOT);
     assert_int_equal(s->power_mw, 0);
     assert_int_equal(s->energy_uj, 0);
     assert_int_equal(s->mem_used_bytes, 12288);
@@ -649,7 +647,8 @@ static void nvidia_backend_gpu_gone_and_failures(void **state)
     setenv("TC_FAKE_NVIDIA_CSV", FIX "nvidia-smi-old.csv", 1);
     assert_int_equal(b->sample(st, 1, &s), TC_OK); /* GPU 1 was served: a new run */
     assert_int_equal(s.valid, 0);
-    assert_non_null(strstr(b->last_error(st), "line 1: expected 13 comma-separated fields, got 11"));
+    assert_non_null(
+        strstr(b->last_error(st), "line 1: expected 13 comma-separated fields, got 11"));
     unsetenv("TC_FAKE_NVIDIA_CSV");
     s = sample_ok(b, st, 0);
     assert_int_equal(s.temp_mc, 58000);
