@@ -15,8 +15,7 @@
 
 void tc_cmd_monitor_help(FILE *out)
 {
-    fputs("Usage: truecost monitor [--backend auto|nvml|rocm|amdgpu|rapl] [--interval MS]\n"
-          "                        [--count N] [--json]\n"
+    fputs("Usage: truecost monitor [--backend SOURCE] [--interval MS] [--count N] [--json]\n"
           "\n"
           "Show power, energy, utilisation, memory, temperature and clocks of every GPU\n"
           "and CPU package found, refreshed in place on a terminal. Fields a sensor does\n"
@@ -26,19 +25,32 @@ void tc_cmd_monitor_help(FILE *out)
           "Options:\n"
           "  --backend NAME   auto (default: every source that finds devices), nvml,\n"
           "                   rocm, amdgpu (sysfs; skipped in auto when rocm found\n"
-          "                   GPUs) or rapl\n"
+          "                   GPUs), rapl, or the command-line fallbacks nvidia-smi and\n"
+          "                   rocm-smi (used by auto only when the libraries are absent;\n"
+          "                   slow: sample every second or more)\n"
           "  --interval MS    time between samples, 10 to 3600000 (default 1000)\n"
           "  --count N        stop after N samples per device (default: until Ctrl-C)\n"
           "  --json           one JSON object per device and sample on stdout\n"
           "  --sysfs-root DIR read sysfs from DIR instead of /sys (tests, containers)\n"
           "  --nvml-lib PATH  load NVML from PATH instead of libnvidia-ml.so.1\n"
           "  --rocm-lib PATH  load ROCm SMI from PATH instead of librocm_smi64.so\n"
+          "  --nvidia-smi CMD, --rocm-smi CMD   the fallback commands (default: on PATH)\n"
           "\n"
           "Exit status: 0 success; 1 usage error; 2 no sensor found.\n",
           out);
 }
 
-enum { OPT_BACKEND = 256, OPT_INTERVAL, OPT_COUNT, OPT_JSON, OPT_SYSFS, OPT_NVML, OPT_ROCM };
+enum {
+    OPT_BACKEND = 256,
+    OPT_INTERVAL,
+    OPT_COUNT,
+    OPT_JSON,
+    OPT_SYSFS,
+    OPT_NVML,
+    OPT_ROCM,
+    OPT_NVSMI,
+    OPT_ROCMSMI
+};
 
 static const struct option options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
@@ -48,6 +60,8 @@ static const struct option options[] = {
     {"sysfs-root", required_argument, NULL, OPT_SYSFS},
     {"nvml-lib", required_argument, NULL, OPT_NVML},
     {"rocm-lib", required_argument, NULL, OPT_ROCM},
+    {"nvidia-smi", required_argument, NULL, OPT_NVSMI},
+    {"rocm-smi", required_argument, NULL, OPT_ROCMSMI},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -98,6 +112,12 @@ static int parse(int argc, char **argv, mon_args *a)
             break;
         case OPT_ROCM:
             a->cfg.rocm_lib = optarg;
+            break;
+        case OPT_NVSMI:
+            a->cfg.nvidia_smi = optarg;
+            break;
+        case OPT_ROCMSMI:
+            a->cfg.rocm_smi = optarg;
             break;
         case 'h':
             a->help = 1;
@@ -183,7 +203,7 @@ static void print_row(const tc_telem_set *s, int i, const tc_telem_sample *x, do
                  x->mem_total_bytes / 1073741824.0);
     else
         snprintf(mu, sizeof mu, "n/a");
-    printf("%-2d %-26.26s %-7s %10s %10s %6s %6s %13s %7s %7s\n", i,
+    printf("%-2d %-26.26s %-10s %10s %10s %6s %6s %13s %7s %7s\n", i,
            tc_telem_set_device(s, i)->name, tc_telem_set_backend(s, i), pw,
            cell(e, sizeof e, energy_ok, "%.1f", energy_j),
            cell(u, sizeof u, v & TC_TF_UTIL_GPU, "%.0f", x->util_pct),
@@ -210,7 +230,7 @@ static void loop(const mon_args *a, tc_telem_set *s)
         if (tty && k > 0)
             printf("\033[%dA", n + 1); /* redraw in place */
         if (!a->json)
-            printf("%-2s %-26s %-7s %10s %10s %6s %6s %13s %7s %7s\n", "#", "DEVICE", "SOURCE",
+            printf("%-2s %-26s %-10s %10s %10s %6s %6s %13s %7s %7s\n", "#", "DEVICE", "SOURCE",
                    "POWER W", "ENERGY J", "UTIL%", "MEM%", "MEM GiB", "TEMP C", "SM MHz");
         for (int i = 0; i < n; i++) {
             tc_telem_sample x;

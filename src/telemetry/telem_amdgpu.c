@@ -139,14 +139,8 @@ static void amd_device_info(void *state, int dev, tc_telem_device *out)
     *out = ((amd_state *)state)->cards[dev].info;
 }
 
-/* The current level of a pp_dpm_* table ("0: 500Mhz\n1: 1800Mhz *"), in
- * MHz; -1 when no line is marked or the marked one is malformed. */
-static int dpm_current_mhz(const char *dir, const char *name)
+int tc_telem_parse_dpm(char *text)
 {
-    char path[4200], text[1024];
-    tc_telem_fmt(path, sizeof path, "%s/%s", dir, name);
-    if (tc_telem_read_text(path, text, sizeof text, NULL) != TC_OK)
-        return -1;
     char *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *colon = strchr(line, ':');
@@ -159,11 +153,21 @@ static int dpm_current_mhz(const char *dir, const char *name)
         int digits = 0;
         for (; isdigit((unsigned char)*p) && mhz < 1000000; p++, digits++)
             mhz = mhz * 10 + (*p - '0');
-        if (digits == 0 || strncasecmp(p, "mhz", 3) != 0)
-            return -1;
+        if (digits == 0 || mhz >= 1000000 || strncasecmp(p, "mhz", 3) != 0)
+            return -1; /* no clock runs at a terahertz: a malformed line */
         return (int)mhz;
     }
     return -1;
+}
+
+/* The current level of dir/name, a pp_dpm_* table, in MHz; -1 when unknown. */
+static int dpm_current_mhz(const char *dir, const char *name)
+{
+    char path[4200], text[1024];
+    tc_telem_fmt(path, sizeof path, "%s/%s", dir, name);
+    if (tc_telem_read_text(path, text, sizeof text, NULL) != TC_OK)
+        return -1;
+    return tc_telem_parse_dpm(text);
 }
 
 /* Reads dir/name as an integer in [lo, hi]; sets bit in *valid when it is. */

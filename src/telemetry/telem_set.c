@@ -7,22 +7,27 @@
 #include "core/tc_time.h"
 #include "telem_nvml.h"
 #include "telem_rocm.h"
+#include "telem_smi.h"
 
-/* Library backends before their command-line fallbacks; a fallback is
- * skipped when the backend named in `covers` found devices. */
+/* Library backends before their fallbacks; in auto mode a source is
+ * skipped when one named in `covered_by` already found devices (the same
+ * GPUs must not be listed twice). */
 static const struct {
     const tc_telem_backend *b;
-    const char *covered_by;
+    const char *covered_by[3]; /* NULL-terminated */
 } order[] = {
-    {&tc_telem_nvml, NULL},
-    {&tc_telem_rocm, NULL},
-    {&tc_telem_amdgpu, "rocm"},
-    {&tc_telem_rapl, NULL},
+    {&tc_telem_nvml, {NULL}},
+    {&tc_telem_rocm, {NULL}},
+    {&tc_telem_amdgpu, {"rocm", NULL}},
+    {&tc_telem_rapl, {NULL}},
+    {&tc_telem_nvidia_smi, {"nvml", NULL}},
+    {&tc_telem_rocm_smi, {"rocm", "amdgpu", NULL}},
 };
 
 #define N_ORDER (sizeof order / sizeof order[0])
 
-const char *const tc_telem_backend_names[] = {"nvml", "rocm", "amdgpu", "rapl", NULL};
+const char *const tc_telem_backend_names[] = {"nvml",       "rocm",     "amdgpu", "rapl",
+                                              "nvidia-smi", "rocm-smi", NULL};
 
 typedef struct opened {
     const tc_telem_backend *b;
@@ -65,6 +70,14 @@ static int was_opened(const tc_telem_set *s, const char *name)
 {
     for (int i = 0; i < s->n_src; i++)
         if (strcmp(s->src[i].b->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int covered(const tc_telem_set *s, size_t k)
+{
+    for (int i = 0; order[k].covered_by[i]; i++)
+        if (was_opened(s, order[k].covered_by[i]))
             return 1;
     return 0;
 }
@@ -119,8 +132,11 @@ tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg, tc_telem
     int only = -1;
     if (strcmp(which, "auto") != 0 && strcmp(which, "none") != 0 &&
         (only = find_backend(which)) < 0)
-        return tc_fail(err, errlen, TC_ERR_INVALID,
-                       "--backend '%s': expected auto, none, nvml, rocm, amdgpu or rapl", which);
+        return tc_fail(
+            err, errlen, TC_ERR_INVALID,
+            "--backend '%s': expected auto, none, nvml, rocm, amdgpu, rapl, nvidia-smi or "
+            "rocm-smi",
+            which);
     tc_telem_set *s = calloc(1, sizeof *s);
     if (!s)
         return TC_ERR_NOMEM;
@@ -128,7 +144,7 @@ tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg, tc_telem
     for (size_t k = 0; k < N_ORDER && strcmp(which, "none") != 0; k++) {
         if (only >= 0 && (int)k != only)
             continue;
-        if (only < 0 && order[k].covered_by && was_opened(s, order[k].covered_by))
+        if (only < 0 && covered(s, k))
             continue;
         tc_err rc = try_backend(s, (int)k, cfg, why, sizeof why);
         if (rc == TC_ERR_NOMEM) {

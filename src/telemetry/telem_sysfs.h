@@ -43,6 +43,11 @@ tc_err tc_telem_scan_indexed(const char *dir, const char *prefix, int **idx, int
 /* CLOCK_MONOTONIC nanoseconds, or the test clock when one is set. */
 int64_t tc_telem_now_ns(void);
 
+/* The current level of a pp_dpm_* table ("0: 500Mhz\n1: 1800Mhz *"), in
+ * MHz; -1 when no line is marked or the marked one is malformed. Modifies
+ * text (it is split into lines). */
+int tc_telem_parse_dpm(char *text);
+
 /* Test only: makes tc_telem_now_ns() return now(); NULL restores the real
  * clock. Lets tests inject exact sample intervals. */
 void tc_telem_sysfs_set_clock(int64_t (*now)(void));

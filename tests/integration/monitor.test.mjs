@@ -135,3 +135,18 @@ test('an explicit backend that finds nothing: exit 2 with its reason', async () 
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^truecost: monitor: amdgpu: no AMD GPU/);
 });
+
+test('the nvidia-smi fallback, through a fake command: values, and [N/A] as null', async () => {
+  const cmd = path.join(FIX, 'smi', 'bin', 'nvidia-smi');
+  const r = await runCli(['monitor', '--json', '--backend', 'nvidia-smi', '--nvidia-smi', cmd, '--count', '1']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = jsonLines(r.stdout);
+  assert.equal(lines.length, 2);
+  assert.equal(lines[0].backend, 'nvidia-smi');
+  assert.equal(lines[0].power_instant, false, 'power.draw is an average');
+  assert.equal(lines[0].energy_j, null, 'nvidia-smi has no energy counter');
+  assert.equal(lines[1].power_w, null, '[N/A] is null, not 0');
+  const broken = await runCli(['monitor', '--backend', 'nvidia-smi', '--nvidia-smi', path.join(FIX, 'smi', 'bin-broken', 'nvidia-smi'), '--count', '1']);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /NVIDIA driver is not loaded/);
+});
