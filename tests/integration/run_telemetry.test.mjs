@@ -81,3 +81,20 @@ test('CPU package energy from RAPL fixtures; a bad --telemetry is a usage error'
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--telemetry 'bogus'/);
 });
+
+test('a GPU lost mid-run: its later samples carry nothing, the run goes on and completes', async (t) => {
+  const sc = testScope(t, 'truecost-tel-');
+  const db = path.join(sc.dir(), 'db');
+  const sim = await sc.sim(FAST);
+  const env = { FAKE_NVML_ENERGY_RATE_MW: '300000', FAKE_NVML_LOST_AFTER: '5' };
+  const { doc } = await runJson([sim.url, '--db', db, '-n', '4', '--max-tokens', '40', '--telemetry', 'nvml',
+    '--nvml-lib', path.join(FAKE, 'libfake_nvml.so'), '--sample-ms', '20'], env);
+  assert.equal(doc.run.status, 'complete');
+  assert.equal(doc.requests.completed, 4);
+  const rows = JSON.parse((await runCli(['export', String(doc.run.id), '--db', db, '--what', 'samples', '--format', 'json'])).stdout);
+  const good = rows.filter((r) => r.power_w !== null);
+  assert.ok(good.length >= 1 && good.length <= 6, `${good.length} good samples before the loss`);
+  assert.ok(rows.length > good.length + 5, 'sampling went on after the loss');
+  const firstBad = rows.findIndex((r) => r.power_w === null);
+  assert.ok(rows.slice(firstBad).every((r) => r.power_w === null && r.energy_j === null), 'never valid again');
+});
