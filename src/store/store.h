@@ -170,4 +170,15 @@ tc_err tc_store_load_telemetry(tc_store *s, int64_t run_id, tc_run_device **devs
                                tc_run_sample **samples, size_t *n_samples, char *err,
                                size_t errlen);
 
+/* ---- environment fingerprint (schema version 3) ------------------------- */
+
+/* Stores (or replaces) the run's fingerprint, a JSON text. */
+tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const char *json, char *err,
+                                size_t errlen);
+
+/* The run's fingerprint as a malloc()ed JSON text the caller frees, or
+ * NULL in *json when the run has none (TC_OK). */
+tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err,
+                                size_t errlen);
+
 #endif

@@ -27,6 +27,8 @@ typedef enum store_stmt {
     ST_DEV_LOAD,
     ST_SAMPLE_INSERT,
     ST_SAMPLE_LOAD,
+    ST_FP_SET,
+    ST_FP_GET,
     ST_COUNT
 } store_stmt;
 

@@ -85,6 +85,10 @@ static const char *const migrations[] = {
     " clock_sm_mhz INTEGER NOT NULL, clock_mem_mhz INTEGER NOT NULL,"
     " power_limit_mw INTEGER NOT NULL);"
     "CREATE INDEX samples_by_run ON samples (run_id, device, t_ns);",
+    /* 3: the environment fingerprint of a run (truecost env), as JSON */
+    "CREATE TABLE fingerprints ("
+    " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+    " json TEXT NOT NULL);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

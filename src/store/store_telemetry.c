@@ -1,4 +1,5 @@
-/* The telemetry of a run: its devices and their samples (schema v2). */
+/* The telemetry of a run: its devices and their samples (schema v2), and
+ * its environment fingerprint (v3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,5 +212,46 @@ tc_err tc_store_load_telemetry(tc_store *s, int64_t run_id, tc_run_device **devs
         *n_devs = 0;
         *n_samples = 0;
     }
+    return e;
+}
+
+/* ---- fingerprints -------------------------------------------------------- */
+
+tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const char *json, char *err,
+                                size_t errlen)
+{
+    static const char sql[] = "INSERT OR REPLACE INTO fingerprints (run_id, json) VALUES (?1, ?2)";
+    tc_err e = writable(s, err, errlen);
+    sqlite3_stmt *st = NULL;
+    if (e == TC_OK)
+        e = tc_store_stmt(s, ST_FP_SET, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, json, -1, SQLITE_TRANSIENT);
+    return tc_store_step_done(s, st, "storing the environment fingerprint", err, errlen);
+}
+
+tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err, size_t errlen)
+{
+    static const char sql[] = "SELECT json FROM fingerprints WHERE run_id = ?1";
+    *json = NULL;
+    if (s->version < 3) /* a read-only open of a file from before fingerprints */
+        return TC_OK;
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_FP_GET, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        *json = strdup(t ? (const char *)t : "null");
+        if (!*json)
+            e = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    } else if (rc != SQLITE_DONE) {
+        e = tc_store_sql_fail(s, rc, "reading the environment fingerprint", err, errlen);
+    }
+    sqlite3_reset(st);
     return e;
 }
