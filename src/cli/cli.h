@@ -50,6 +50,10 @@ int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text
 
 int tc_cmd_monitor(int argc, char **argv);
 void tc_cmd_monitor_help(FILE *out);
+int tc_cmd_doctor(int argc, char **argv);
+void tc_cmd_doctor_help(FILE *out);
+int tc_cmd_env(int argc, char **argv);
+void tc_cmd_env_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
 

@@ -78,6 +78,51 @@ static int energy_of(tc_store *st, const tc_run_info *run, const tc_req_record *
     return 0;
 }
 
+/* The run's stored environment fingerprint, parsed; JSON null when none. */
+static json_t *environment_of(tc_store *st, const tc_run_info *run)
+{
+    char *text = NULL, err[512];
+    if (tc_store_get_fingerprint(st, run->id, &text, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return json_null();
+    }
+    json_t *fp = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    return fp ? fp : json_null();
+}
+
+static const char *str_at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_is_string(v) ? json_string_value(v) : "n/a";
+}
+
+/* One or two lines of the environment under the summary table. */
+static void print_environment(json_t *fp)
+{
+    if (!json_is_object(fp)) {
+        printf("%-14s%s\n", "environment", "not recorded");
+        return;
+    }
+    printf("%-14s%s, kernel %s, %s; %s\n", "environment", str_at(fp, "os", "name"),
+           str_at(fp, "os", "kernel"), str_at(fp, "os", "virtualisation"),
+           str_at(fp, "cpu", "model"));
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(fp, "gpus"), i, g)
+    {
+        printf("              GPU %zu: %s, driver %s, %s\n", i, str_at(g, "name", NULL),
+               str_at(g, "driver", NULL), str_at(g, "runtime", NULL));
+    }
+    json_t *srv = json_object_get(fp, "server");
+    if (json_is_object(srv))
+        printf("              server %s %s; model %s %s\n", str_at(srv, "kind", NULL),
+               str_at(srv, "version", NULL), str_at(srv, "model", "name"),
+               str_at(srv, "model", "quantization_level"));
+}
+
 /* The run document of `run --json`, `show --json` and `export --what
  * summary`: the figures plus the energy. New reference, or NULL (said). */
 static json_t *run_document(tc_store *st, const tc_run_info *run)
@@ -91,8 +136,10 @@ static json_t *run_document(tc_store *st, const tc_run_info *run)
     json_t *doc = NULL;
     if (!energy_of(st, run, recs, n, &m, &e)) {
         doc = tc_report_run_json(run, &m);
-        if (doc)
+        if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
+            json_object_set_new(doc, "environment", environment_of(st, run));
+        }
         tc_run_energy_free(&e);
     }
     tc_run_metrics_free(&m);
@@ -115,8 +162,10 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         /* already said */
     } else if (json) {
         json_t *doc = tc_report_run_json(run, &m);
-        if (doc)
+        if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
+            json_object_set_new(doc, "environment", environment_of(st, run));
+        }
         if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
@@ -124,6 +173,9 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         code = TC_EXIT_RUNTIME;
     } else {
         tc_report_energy_table(stdout, &e);
+        json_t *fp = environment_of(st, run);
+        print_environment(fp);
+        json_decref(fp);
     }
     tc_run_energy_free(&e);
     double rate = m.requests.measured ? (double)m.requests.failed / (double)m.requests.measured : 0;

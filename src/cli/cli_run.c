@@ -1,6 +1,7 @@
 /* truecost run: find the server, run the workload, store every request as
  * it finishes, print the summary. */
 #include <getopt.h>
+#include <jansson.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 #include "report/report_json.h"
 #include "report/report_table.h"
 #include "store/store.h"
+#include "envinfo/env_fingerprint.h"
 #include "telemetry/telem_sampler.h"
 
 void tc_cmd_run_help(FILE *out)
@@ -473,6 +475,27 @@ static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *
     info->max_tokens = a->max_tokens;
 }
 
+/* Records the environment with the run (truecost env): a failure to read
+ * it is said and the run goes on. */
+static void store_fingerprint(const run_args *a, run_ctx *c, const tc_endpoint *ep,
+                              const char *model, const char *key)
+{
+    tc_env_config cfg = {.url = ep->base,
+                         .model = model,
+                         .api_key = key,
+                         .telemetry = a->telemetry,
+                         .telem = a->telem};
+    json_t *fp = NULL;
+    char err[512];
+    tc_err rc = tc_env_collect(&cfg, &fp, err, sizeof err);
+    char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
+    if (!text || tc_store_set_fingerprint(c->store, c->run_id, text, err, sizeof err) != TC_OK)
+        tc_cli_error("run: the environment was not recorded: %s",
+                     rc != TC_OK || text ? err : "out of memory");
+    free(text);
+    json_decref(fp);
+}
+
 /* Opens the telemetry sources, stores the devices and starts sampling;
  * then samples the idle baseline. No sensor is no error: said once. */
 static int start_telemetry(const run_args *a, run_ctx *c)
@@ -591,6 +614,7 @@ int tc_cmd_run(int argc, char **argv)
     }
     if (!code) {
         ctx.run_id = info.id;
+        store_fingerprint(&a, &ctx, &ep, model, key);
         if (!a.json)
             fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)info.id,
                     tc_api_name(api), model, ep.stored, probe.simulated ? " (SIMULATED)" : "");

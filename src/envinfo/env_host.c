@@ -1,0 +1,264 @@
+/* The host part of the fingerprint: OS, kernel, virtualisation, CPU and
+ * memory, all read from files under a root directory. */
+#define _GNU_SOURCE /* strcasestr */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "env_internal.h"
+
+int tc_env_path(const char *root, const char *rel, char *out, size_t len)
+{
+    size_t n = strlen(root);
+    while (n > 0 && root[n - 1] == '/')
+        n--; /* "/" and "tree/" both join as prefix + "/etc/..." */
+    while (*rel == '/')
+        rel++;
+    int w = snprintf(out, len, "%.*s/%s", (int)n, root, rel);
+    return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+FILE *tc_env_open(const char *root, const char *rel)
+{
+    char path[4096];
+    if (tc_env_path(root, rel, path, sizeof path) < 0)
+        return NULL;
+    return fopen(path, "r");
+}
+
+int tc_env_read(const char *root, const char *rel, char *buf, size_t len)
+{
+    FILE *f = tc_env_open(root, rel);
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, len - 1, f);
+    int too_long = n == len - 1 && fgetc(f) != EOF;
+    fclose(f);
+    buf[n] = '\0';
+    while (n > 0 && isspace((unsigned char)buf[n - 1]))
+        buf[--n] = '\0';
+    return too_long || n == 0 ? -1 : 0;
+}
+
+int tc_env_exists(const char *root, const char *rel)
+{
+    char path[4096];
+    struct stat st;
+    return tc_env_path(root, rel, path, sizeof path) == 0 && stat(path, &st) == 0;
+}
+
+json_t *tc_env_str(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+static int is_root(const char *root)
+{
+    return strcmp(root, "/") == 0;
+}
+
+/* ---- OS ------------------------------------------------------------------ */
+
+/* The value of KEY= in os-release text, unquoted, into out; "" when absent. */
+static void os_release_value(const char *text, const char *key, char *out, size_t len)
+{
+    size_t klen = strlen(key);
+    out[0] = '\0';
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+        if (strncmp(line, key, klen) != 0 || line[klen] != '=')
+            continue;
+        const char *v = line + klen + 1;
+        size_t n = strcspn(v, "\n");
+        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+            v++;
+            n -= 2;
+        }
+        snprintf(out, len, "%.*s", (int)n, v);
+        return;
+    }
+}
+
+static json_t *kernel_release(const char *root)
+{
+    char buf[256];
+    struct utsname u;
+    if (is_root(root))
+        return uname(&u) == 0 ? tc_env_str(u.release) : json_null();
+    return tc_env_read(root, "/proc/sys/kernel/osrelease", buf, sizeof buf) == 0 ? tc_env_str(buf)
+                                                                                 : json_null();
+}
+
+/* "container=" among the NUL-separated variables of PID 1's environment. */
+static int pid1_in_container(const char *root)
+{
+    char env[16384];
+    FILE *f = tc_env_open(root, "/proc/1/environ");
+    if (!f)
+        return 0; /* only root may read it: not knowing is not a container */
+    size_t n = fread(env, 1, sizeof env - 1, f);
+    fclose(f);
+    env[n] = '\0';
+    for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+        if (strncmp(env + i, "container=", 10) == 0)
+            return 1;
+    return 0;
+}
+
+static int dmi_names_hypervisor(const char *root)
+{
+    static const char *const vendors[] = {"QEMU",      "KVM",        "VMware", "Xen",
+                                          "Microsoft", "Amazon",     "Google", "Firecracker",
+                                          "innotek",   "VirtualBox", "Bochs"};
+    static const char *const files[] = {"/sys/class/dmi/id/sys_vendor",
+                                        "/sys/class/dmi/id/product_name"};
+    char buf[256];
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        if (tc_env_read(root, files[f], buf, sizeof buf) < 0)
+            continue;
+        for (size_t v = 0; v < sizeof vendors / sizeof vendors[0]; v++)
+            if (strcasestr(buf, vendors[v]))
+                return 1;
+    }
+    return 0;
+}
+
+/* WSL2 first: it also looks like a Microsoft VM and may run containers. */
+static const char *virtualisation(const char *root)
+{
+    char version[1024];
+    if (tc_env_read(root, "/proc/version", version, sizeof version) == 0 &&
+        strcasestr(version, "microsoft"))
+        return "wsl2";
+    if (tc_env_exists(root, "/.dockerenv") || tc_env_exists(root, "/run/.containerenv") ||
+        pid1_in_container(root))
+        return "container";
+    if (dmi_names_hypervisor(root))
+        return "vm";
+    return "none";
+}
+
+json_t *tc_env_os(const char *root)
+{
+    char text[8192], name[256], version[128];
+    name[0] = version[0] = '\0';
+    if (tc_env_read(root, "/etc/os-release", text, sizeof text) == 0 ||
+        tc_env_read(root, "/usr/lib/os-release", text, sizeof text) == 0) {
+        os_release_value(text, "PRETTY_NAME", name, sizeof name);
+        if (!name[0])
+            os_release_value(text, "NAME", name, sizeof name);
+        os_release_value(text, "VERSION_ID", version, sizeof version);
+    }
+    return json_pack("{s:o, s:o, s:o, s:s}", "name", tc_env_str(name), "version",
+                     tc_env_str(version), "kernel", kernel_release(root), "virtualisation",
+                     virtualisation(root));
+}
+
+/* ---- CPU and memory -------------------------------------------------------- */
+
+#define MAX_CPUS 4096
+
+typedef struct cpu_scan {
+    char model[256];
+    int threads;
+    int n_pkg, n_core;
+    long pkg[MAX_CPUS];     /* distinct physical ids */
+    long core[MAX_CPUS];    /* distinct (physical id << 20 | core id) */
+    long cur_pkg, cur_core; /* of the processor being read; -1 unknown */
+} cpu_scan;
+
+static void add_distinct(long *set, int *n, long v)
+{
+    for (int i = 0; i < *n; i++)
+        if (set[i] == v)
+            return;
+    if (*n < MAX_CPUS)
+        set[(*n)++] = v;
+}
+
+/* Ends one "processor" block: counts its package and core. */
+static void end_processor(cpu_scan *s)
+{
+    if (s->cur_pkg >= 0)
+        add_distinct(s->pkg, &s->n_pkg, s->cur_pkg);
+    if (s->cur_pkg >= 0 && s->cur_core >= 0)
+        add_distinct(s->core, &s->n_core, (s->cur_pkg << 20) | s->cur_core);
+    s->cur_pkg = s->cur_core = -1;
+}
+
+static void cpu_line(cpu_scan *s, const char *key, size_t klen, const char *val)
+{
+#define KEY(k) (klen == sizeof k - 1 && strncmp(key, k, klen) == 0)
+    if (KEY("processor")) {
+        end_processor(s);
+        s->threads++;
+    } else if (KEY("model name") && !s->model[0]) {
+        snprintf(s->model, sizeof s->model, "%s", val);
+    } else if (KEY("physical id")) {
+        s->cur_pkg = strtol(val, NULL, 10);
+    } else if (KEY("core id")) {
+        s->cur_core = strtol(val, NULL, 10) & 0xfffff;
+    }
+#undef KEY
+}
+
+static void scan_cpuinfo(FILE *f, cpu_scan *s)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        size_t klen = (size_t)(colon - line);
+        while (klen > 0 && isspace((unsigned char)line[klen - 1]))
+            klen--; /* "model name\t: ..." */
+        const char *val = colon + 1;
+        while (*val == ' ')
+            val++;
+        cpu_line(s, line, klen, val);
+    }
+    end_processor(s);
+    free(line);
+}
+
+/* Sockets and cores only when cpuinfo names them (x86 does; many ARM and
+ * some VM kernels do not): counting processors instead would be a guess. */
+json_t *tc_env_cpu(const char *root)
+{
+    cpu_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->cur_pkg = s->cur_core = -1;
+    FILE *f = tc_env_open(root, "/proc/cpuinfo");
+    if (f) {
+        scan_cpuinfo(f, s);
+        fclose(f);
+    }
+    json_t *cpu = json_pack("{s:o, s:o, s:o, s:o}", "model", tc_env_str(s->model), "sockets",
+                            s->n_pkg ? json_integer(s->n_pkg) : json_null(), "cores",
+                            s->n_core ? json_integer(s->n_core) : json_null(), "threads",
+                            s->threads ? json_integer(s->threads) : json_null());
+    free(s);
+    return cpu;
+}
+
+json_t *tc_env_memory(const char *root)
+{
+    FILE *f = tc_env_open(root, "/proc/meminfo");
+    if (!f)
+        return json_null();
+    char line[256];
+    long long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %lld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb > 0 ? json_integer((json_int_t)kb * 1024) : json_null();
+}
