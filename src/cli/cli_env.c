@@ -3,9 +3,11 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_results.h"
 #include "cli_env.h"
 #include "envinfo/env_fingerprint.h"
 
@@ -16,7 +18,7 @@
 void tc_cmd_env_help(FILE *out)
 {
     fputs("Usage: truecost env [URL] [--json] [--root DIR] [--model NAME]\n"
-          "       truecost env --diff A.json B.json\n"
+          "       truecost env --diff A B [--db PATH]   (files or stored runs)\n"
           "\n"
           "Print what outside the workload changes a result: OS, kernel, virtualisation\n"
           "(VM, container, WSL2), CPU, memory, the disk holding the model store, each GPU\n"
@@ -29,8 +31,10 @@ void tc_cmd_env_help(FILE *out)
           "\n"
           "Options:\n"
           "  --json              print the fingerprint as JSON (the form --diff reads)\n"
-          "  --diff A B          compare two fingerprints saved with --json and name each\n"
-          "                      difference that makes their runs unfair to compare\n"
+          "  --diff A B          compare two fingerprints and name each difference that\n"
+          "                      makes their runs unfair to compare; A and B are files\n"
+          "                      saved with --json, or stored runs (id or label; --db)\n"
+          "  --db PATH           the results database for --diff of runs\n"
           "  --model NAME        the model to describe (default: the loaded one, else the\n"
           "                      only one)\n"
           "  --root DIR          read files under DIR instead of / (a copied tree, tests);\n"
@@ -52,6 +56,7 @@ void tc_cmd_env_help(FILE *out)
 enum {
     OPT_JSON = 256,
     OPT_DIFF,
+    OPT_DB,
     OPT_MODEL,
     OPT_ROOT,
     OPT_STORE,
@@ -68,6 +73,7 @@ enum {
 static const struct option options[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"db", required_argument, NULL, OPT_DB},
     {"model", required_argument, NULL, OPT_MODEL},
     {"root", required_argument, NULL, OPT_ROOT},
     {"model-store", required_argument, NULL, OPT_STORE},
@@ -86,6 +92,7 @@ static const struct option options[] = {
 typedef struct env_args {
     tc_env_config cfg;
     int json, diff, help, no_server;
+    const char *db; /* --diff of stored runs: the results database */
     const char *key_env;
     const char *files[2];
 } env_args;
@@ -152,6 +159,8 @@ static int parse(int argc, char **argv, env_args *a)
             a->json = 1;
         else if (opt == OPT_DIFF)
             a->diff = 1;
+        else if (opt == OPT_DB)
+            a->db = optarg;
         else if (opt == OPT_NO_SERVER)
             a->no_server = 1;
         else if (opt == 'h')
@@ -176,8 +185,34 @@ static int parse(int argc, char **argv, env_args *a)
 
 /* ---- --diff ----------------------------------------------------------------- */
 
-static json_t *load(const char *path)
+/* The fingerprint stored with run `which` (an id or a label). */
+static json_t *load_run(const char *db, const char *which)
 {
+    tc_store *st = NULL;
+    tc_run_info run;
+    char *text = NULL, err[512];
+    json_t *doc = NULL;
+    if (tc_cli_open_store(db, TC_STORE_READ, &st))
+        return NULL;
+    if (tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
+        tc_store_get_fingerprint(st, run.id, &text, err, sizeof err) != TC_OK)
+        tc_cli_error("env: --diff: %s", err);
+    else if (!text)
+        tc_cli_error("env: --diff: run %s has no recorded environment (it was made before "
+                     "truecost recorded one)",
+                     which);
+    else if (!(doc = json_loads(text, 0, NULL)))
+        tc_cli_error("env: --diff: run %s: the stored environment is not valid JSON", which);
+    free(text);
+    tc_store_close(st);
+    return doc;
+}
+
+/* A fingerprint file saved with --json, or else a stored run's id/label. */
+static json_t *load(const char *path, const char *db)
+{
+    if (access(path, F_OK) != 0)
+        return load_run(db, path);
     json_error_t e;
     json_t *doc = json_load_file(path, 0, &e);
     if (!doc)
@@ -227,8 +262,8 @@ static int print_diff(json_t *list, const char *fa, const char *fb)
 static int run_diff(const env_args *a)
 {
     int code = TC_EXIT_RUNTIME;
-    json_t *list = NULL, *fb = NULL, *fa = load(a->files[0]);
-    if (!fa || !(fb = load(a->files[1])))
+    json_t *list = NULL, *fb = NULL, *fa = load(a->files[0], a->db);
+    if (!fa || !(fb = load(a->files[1], a->db)))
         goto done;
     if (tc_env_diff(fa, fb, &list) != TC_OK) {
         tc_cli_error("env: --diff: out of memory");

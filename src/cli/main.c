@@ -19,8 +19,8 @@ static const tc_cmd commands[] = {
      tc_cmd_monitor, tc_cmd_monitor_help},
     {"doctor", "diagnose GPU drivers, ROCm/CUDA, RAPL, local servers and truecost itself",
      tc_cmd_doctor, tc_cmd_doctor_help},
-    {"env", "print what changes a result: host, GPUs, drivers, server, model",
-     tc_cmd_env, tc_cmd_env_help},
+    {"env", "print what changes a result: host, GPUs, drivers, server, model", tc_cmd_env,
+     tc_cmd_env_help},
     {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
      tc_cmd_sim_help},
 };

@@ -68,7 +68,10 @@ static void os_release_value(const char *text, const char *key, char *out, size_
 {
     size_t klen = strlen(key);
     out[0] = '\0';
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+    const char *next = text;
+    while (next && *next) {
+        const char *line = next, *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : NULL; /* never arithmetic on a NULL pointer */
         if (strncmp(line, key, klen) != 0 || line[klen] != '=')
             continue;
         const char *v = line + klen + 1;

@@ -131,3 +131,30 @@ test('env --diff: 0 when clean, 3 with each difference and why, 2 for a bad file
   assert.equal(usage.code, 1);
   assert.match(usage.stderr, /--diff takes two fingerprint files/);
 });
+
+test('every run records its environment: show prints it, env --diff RUN_A RUN_B names what differs', async (t) => {
+  const sc = testScope(t, 'truecost-envrun-');
+  const db = path.join(sc.dir(), 'db');
+  const simA = await sc.sim(['--model', 'sim-a-8b', '--decode-tps', '500']);
+  const simB = await sc.sim(['--model', 'sim-b-70b', '--decode-tps', '500']);
+  for (const [sim, label] of [[simA, 'on-a'], [simB, 'on-b']]) {
+    const r = await runCli(['run', sim.url, '--db', db, '-n', '1', '--max-tokens', '2', '--telemetry', 'none', '--label', label]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const show = JSON.parse((await runCli(['show', 'on-a', '--db', db, '--json'])).stdout);
+  assert.equal(show.environment.server.model.name, 'sim-a-8b');
+  assert.equal(typeof show.environment.os.kernel, 'string');
+  const table = await runCli(['show', 'on-a', '--db', db]);
+  assert.match(table.stdout, /^environment +/m);
+  assert.match(table.stdout, /server Ollama .*sim-a-8b/);
+
+  const same = await runCli(['env', '--diff', 'on-a', 'on-a', '--db', db]);
+  assert.equal(same.code, 0, same.stderr);
+  const diff = await runCli(['env', '--diff', 'on-a', 'on-b', '--db', db, '--json']);
+  assert.equal(diff.code, 3, diff.stderr);
+  const fields = JSON.parse(diff.stdout).map((d) => d.field);
+  assert.ok(fields.includes('server.model.name'), fields.join(', '));
+  const missing = await runCli(['env', '--diff', 'on-a', 'no-such-run', '--db', db]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /no-such-run/);
+});
