@@ -15,38 +15,60 @@ const char *tc_energy_method_name(tc_energy_method m)
     return "not available";
 }
 
-/* First and last sample inside the window with a valid energy counter. */
+/* The part of segment [ta, tb] inside [from, to]: 0 when none. */
+static int clip(int64_t ta, int64_t tb, int64_t from, int64_t to, int64_t *lo, int64_t *hi)
+{
+    *lo = ta > from ? ta : from;
+    *hi = tb < to ? tb : to;
+    return tb > ta && *hi > *lo;
+}
+
+/* The counter's increase over [from, to], interpolated linearly between
+ * the samples around each end, so the energy covers the same window as
+ * the tokens it is divided by. A counter that goes down (a driver reload)
+ * contributes nothing for that segment. */
 static int counter_delta(const tc_telem_sample *s, size_t n, int64_t from, int64_t to,
                          double *joules, double *secs)
 {
-    const tc_telem_sample *a = NULL, *b = NULL;
+    const tc_telem_sample *prev = NULL;
+    double j = 0, t = 0;
     for (size_t i = 0; i < n; i++) {
-        if (s[i].mono_ns < from || s[i].mono_ns > to || !(s[i].valid & TC_TF_ENERGY))
+        if (!(s[i].valid & TC_TF_ENERGY))
             continue;
-        if (!a)
-            a = &s[i];
-        b = &s[i];
+        int64_t lo, hi;
+        if (prev && s[i].energy_uj >= prev->energy_uj &&
+            clip(prev->mono_ns, s[i].mono_ns, from, to, &lo, &hi)) {
+            double share = (double)(hi - lo) / (double)(s[i].mono_ns - prev->mono_ns);
+            j += (double)(s[i].energy_uj - prev->energy_uj) / 1e6 * share;
+            t += (double)(hi - lo) / 1e9;
+        }
+        prev = &s[i];
     }
-    if (!a || a == b || b->energy_uj < a->energy_uj)
+    if (t <= 0)
         return 0;
-    *joules = (double)(b->energy_uj - a->energy_uj) / 1e6;
-    *secs = (double)(b->mono_ns - a->mono_ns) / 1e9;
+    *joules = j;
+    *secs = t;
     return 1;
 }
 
-/* Trapezoids between consecutive samples that both have power. */
+/* Power integrated over [from, to]: trapezoids between consecutive samples
+ * that have power, cut at the window's ends by linear interpolation. */
 static int integrate(const tc_telem_sample *s, size_t n, int64_t from, int64_t to, double *joules,
                      double *secs)
 {
     const tc_telem_sample *prev = NULL;
     double j = 0, t = 0;
     for (size_t i = 0; i < n; i++) {
-        if (s[i].mono_ns < from || s[i].mono_ns > to || !(s[i].valid & TC_TF_POWER))
+        if (!(s[i].valid & TC_TF_POWER))
             continue;
-        if (prev) {
-            double dt = (double)(s[i].mono_ns - prev->mono_ns) / 1e9;
-            j += dt * (double)(prev->power_mw + s[i].power_mw) / 2000.0;
-            t += dt;
+        int64_t lo, hi;
+        if (prev && clip(prev->mono_ns, s[i].mono_ns, from, to, &lo, &hi)) {
+            double span = (double)(s[i].mono_ns - prev->mono_ns);
+            double slope = (double)(s[i].power_mw - prev->power_mw) / span;
+            double p_lo = (double)prev->power_mw + slope * (double)(lo - prev->mono_ns);
+            double p_hi = (double)prev->power_mw + slope * (double)(hi - prev->mono_ns);
+            j += (p_lo + p_hi) / 2000.0 * (double)(hi - lo) / 1e9;
+            t += (double)(hi - lo) / 1e9;
         }
         prev = &s[i];
     }
@@ -106,6 +128,8 @@ void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, in
         out->method = TC_ENERGY_COUNTER;
     else if (integrate(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
         out->method = TC_ENERGY_INTEGRATED;
+    if (out->method != TC_ENERGY_NONE && to_ns > from_ns)
+        out->coverage = out->seconds / ((double)(to_ns - from_ns) / 1e9);
     if (out->method != TC_ENERGY_NONE && out->seconds > 0) {
         /* The energy's own average beats the mean of (possibly averaged)
          * power readings. */

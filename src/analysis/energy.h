@@ -19,7 +19,8 @@ typedef enum tc_energy_method {
 typedef struct tc_energy_summary {
     tc_energy_method method;
     double energy_j; /* over [from_ns, to_ns]; valid unless method is NONE */
-    double seconds;  /* the window covered by samples */
+    double seconds;  /* the part of the window the samples cover */
+    double coverage; /* seconds / window: below ~0.95 the energy misses part of it */
     int has_power;
     double avg_power_w; /* energy / seconds, or the mean of power samples */
     double peak_power_w;
@@ -35,9 +36,11 @@ typedef struct tc_energy_summary {
 /* "counter", "integrated power", "not available". */
 const char *tc_energy_method_name(tc_energy_method m);
 
-/* Summarises the samples (in time order) of one device that fall inside
- * [from_ns, to_ns]. Samples without a field's valid bit are skipped for
- * that field; a field no sample has stays marked absent (has_* = 0). */
+/* Summarises the samples (in time order) of one device over [from_ns,
+ * to_ns]: energy is interpolated at the window's ends from the samples
+ * around them; the other fields use the samples inside. Samples without a
+ * field's valid bit are skipped for that field; a field no sample has stays
+ * marked absent (has_* = 0). */
 void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, int64_t to_ns,
                          tc_energy_summary *out);
 

@@ -66,10 +66,11 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
         e->j_per_token = tc_energy_j_per_token(&e->load, output_tokens);
         e->tokens_per_j = tc_energy_tokens_per_j(&e->load, output_tokens);
         if (e->load.method != TC_ENERGY_NONE) {
-            out->has_total = 1;
+            out->n_with_energy++;
             out->total_j += e->load.energy_j;
         }
     }
+    out->has_total = out->n_with_energy == n_devs;
     if (out->has_total && output_tokens > 0) {
         out->j_per_token = out->total_j / (double)output_tokens;
         out->tokens_per_j = out->total_j > 0 ? (double)output_tokens / out->total_j : 0;

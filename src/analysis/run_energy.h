@@ -22,7 +22,8 @@ typedef struct tc_run_energy_dev {
 typedef struct tc_run_energy {
     int n; /* devices; 0 = the run has no telemetry */
     tc_run_energy_dev *dev;
-    int has_total; /* at least one device's energy is known */
+    int has_total; /* every device's energy is known: a total of some is no total */
+    int n_with_energy;
     double total_j, j_per_token, tokens_per_j;
     int64_t output_tokens;
 } tc_run_energy;

@@ -240,6 +240,8 @@ static void loop(const mon_args *a, tc_telem_set *s)
                 d[i].first_uj = x.energy_uj;
                 d[i].have_first = 1;
             }
+            if (ok && x.energy_uj < d[i].first_uj) /* a counter reset (driver reload) */
+                d[i].first_uj = x.energy_uj;
             double j = ok ? (double)(x.energy_uj - d[i].first_uj) / 1e6 : 0;
             if (a->json)
                 print_json(s, i, &x, j, ok);

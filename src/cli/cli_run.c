@@ -521,15 +521,19 @@ static int start_telemetry(const run_args *a, run_ctx *c)
                     notes);
         return 0;
     }
-    tc_run_device devs[64];
-    if (n > 64)
-        n = 64;
+    tc_run_device *devs = calloc((size_t)n, sizeof *devs);
+    if (!devs) {
+        tc_cli_error("run: out of memory");
+        return TC_EXIT_RUNTIME;
+    }
     for (int i = 0; i < n; i++) {
         devs[i].info = *tc_telem_set_device(c->telem, i);
         snprintf(devs[i].backend, sizeof devs[i].backend, "%s", tc_telem_set_backend(c->telem, i));
     }
-    if (tc_store_add_devices(c->store, c->run_id, devs, n, err, sizeof err) != TC_OK ||
-        tc_telem_sampler_start(c->telem, (int)a->sample_ms, &c->sampler) != TC_OK) {
+    err[0] = '\0';
+    tc_err rc = tc_store_add_devices(c->store, c->run_id, devs, n, err, sizeof err);
+    free(devs);
+    if (rc != TC_OK || tc_telem_sampler_start(c->telem, (int)a->sample_ms, &c->sampler) != TC_OK) {
         tc_cli_error("run: telemetry: %s", err[0] ? err : "cannot start the sampler");
         return TC_EXIT_RUNTIME;
     }
@@ -553,6 +557,15 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
     tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
     tc_telem_sampler_stop(ctx->sampler);
     drain_samples(ctx);
+    if (ctx->sampler) {
+        tc_sampler_stats ss;
+        tc_telem_sampler_stats(ctx->sampler, &ss);
+        if (ss.dropped) /* said, never silent: the energy figures then miss them */
+            fprintf(stderr,
+                    "truecost: telemetry: %llu samples were dropped (the results "
+                    "database did not keep up); use a longer --sample-ms\n",
+                    (unsigned long long)ss.dropped);
+    }
     if (ctx->progress)
         fputs("\r\033[K", stderr);
     const char *status = res.interrupted ? "interrupted" : rc != TC_OK ? "failed" : "complete";

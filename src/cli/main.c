@@ -15,6 +15,8 @@ static const tc_cmd commands[] = {
     {"show", "print a stored run's summary", tc_cmd_show, tc_cmd_show_help},
     {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export,
      tc_cmd_export_help},
+    {"cost", "price a stored run: cost per million output tokens under a cost profile", tc_cmd_cost,
+     tc_cmd_cost_help},
     {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",
      tc_cmd_monitor, tc_cmd_monitor_help},
     {"doctor", "diagnose GPU drivers, ROCm/CUDA, RAPL, local servers and truecost itself",

@@ -138,6 +138,20 @@ static void check_secure_boot(dr_ctx *c)
         dr_ev(k, "the nvidia module is loaded, so it is signed with an enrolled key");
         return;
     }
+    char list[512];
+    if (dkms_state(c, list, sizeof list) == 0) {
+        /* No module exists for this kernel: Secure Boot is not what stops
+         * it yet (the DKMS check says why); it may once one is built. */
+        dr_set(k, TC_DOCTOR_WARN);
+        dr_ev(k,
+              "nvidia not loaded, but no nvidia module is built for kernel %s: Secure Boot "
+              "may refuse it once built",
+              c->kernel[0] ? c->kernel : "unknown");
+        dr_fix(k, "after the DKMS build, if the module still does not load (dmesg: \"Key was "
+                  "rejected by service\"), enrol the signing key: sudo mokutil --import "
+                  "/var/lib/shim-signed/mok/MOK.der, reboot; or disable Secure Boot");
+        return;
+    }
     dr_set(k, TC_DOCTOR_FAIL);
     dr_ev(k, "nvidia not loaded: an unsigned module is refused");
     dr_fix(k, "sign the module: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, reboot "

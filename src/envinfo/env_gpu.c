@@ -164,7 +164,8 @@ static void pci_device(const char *root, const char *name, json_t *list, unsigne
     char dir[320];
     unsigned cls, ven, dev;
     snprintf(dir, sizeof dir, "/sys/bus/pci/devices/%s", name);
-    if (read_hex(root, dir, "class", &cls) < 0 || (cls >> 16) != 0x03 ||
+    if (read_hex(root, dir, "class", &cls) < 0 ||
+        ((cls >> 16) != 0x03 && (cls >> 16) != 0x12) || /* display or accelerator (MI300X) */
         read_hex(root, dir, "vendor", &ven) < 0 || read_hex(root, dir, "device", &dev) < 0)
         return;
     const vendor *v = find_vendor(ven);

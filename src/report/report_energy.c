@@ -41,8 +41,17 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
     for (int d = 0; d < e->n; d++)
         device_lines(out, &e->dev[d]);
     if (e->has_total && e->n > 1)
-        fprintf(out, "              total %.2f J; %.4g J/token, %.4g tokens/J\n", e->total_j,
-                e->j_per_token, e->tokens_per_j);
+        fprintf(out, "              total of all %d devices %.2f J; %.4g J/token, %.4g tokens/J\n",
+                e->n, e->total_j, e->j_per_token, e->tokens_per_j);
+    else if (e->n > 1)
+        fprintf(out, "              total n/a: only %d of %d devices measured energy\n",
+                e->n_with_energy, e->n);
+    for (int d = 0; d < e->n; d++)
+        if (e->dev[d].load.method != TC_ENERGY_NONE && e->dev[d].load.coverage < 0.95)
+            fprintf(out,
+                    "              note: device %d's samples cover %.0f%% of the measured "
+                    "window (slow sensor, short run, or lost mid-run)\n",
+                    d, e->dev[d].load.coverage * 100);
 }
 
 static json_t *num(int valid, double v)
@@ -62,6 +71,7 @@ static json_t *device_json(const tc_run_energy_dev *d)
         return NULL;
     json_object_set_new(o, "energy_j", num(ok, l->energy_j));
     json_object_set_new(o, "seconds", num(ok, l->seconds));
+    json_object_set_new(o, "coverage", num(ok, l->coverage));
     json_object_set_new(o, "avg_power_w", num(l->has_power, l->avg_power_w));
     json_object_set_new(o, "peak_power_w", num(l->has_power, l->peak_power_w));
     json_object_set_new(o, "idle_power_w", num(d->has_idle, d->idle_power_w));
@@ -83,7 +93,8 @@ json_t *tc_report_energy_json(const tc_run_energy *e)
     for (int d = 0; devs && d < e->n; d++)
         json_array_append_new(devs, device_json(&e->dev[d]));
     json_t *total =
-        json_pack("{s:o, s:o, s:o}", "energy_j", num(e->has_total, e->total_j), "j_per_token",
+        json_pack("{s:i, s:i, s:o, s:o, s:o}", "devices", e->n, "devices_with_energy",
+                  e->n_with_energy, "energy_j", num(e->has_total, e->total_j), "j_per_token",
                   num(e->has_total && e->j_per_token > 0, e->j_per_token), "tokens_per_j",
                   num(e->has_total && e->tokens_per_j > 0, e->tokens_per_j));
     return json_pack("{s:o, s:o}", "devices", devs, "total", total);

@@ -508,10 +508,18 @@ static int reap(pid_t pid, int64_t deadline_ns, int *killed)
     }
     kill(pid, SIGKILL);
     *killed = 1;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+    /* A command stuck in the kernel (a GPU off the bus) survives SIGKILL
+     * until it leaves the driver: wait a second at most, never forever, or
+     * the sampler thread and the run would hang with it. */
+    for (int64_t give_up = tc_mono_ns() + 1000 * 1000000LL; tc_mono_ns() < give_up;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        if (r < 0 && errno != EINTR)
             return -1;
-    return status;
+        sleep_ms(5);
+    }
+    return -1;
 }
 
 /* Reads what fd has into buf (len used of cap); beyond cap, bytes are
@@ -559,6 +567,10 @@ static tc_err spawn(const char *const argv[], pid_t *pid, int outfd, int errfd, 
         e = posix_spawn_file_actions_adddup2(&fa, outfd, 1);
     if (!e)
         e = posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+    /* After the dup2s: the child must not inherit the load generator's HTTP
+     * sockets (libcurl does not set close-on-exec on them). */
+    if (!e)
+        e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (!e)
         e = posix_spawnattr_setsigmask(&at, &none);
     if (!e)

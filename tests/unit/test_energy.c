@@ -66,6 +66,10 @@ static void power_is_integrated_without_a_counter(void **state)
     near(e.avg_power_w, 250.0);
     near(e.peak_power_w, 300.0);
     assert_int_equal(e.samples, 4);
+    /* a window reaching past the samples: covered in part, and said */
+    tc_energy_summarise(s, 4, S(1000), S(3000), &e);
+    near(e.energy_j, 300.0);
+    near(e.coverage, 0.5);
 }
 
 static void window_bounds_and_missing_fields(void **state)
@@ -88,8 +92,11 @@ static void window_bounds_and_missing_fields(void **state)
         {.mono_ns = S(900), .valid = TC_TF_ENERGY, .energy_uj = 99000000},
     };
     tc_energy_summary e;
-    tc_energy_summarise(s, 4, S(50), S(250), &e); /* only the middle two */
-    near(e.energy_j, 2.0);
+    /* 50..250 ms: half of the 0..100 segment (0.5 J), all of 100..200 (2 J),
+     * 50/700 of the 200..900 one (96 J * 50/700) */
+    tc_energy_summarise(s, 4, S(50), S(250), &e);
+    near(e.energy_j, 0.5 + 2.0 + 96.0 * 50.0 / 700.0);
+    near(e.coverage, 1.0);
     assert_int_equal(e.peak_mem_bytes, 7);
     near(e.max_temp_c, 61.5);
     near(e.mean_util_pct, 80.0);

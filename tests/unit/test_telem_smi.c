@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -751,9 +753,39 @@ static void rocm_backend_errors(void **state)
     tc_smi_output_free(&o);
 }
 
+/* The child gets stdin, stdout and stderr only: never the parent's other
+ * descriptors (the load generator's sockets lack close-on-exec). */
+static void children_inherit_no_other_descriptors(void **state)
+{
+    (void)state;
+    /* deliberately without close-on-exec, and high, so it cannot be
+     * mistaken for the child's own descriptors (ls opens the listed dir) */
+    int tmp = open("/dev/null", O_RDONLY);
+    int leak = fcntl(tmp, F_DUPFD, 57);
+    close(tmp);
+    assert_true(leak >= 57);
+    const char *argv[] = {"ls", "/proc/self/fd", NULL};
+    tc_smi_output o;
+    char err[256];
+    assert_int_equal(tc_smi_run(argv, 5000, &o, err, sizeof err), TC_OK);
+    assert_int_equal(o.status, 0);
+    char name[16];
+    snprintf(name, sizeof name, "\n%d\n", leak);
+    char *listing = malloc(o.out_len + 2);
+    assert_non_null(listing);
+    listing[0] = '\n';
+    memcpy(listing + 1, o.out, o.out_len + 1);
+    if (strstr(listing, name))
+        fail_msg("fd %d reached the child: %s", leak, o.out);
+    free(listing);
+    tc_smi_output_free(&o);
+    close(leak);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(children_inherit_no_other_descriptors),
         cmocka_unit_test(nvidia_csv_h100),
         cmocka_unit_test(nvidia_csv_old_driver),
         cmocka_unit_test(nvidia_columns_probe),

@@ -1,0 +1,343 @@
+#include "cost_profile.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One known key: where it goes, what it accepts and how to say so. */
+typedef struct key_spec {
+    const char *section, *key;
+    size_t offset; /* of its tc_cost_field in tc_cost_profile */
+    double min, max;
+    int min_open; /* 1: the value must be above min, not equal to it */
+    const char *expect;
+} key_spec;
+
+#define F(member) offsetof(tc_cost_profile, member)
+#define BIG 1e15
+
+static const key_spec keys[] = {
+    {"hardware", "price", F(hw_price), 0, BIG, 0,
+     "currency units, the whole server share, e.g. 2400"},
+    {"hardware", "amortize_months", F(amortize_months), 0, 1200, 1, "months > 0, e.g. 36"},
+    {"hardware", "residual_fraction", F(residual_fraction), 0, 1, 0,
+     "a fraction 0..1 of the price left at the end, e.g. 0.2"},
+    {"cloud", "price_per_hour", F(cloud_price_per_hour), 0, BIG, 0,
+     "currency units per device-hour, e.g. 2.49"},
+    {"power", "price_per_kwh", F(price_per_kwh), 0, BIG, 0, "currency units per kWh, e.g. 0.30"},
+    {"power", "pue", F(pue), 1, 10, 0, "a ratio >= 1, e.g. 1.4"},
+    {"power", "idle_watts", F(idle_watts), 0, 1e6, 0, "watts, e.g. 60"},
+    {"power", "busy_watts", F(busy_watts), 0, 1e6, 0, "watts, e.g. 380"},
+    {"operations", "hours_per_month", F(ops_hours_per_month), 0, 1e6, 0,
+     "person-hours per month, e.g. 4"},
+    {"operations", "hourly_rate", F(hourly_rate), 0, BIG, 0,
+     "currency units per person-hour, e.g. 80"},
+    {"operations", "adaptation_days", F(adaptation_days), 0, 1e6, 0,
+     "one-time person-days, e.g. 10"},
+    {"operations", "day_rate", F(day_rate), 0, BIG, 0, "currency units per person-day, e.g. 640"},
+    {"workload", "utilization", F(utilization), 0, 1, 1,
+     "the busy fraction of the month, 0 < u <= 1, e.g. 0.5"},
+    {"workload", "tokens_per_month", F(tokens_per_month), 0, BIG, 1,
+     "output tokens per month > 0, e.g. 2e9"},
+};
+#define N_KEYS ((int)(sizeof keys / sizeof keys[0]))
+
+static const char *const sections[] = {"hardware", "cloud", "power", "operations", "workload"};
+#define N_SECTIONS ((int)(sizeof sections / sizeof sections[0]))
+
+/* Parser state shared by the reader (which counts lines, since the system
+ * inih is built without INI_HANDLER_LINENO) and the handler. */
+typedef struct parse_ctx {
+    const char *text;
+    size_t len, pos;
+    int line, at_line_start;
+    tc_cost_profile *p;
+    int failed;
+    char *err;
+    size_t errlen;
+    int has_hardware_key, has_cloud_key;
+} parse_ctx;
+
+static tc_cost_field *field_of(tc_cost_profile *p, const key_spec *k)
+{
+    return (tc_cost_field *)((char *)p + k->offset);
+}
+
+/* fgets-like over the text. A line longer than inih's buffer comes in
+ * several reads; only the first counts as a new line. */
+static char *read_line(char *str, int num, void *stream)
+{
+    parse_ctx *c = stream;
+    if (c->pos >= c->len || num < 2)
+        return NULL;
+    if (c->at_line_start)
+        c->line++;
+    int i = 0;
+    while (i < num - 1 && c->pos < c->len) {
+        char ch = c->text[c->pos++];
+        str[i++] = ch;
+        if (ch == '\n')
+            break;
+    }
+    str[i] = '\0';
+    c->at_line_start = str[i - 1] == '\n';
+    return str;
+}
+
+/* Records the first error only: later ones are often its consequences. */
+static int fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(parse_ctx *c, const char *fmt, ...)
+{
+    if (!c->failed) {
+        char detail[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(detail, sizeof detail, fmt, ap);
+        va_end(ap);
+        snprintf(c->err, c->errlen, "%s:%d: %s", c->p->name, c->line, detail);
+        c->failed = 1;
+    }
+    return 0;
+}
+
+/* A plain decimal: digits, an optional fraction, an optional exponent; no
+ * sign, no hex, no inf/nan, nothing after it. */
+static int plain_number(const char *s, double *out)
+{
+    const char *q = s;
+    int digits = 0;
+    while (*q >= '0' && *q <= '9')
+        q++, digits++;
+    if (*q == '.')
+        for (q++; *q >= '0' && *q <= '9'; q++)
+            digits++;
+    if (!digits)
+        return -1;
+    if (*q == 'e' || *q == 'E') {
+        q++;
+        if (*q == '+' || *q == '-')
+            q++;
+        if (!(*q >= '0' && *q <= '9'))
+            return -1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+    }
+    if (*q)
+        return -1;
+    errno = 0;
+    double v = strtod(s, NULL);
+    if (errno == ERANGE || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int set_top_level(parse_ctx *c, const char *name, const char *value)
+{
+    if (strcmp(name, "currency") != 0)
+        return fail(c,
+                    "'%s' outside a section (only 'currency' may come before the first "
+                    "[section])",
+                    name);
+    size_t n = strlen(value);
+    if (n == 0 || n >= sizeof c->p->currency)
+        return fail(c, "currency: '%s' is not a label (expected 1 to 15 characters, e.g. USD)",
+                    value);
+    memcpy(c->p->currency, value, n + 1);
+    return 1;
+}
+
+static int known_section(const char *s)
+{
+    for (int i = 0; i < N_SECTIONS; i++)
+        if (strcmp(sections[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* The comma-separated keys of `section`, for "unknown key" messages. */
+static void keys_of(const char *section, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < N_KEYS; i++)
+        if (strcmp(keys[i].section, section) == 0) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", used ? ", " : "", keys[i].key);
+        }
+}
+
+static int exclusive_ok(parse_ctx *c, const key_spec *k)
+{
+    if (strcmp(k->section, "hardware") == 0)
+        c->has_hardware_key = 1;
+    if (strcmp(k->section, "cloud") == 0)
+        c->has_cloud_key = 1;
+    if (c->has_hardware_key && c->has_cloud_key)
+        return fail(c,
+                    "[%s] %s: a profile has [hardware] or [cloud], not both (owned hardware "
+                    "or a rented device-hour)",
+                    k->section, k->key);
+    return 1;
+}
+
+static int set_value(parse_ctx *c, const key_spec *k, const char *value)
+{
+    tc_cost_field *f = field_of(c->p, k);
+    if (f->valid)
+        return fail(c, "[%s] %s: given twice", k->section, k->key);
+    double v;
+    if (plain_number(value, &v) < 0)
+        return fail(c, "[%s] %s: '%s' is not a number (expected %s)", k->section, k->key, value,
+                    k->expect);
+    if (v < k->min || v > k->max || (k->min_open && v <= k->min))
+        return fail(c, "[%s] %s: %s is out of range (expected %s)", k->section, k->key, value,
+                    k->expect);
+    if (!exclusive_ok(c, k))
+        return 0;
+    *f = (tc_cost_field){1, v, c->line};
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *c = user;
+    if (c->failed)
+        return 0;
+    if (section[0] == '\0')
+        return set_top_level(c, name, value);
+    if (!known_section(section))
+        return fail(c,
+                    "unknown section [%s] (known: [hardware], [cloud], [power], "
+                    "[operations], [workload])",
+                    section);
+    for (int i = 0; i < N_KEYS; i++)
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, name) == 0)
+            return set_value(c, &keys[i], value);
+    char known[256];
+    keys_of(section, known, sizeof known);
+    return fail(c, "[%s] unknown key '%s' (known: %s)", section, name, known);
+}
+
+/* Appends "[section] key (unit)" of a missing key to the message. */
+static void add_missing(char *buf, size_t len, const char *section, const char *key)
+{
+    for (int i = 0; i < N_KEYS; i++)
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, len - used, "%s[%s] %s (%s)", used ? "; " : "", section, key,
+                     keys[i].expect);
+        }
+}
+
+/* The required keys: the price basis, the power price for owned hardware,
+ * the utilisation, and both halves of each operations product. */
+static tc_err check_required(const tc_cost_profile *p, char *err, size_t errlen)
+{
+    char miss[1024] = "";
+    if (!p->is_cloud && !p->hw_price.valid && !p->amortize_months.valid)
+        snprintf(miss, sizeof miss,
+                 "[hardware] price and amortize_months, or [cloud] "
+                 "price_per_hour");
+    else if (!p->is_cloud) {
+        if (!p->hw_price.valid)
+            add_missing(miss, sizeof miss, "hardware", "price");
+        if (!p->amortize_months.valid)
+            add_missing(miss, sizeof miss, "hardware", "amortize_months");
+        if (!p->price_per_kwh.valid)
+            add_missing(miss, sizeof miss, "power", "price_per_kwh");
+    }
+    if (!p->utilization.valid)
+        add_missing(miss, sizeof miss, "workload", "utilization");
+    if (p->ops_hours_per_month.valid != p->hourly_rate.valid)
+        add_missing(miss, sizeof miss, "operations",
+                    p->hourly_rate.valid ? "hours_per_month" : "hourly_rate");
+    if (p->adaptation_days.valid != p->day_rate.valid)
+        add_missing(miss, sizeof miss, "operations",
+                    p->day_rate.valid ? "adaptation_days" : "day_rate");
+    if (miss[0])
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: missing %s", p->name, miss);
+    if (p->is_cloud && p->adaptation_days.valid)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: [operations] adaptation_days: a cloud profile has no "
+                       "amortize_months to spread it over (fold it into hours_per_month)",
+                       p->name, p->adaptation_days.line);
+    return TC_OK;
+}
+
+tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len, tc_cost_profile *out,
+                             char *err, size_t errlen)
+{
+    if (!name || (!text && len) || !out || !err || !errlen)
+        return TC_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    if (text && memchr(text, '\0', len))
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: contains a NUL byte: not a text file", name);
+    parse_ctx c = {
+        .text = text, .len = len, .at_line_start = 1, .p = out, .err = err, .errlen = errlen};
+    int rc = ini_parse_stream(read_line, &c, handler, &c);
+    tc_err status = TC_OK;
+    if (c.failed)
+        status = TC_ERR_PARSE; /* err already says where and why */
+    else if (rc == -2)
+        status = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
+    else if (rc != 0)
+        status = tc_fail(err, errlen, TC_ERR_PARSE,
+                         "%s:%d: not a '[section]' or 'key = value' line", name, rc);
+    if (status != TC_OK)
+        goto fail;
+    out->is_cloud = c.has_cloud_key;
+    if (!out->currency[0])
+        memcpy(out->currency, "USD", 4);
+    status = check_required(out, err, errlen);
+    if (status == TC_OK)
+        return TC_OK;
+fail:
+    memset(out, 0, sizeof *out);
+    return status;
+}
+
+tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, size_t errlen)
+{
+    if (!path || !out || !err || !errlen)
+        return TC_ERR_INVALID;
+    tc_err status = TC_OK;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tc_fail(err, errlen, TC_ERR_IO, "%s: %s", path, strerror(errno));
+    for (;;) {
+        if (len == cap) {
+            /* A profile is a few hundred bytes; refuse anything absurd. */
+            if (cap >= (1u << 20)) {
+                status = tc_fail(err, errlen, TC_ERR_PARSE, "%s: over 1 MiB: not a profile", path);
+                goto out;
+            }
+            char *grown = realloc(text, cap ? cap * 2 : 4096);
+            if (!grown) {
+                status = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", path);
+                goto out;
+            }
+            text = grown;
+            cap = cap ? cap * 2 : 4096;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        status = tc_fail(err, errlen, TC_ERR_IO, "%s: read error", path);
+        goto out;
+    }
+    status = tc_cost_profile_parse(path, text, len, out, err, errlen);
+out:
+    fclose(f);
+    free(text);
+    return status;
+}

@@ -1,0 +1,295 @@
+/* truecost cost: a stored run's cost per million output tokens under a
+ * cost profile, computed on read so that a new profile applies to old
+ * runs. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "analysis/cost.h"
+#include "analysis/run_energy.h"
+#include "analysis/run_metrics.h"
+#include "cli.h"
+#include "cli_results.h"
+#include "report/report_json.h"
+
+typedef struct cost_args {
+    const char *run, *profile, *db;
+    int json, help;
+} cost_args;
+
+void tc_cmd_cost_help(FILE *out)
+{
+    fputs("Usage: truecost cost RUN --profile FILE [--json] [--db PATH]\n"
+          "\n"
+          "Price a stored run (id or label): cost per million output tokens =\n"
+          "(hardware + electricity + operations per month) / effective output tokens\n"
+          "per month, with every input and where it came from (measured, profile,\n"
+          "default), each term, and J/token, tokens per kWh, tokens/s per watt.\n"
+          "Profiles are INI files; see profiles/ and the README.\n"
+          "\n"
+          "Exit status: 0 done, 1 usage or bad profile, 2 run or database not found.\n",
+          out);
+}
+
+enum { OPT_DB = 256, OPT_JSON, OPT_PROFILE };
+
+static const struct option options[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_args(int argc, char **argv, cost_args *a)
+{
+    memset(a, 0, sizeof *a);
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        if (opt == OPT_DB)
+            a->db = optarg;
+        else if (opt == OPT_JSON)
+            a->json = 1;
+        else if (opt == OPT_PROFILE)
+            a->profile = optarg;
+        else if (opt == 'h')
+            a->help = 1;
+        else {
+            tc_cli_error("cost: unknown or incomplete option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc)
+        a->run = argv[optind++];
+    if (optind < argc) {
+        tc_cli_error("cost: unexpected argument '%s'", argv[optind]);
+        return -1;
+    }
+    if (a->help)
+        return 0;
+    if (!a->run) {
+        tc_cli_error("cost: which run? give its id or label (see 'truecost runs')");
+        return -1;
+    }
+    if (!a->profile) {
+        tc_cli_error("cost: --profile FILE is required (examples in profiles/)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Sums the run's per-device power; power or idle counts only when every
+ * device has it, so that a partial sum is never taken for the whole. */
+static void measured_of(const tc_run_metrics *m, const tc_run_energy *e, tc_cost_measured *out)
+{
+    memset(out, 0, sizeof *out);
+    out->output_tokens_per_s = m->has_duration ? m->output_tokens_per_s : 0;
+    out->has_power = e->n > 0;
+    out->has_idle = e->n > 0;
+    for (int i = 0; i < e->n; i++) {
+        out->has_power = out->has_power && e->dev[i].load.has_power;
+        out->has_idle = out->has_idle && e->dev[i].has_idle;
+        out->busy_watts += e->dev[i].load.avg_power_w;
+        out->idle_watts += e->dev[i].idle_power_w;
+    }
+    out->j_per_token = e->has_total ? e->j_per_token : 0;
+}
+
+/* The run's figures as the cost model needs them. */
+static int measure(tc_store *st, const tc_run_info *run, tc_cost_measured *out)
+{
+    tc_req_record *recs = NULL;
+    tc_run_device *devs = NULL;
+    tc_run_sample *samples = NULL;
+    int n_devs = 0, code = TC_EXIT_RUNTIME;
+    size_t n = 0, n_samples = 0;
+    tc_run_metrics m;
+    tc_run_energy e;
+    char err[512];
+    memset(&m, 0, sizeof m);
+    memset(&e, 0, sizeof e);
+    if (tc_store_load_requests(st, run->id, &recs, &n, err, sizeof err) != TC_OK ||
+        tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err,
+                                sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        goto out;
+    }
+    if (tc_run_metrics_compute(run, recs, n, &m) != TC_OK ||
+        tc_run_energy_compute(devs, n_devs, samples, n_samples, recs, n, m.output_tokens, &e) !=
+            TC_OK) {
+        tc_cli_error("run %lld: out of memory computing its figures", (long long)run->id);
+        goto out;
+    }
+    measured_of(&m, &e, out);
+    code = 0;
+out:
+    tc_run_energy_free(&e);
+    tc_run_metrics_free(&m);
+    free(devs);
+    free(samples);
+    tc_store_free_requests(recs, n);
+    return code;
+}
+
+/* A number, or JSON null when unknown. */
+static json_t *num_or_null(int valid, double v)
+{
+    return valid && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *term_json(const tc_cost_term *t)
+{
+    return num_or_null(t->available, t->value);
+}
+
+static json_t *cost_json(const tc_run_info *run, const tc_cost_profile *p, const tc_cost_result *r)
+{
+    json_t *inputs = json_object(), *terms = json_object(), *energy = json_object();
+    json_t *notes = json_object();
+    for (int i = 0; i < r->n_inputs; i++) {
+        const tc_cost_input *in = &r->inputs[i];
+        json_object_set_new(inputs, in->name,
+                            json_pack("{s:o,s:s,s:s}", "value",
+                                      num_or_null(in->source != TC_COST_UNAVAILABLE, in->value),
+                                      "source", tc_cost_source_name(in->source), "unit", in->unit));
+    }
+    json_object_set_new(terms, "hardware_per_month", term_json(&r->hardware));
+    json_object_set_new(terms, "electricity_per_month", term_json(&r->electricity));
+    json_object_set_new(terms, "operations_per_month", term_json(&r->operations));
+    if (r->electricity.why[0])
+        json_object_set_new(notes, "electricity_per_month", json_string(r->electricity.why));
+    json_object_set_new(energy, "joules_per_token",
+                        num_or_null(r->has_energy, r->joules_per_token));
+    json_object_set_new(energy, "tokens_per_kwh", num_or_null(r->has_energy, r->tokens_per_kwh));
+    json_object_set_new(energy, "tokens_per_s_per_watt",
+                        num_or_null(r->has_energy, r->tokens_per_s_per_watt));
+    json_object_set_new(energy, "source",
+                        r->has_energy ? json_string(tc_cost_source_name(r->energy_source))
+                                      : json_null());
+    json_t *doc =
+        json_pack("{s:I,s:s,s:b,s:s,s:s,s:b,s:o,s:o,s:f,s:o,s:o,s:o,s:o}", "run_id",
+                  (json_int_t)run->id, "label", run->label, "simulated", run->simulated, "profile",
+                  p->name, "currency", p->currency, "cloud", r->is_cloud, "cost_per_million_tokens",
+                  num_or_null(r->has_cost, r->cost_per_million_tokens), "cost_per_month",
+                  num_or_null(r->has_cost, r->per_month), "tokens_per_month", r->tokens_per_month,
+                  "terms", terms, "term_notes", notes, "inputs", inputs, "energy", energy);
+    if (doc && r->is_cloud)
+        json_object_set_new(doc, "cloud_busy_cost_per_million_tokens",
+                            json_real(r->cloud_busy_cost_per_million_tokens));
+    if (doc && r->has_demand)
+        json_object_set_new(doc, "demand",
+                            json_pack("{s:f,s:I,s:o}", "tokens_per_month",
+                                      r->demand_tokens_per_month, "devices_needed",
+                                      (json_int_t)r->devices_needed, "cost_per_month",
+                                      num_or_null(r->has_cost, r->fleet_per_month)));
+    return doc;
+}
+
+static void print_term(const char *name, const tc_cost_term *t, const char *currency)
+{
+    if (t->included)
+        printf("  %-22s %s\n", name, t->why);
+    else if (t->available)
+        printf("  %-22s %12.2f %s/month\n", name, t->value, currency);
+    else
+        printf("  %-22s not available: %s\n", name, t->why);
+}
+
+static void print_cost(const tc_run_info *run, const tc_cost_profile *p, const tc_cost_result *r)
+{
+    printf("%sCost of run %lld (%s) under %s\n", run->simulated ? "SIMULATED " : "",
+           (long long)run->id, run->label[0] ? run->label : "no label", p->name);
+    puts("Inputs:");
+    for (int i = 0; i < r->n_inputs; i++) {
+        const tc_cost_input *in = &r->inputs[i];
+        if (in->source == TC_COST_UNAVAILABLE)
+            printf("  %-24s %14s  %-12s (unavailable)\n", in->name, "n/a", in->unit);
+        else
+            printf("  %-24s %14.6g  %-12s (%s)\n", in->name, in->value, in->unit,
+                   tc_cost_source_name(in->source));
+    }
+    printf("Per month (%.2f days):\n", TC_COST_MONTH_DAYS);
+    print_term(r->is_cloud ? "rental" : "hardware", &r->hardware, p->currency);
+    print_term("electricity", &r->electricity, p->currency);
+    print_term("operations", &r->operations, p->currency);
+    printf("  %-22s %12.4g tokens/month (at the utilization above)\n", "output tokens",
+           r->tokens_per_month);
+    if (r->has_cost)
+        printf("Cost per million output tokens: %.4f %s\n", r->cost_per_million_tokens,
+               p->currency);
+    else
+        puts("Cost per million output tokens: not available (a term above is missing)");
+    if (r->is_cloud)
+        printf("  at full use (price per hour / tokens per hour): %.4f %s per million\n",
+               r->cloud_busy_cost_per_million_tokens, p->currency);
+    if (r->has_demand)
+        printf("Demand %.4g tokens/month: %lld device(s)\n", r->demand_tokens_per_month,
+               r->devices_needed);
+    if (r->has_energy)
+        printf("Energy (%s power, device only, no PUE): %.4g J/token, %.4g tokens/kWh, "
+               "%.4g tokens/s per W\n",
+               tc_cost_source_name(r->energy_source), r->joules_per_token, r->tokens_per_kwh,
+               r->tokens_per_s_per_watt);
+    else
+        puts("Energy: not available (no power measured and no [power] busy_watts)");
+}
+
+static int price(tc_store *st, const tc_run_info *run, const tc_cost_profile *p, int json)
+{
+    tc_cost_measured m;
+    tc_cost_result r;
+    int code = measure(st, run, &m);
+    if (code)
+        return code;
+    if (tc_cost_compute(p, &m, &r) != TC_OK) {
+        tc_cli_error("cost: run %lld has no output throughput (no completed request), so no "
+                     "cost per token",
+                     (long long)run->id);
+        return TC_EXIT_RUNTIME;
+    }
+    if (!json) {
+        print_cost(run, p, &r);
+        return 0;
+    }
+    char err[256];
+    json_t *doc = cost_json(run, p, &r);
+    if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+        code = TC_EXIT_RUNTIME;
+    json_decref(doc);
+    return code;
+}
+
+int tc_cmd_cost(int argc, char **argv)
+{
+    cost_args a;
+    if (parse_args(argc, argv, &a) < 0)
+        return tc_cli_usage_hint("cost");
+    if (a.help) {
+        tc_cmd_cost_help(stdout);
+        return 0;
+    }
+    tc_cost_profile p;
+    char err[1024];
+    if (tc_cost_profile_load(a.profile, &p, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_USAGE;
+    }
+    tc_store *st;
+    tc_run_info run;
+    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    if (code)
+        return code;
+    if (tc_store_find_run(st, a.run, &run, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        code = TC_EXIT_RUNTIME;
+    } else {
+        code = price(st, &run, &p, a.json);
+    }
+    tc_store_close(st);
+    return code;
+}
