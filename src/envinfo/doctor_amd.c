@@ -103,6 +103,15 @@ static void check_nodes(dr_ctx *c)
     int r = in_group(c, "render"), v = in_group(c, "video");
     if (strcmp(c->user, "root") == 0 || r == 1 || (r < 0 && v == 1)) {
         dr_ev(a, "user %s: %s", c->user, strcmp(c->user, "root") == 0 ? "root" : "in the group");
+        char p[1024];
+        /* On the live host, /etc/group is not the session: right after
+         * usermod the groups arrive only with a new login. */
+        if (strcmp(c->root, "/") == 0 && strcmp(c->user, "root") != 0 &&
+            access(dr_path(c, p, sizeof p, "/dev/kfd"), R_OK | W_OK) != 0) {
+            dr_set(a, TC_DOCTOR_WARN);
+            dr_ev(a, "but this session cannot open /dev/kfd");
+            dr_fix(a, "log out and in again (or run: newgrp render) so the new group applies");
+        }
         return;
     }
     dr_ev(a, "user %s is in neither render nor video (/etc/group)", c->user);
