@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "telemetry/telem.h"
+
 /* Exit statuses shared by every subcommand. */
 enum {
     TC_EXIT_OK = 0,
@@ -58,5 +60,29 @@ int tc_cmd_cost(int argc, char **argv);
 void tc_cmd_cost_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
+
+/* The options that point the telemetry sources elsewhere (tests, copied
+ * trees, unusual installs), shared by run, monitor and env: put
+ * TC_CLI_TELEM_OPTIONS in the getopt table and hand unknown option codes
+ * to tc_cli_telem_slot. */
+enum {
+    TC_OPT_SYSFS_ROOT = 900,
+    TC_OPT_NVML_LIB,
+    TC_OPT_ROCM_LIB,
+    TC_OPT_NVIDIA_SMI,
+    TC_OPT_ROCM_SMI
+};
+#define TC_CLI_TELEM_OPTIONS                                                                       \
+    {"sysfs-root", required_argument, NULL, TC_OPT_SYSFS_ROOT},                                    \
+        {"nvml-lib", required_argument, NULL, TC_OPT_NVML_LIB},                                    \
+        {"rocm-lib", required_argument, NULL, TC_OPT_ROCM_LIB},                                    \
+        {"nvidia-smi", required_argument, NULL, TC_OPT_NVIDIA_SMI},                                \
+    {                                                                                              \
+        "rocm-smi", required_argument, NULL, TC_OPT_ROCM_SMI                                       \
+    }
+
+/* The field of cfg that telemetry option `opt` sets, or NULL when opt is
+ * not one of them. */
+const char **tc_cli_telem_slot(int opt, tc_telem_config *cfg);
 
 #endif

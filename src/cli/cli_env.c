@@ -63,11 +63,6 @@ enum {
     OPT_NO_SERVER,
     OPT_KEY_ENV,
     OPT_TELEM,
-    OPT_SYSFS,
-    OPT_NVML,
-    OPT_ROCM,
-    OPT_NVSMI,
-    OPT_ROCMSMI
 };
 
 static const struct option options[] = {
@@ -80,11 +75,7 @@ static const struct option options[] = {
     {"no-server", no_argument, NULL, OPT_NO_SERVER},
     {"api-key-env", required_argument, NULL, OPT_KEY_ENV},
     {"telemetry", required_argument, NULL, OPT_TELEM},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-    {"nvml-lib", required_argument, NULL, OPT_NVML},
-    {"rocm-lib", required_argument, NULL, OPT_ROCM},
-    {"nvidia-smi", required_argument, NULL, OPT_NVSMI},
-    {"rocm-smi", required_argument, NULL, OPT_ROCMSMI},
+    TC_CLI_TELEM_OPTIONS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -111,18 +102,8 @@ static const char **string_option(env_args *a, int opt)
         return &a->key_env;
     case OPT_TELEM:
         return &a->cfg.telemetry;
-    case OPT_SYSFS:
-        return &a->cfg.telem.sysfs_root;
-    case OPT_NVML:
-        return &a->cfg.telem.nvml_lib;
-    case OPT_ROCM:
-        return &a->cfg.telem.rocm_lib;
-    case OPT_NVSMI:
-        return &a->cfg.telem.nvidia_smi;
-    case OPT_ROCMSMI:
-        return &a->cfg.telem.rocm_smi;
     }
-    return NULL;
+    return tc_cli_telem_slot(opt, &a->cfg.telem);
 }
 
 static int positionals(int argc, char **argv, env_args *a)

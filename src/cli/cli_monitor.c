@@ -45,11 +45,6 @@ enum {
     OPT_INTERVAL,
     OPT_COUNT,
     OPT_JSON,
-    OPT_SYSFS,
-    OPT_NVML,
-    OPT_ROCM,
-    OPT_NVSMI,
-    OPT_ROCMSMI
 };
 
 static const struct option options[] = {
@@ -57,11 +52,7 @@ static const struct option options[] = {
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"count", required_argument, NULL, OPT_COUNT},
     {"json", no_argument, NULL, OPT_JSON},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-    {"nvml-lib", required_argument, NULL, OPT_NVML},
-    {"rocm-lib", required_argument, NULL, OPT_ROCM},
-    {"nvidia-smi", required_argument, NULL, OPT_NVSMI},
-    {"rocm-smi", required_argument, NULL, OPT_ROCMSMI},
+    TC_CLI_TELEM_OPTIONS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -104,27 +95,18 @@ static int parse(int argc, char **argv, mon_args *a)
         case OPT_JSON:
             a->json = 1;
             break;
-        case OPT_SYSFS:
-            a->cfg.sysfs_root = optarg;
-            break;
-        case OPT_NVML:
-            a->cfg.nvml_lib = optarg;
-            break;
-        case OPT_ROCM:
-            a->cfg.rocm_lib = optarg;
-            break;
-        case OPT_NVSMI:
-            a->cfg.nvidia_smi = optarg;
-            break;
-        case OPT_ROCMSMI:
-            a->cfg.rocm_smi = optarg;
-            break;
         case 'h':
             a->help = 1;
             break;
-        default:
+        default: {
+            const char **slot = tc_cli_telem_slot(opt, &a->cfg);
+            if (slot) {
+                *slot = optarg;
+                break;
+            }
             tc_cli_error("monitor: unknown or incomplete option '%s'", argv[optind - 1]);
             return -1;
+        }
         }
         if (rc < 0)
             return -1;

@@ -60,6 +60,7 @@ void tc_cmd_run_help(FILE *out)
           "  --sysfs-root DIR     read sysfs from DIR (tests, containers)\n"
           "  --nvml-lib PATH      load NVML from PATH instead of libnvidia-ml.so.1\n"
           "  --rocm-lib PATH      load ROCm SMI from PATH instead of librocm_smi64.so\n"
+          "  --nvidia-smi CMD, --rocm-smi CMD   the fallback commands (default: on PATH)\n"
           "\n"
           "Temperature is 0. Ctrl-C stops sending, gives in-flight requests a second,\n"
           "saves and marks the run 'interrupted' (requests still in flight then are kept\n"
@@ -89,10 +90,7 @@ enum {
     OPT_MAX_ERR,
     OPT_TELEMETRY,
     OPT_SAMPLE_MS,
-    OPT_IDLE_S,
-    OPT_SYSFS,
-    OPT_NVML,
-    OPT_ROCM
+    OPT_IDLE_S
 };
 
 static const struct option options[] = {
@@ -115,9 +113,7 @@ static const struct option options[] = {
     {"telemetry", required_argument, NULL, OPT_TELEMETRY},
     {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
     {"idle-s", required_argument, NULL, OPT_IDLE_S},
-    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
-    {"nvml-lib", required_argument, NULL, OPT_NVML},
-    {"rocm-lib", required_argument, NULL, OPT_ROCM},
+    TC_CLI_TELEM_OPTIONS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -184,20 +180,15 @@ static int apply(run_args *a, int opt, const char *v)
         return tc_cli_int("--sample-ms", v, 10, 60000, &a->sample_ms);
     case OPT_IDLE_S:
         return tc_cli_double("--idle-s", v, 0, 3600, &a->idle_s);
-    case OPT_SYSFS:
-        a->telem.sysfs_root = v;
-        return 0;
-    case OPT_NVML:
-        a->telem.nvml_lib = v;
-        return 0;
-    case OPT_ROCM:
-        a->telem.rocm_lib = v;
-        return 0;
     case 'h':
         a->help = 1;
         return 0;
     }
-    return -1;
+    const char **slot = tc_cli_telem_slot(opt, &a->telem);
+    if (!slot)
+        return -1;
+    *slot = v;
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, run_args *a)

@@ -153,3 +153,20 @@ int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text
     free(tmp);
     return ok ? 0 : -1;
 }
+
+const char **tc_cli_telem_slot(int opt, tc_telem_config *cfg)
+{
+    switch (opt) {
+    case TC_OPT_SYSFS_ROOT:
+        return &cfg->sysfs_root;
+    case TC_OPT_NVML_LIB:
+        return &cfg->nvml_lib;
+    case TC_OPT_ROCM_LIB:
+        return &cfg->rocm_lib;
+    case TC_OPT_NVIDIA_SMI:
+        return &cfg->nvidia_smi;
+    case TC_OPT_ROCM_SMI:
+        return &cfg->rocm_smi;
+    }
+    return NULL;
+}
