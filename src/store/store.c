@@ -246,6 +246,23 @@ tc_err tc_store_commit(tc_store *s, char *err, size_t errlen)
     return e != TC_OK ? e : tc_store_step_done(s, st, "committing", err, errlen);
 }
 
+tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,
+                             tc_store_insert_fn insert, char *err, size_t errlen)
+{
+    if (s->mode != TC_STORE_WRITE)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
+    if (n == 0)
+        return TC_OK;
+    tc_err e = tc_store_begin(s, err, errlen);
+    for (size_t i = 0; e == TC_OK && i < n; i++)
+        e = insert(s, run_id, i, items, err, errlen);
+    if (e == TC_OK)
+        e = tc_store_commit(s, err, errlen);
+    if (e != TC_OK)
+        tc_store_rollback(s);
+    return e;
+}
+
 void tc_store_rollback(tc_store *s)
 {
     sqlite3_stmt *st = NULL;

@@ -178,7 +178,6 @@ tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const char *json, c
 
 /* The run's fingerprint as a malloc()ed JSON text the caller frees, or
  * NULL in *json when the run has none (TC_OK). */
-tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err,
-                                size_t errlen);
+tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err, size_t errlen);
 
 #endif

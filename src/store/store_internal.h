@@ -72,6 +72,15 @@ tc_err tc_store_begin(tc_store *s, char *err, size_t errlen);
 tc_err tc_store_commit(tc_store *s, char *err, size_t errlen);
 void tc_store_rollback(tc_store *s);
 
+/* Inserts item i (i = 0..n-1) of a batch for run_id. */
+typedef tc_err (*tc_store_insert_fn)(tc_store *s, int64_t run_id, size_t i, const void *items,
+                                     char *err, size_t errlen);
+
+/* Stores a whole batch in one transaction, all or nothing: refuses a
+ * read-only store, does nothing for n == 0, rolls back on any failure. */
+tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,
+                             tc_store_insert_fn insert, char *err, size_t errlen);
+
 /* Binds a fixed-size char array as text, up to its NUL or its end:
  * labels, endpoints and error details are data, any bytes. Returns the
  * SQLite code. */

@@ -107,9 +107,10 @@ static tc_err insert_failed(tc_store *s, int rc, int64_t run_id, int64_t seq, ch
     return tc_store_sql_fail(s, rc, "storing requests", err, errlen);
 }
 
-static tc_err insert_one(tc_store *s, int64_t run_id, const tc_req_record *r, char *err,
+static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
                          size_t errlen)
 {
+    const tc_req_record *r = (const tc_req_record *)items + i;
     static const char sql[] =
         "INSERT INTO requests (run_id, " REQ_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
         "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
@@ -137,18 +138,7 @@ static tc_err insert_one(tc_store *s, int64_t run_id, const tc_req_record *r, ch
 tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
                              char *err, size_t errlen)
 {
-    if (s->mode != TC_STORE_WRITE)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
-    if (n == 0)
-        return TC_OK;
-    tc_err e = tc_store_begin(s, err, errlen);
-    for (size_t i = 0; e == TC_OK && i < n; i++)
-        e = insert_one(s, run_id, &recs[i], err, errlen);
-    if (e == TC_OK)
-        e = tc_store_commit(s, err, errlen);
-    if (e != TC_OK)
-        tc_store_rollback(s);
-    return e;
+    return tc_store_insert_batch(s, run_id, recs, n, insert_one, err, errlen);
 }
 
 /* A REAL column; NULL (how SQLite stores a NaN) reads as NaN. */

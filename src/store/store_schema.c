@@ -75,7 +75,7 @@ static const char *const migrations[] = {
     "CREATE TABLE samples ("
     " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
     " device INTEGER NOT NULL,"
-    " t_ns INTEGER NOT NULL," /* CLOCK_MONOTONIC, comparable with requests.send_ns */
+    " t_ns INTEGER NOT NULL,"  /* CLOCK_MONOTONIC, comparable with requests.send_ns */
     " valid INTEGER NOT NULL," /* TC_TF_* bits: a field without its bit is not available */
     " power_mw INTEGER NOT NULL, power_instant INTEGER NOT NULL,"
     " energy_uj INTEGER NOT NULL,"

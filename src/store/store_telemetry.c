@@ -13,9 +13,10 @@ static tc_err writable(tc_store *s, char *err, size_t errlen)
     return TC_OK;
 }
 
-static tc_err insert_device(tc_store *s, int64_t run_id, int i, const tc_run_device *d, char *err,
+static tc_err insert_device(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
                             size_t errlen)
 {
+    const tc_run_device *d = (const tc_run_device *)items + i;
     static const char sql[] = "INSERT INTO devices (run_id, device, backend, kind, name, ident, "
                               "driver, runtime, energy_what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
                               "?8, ?9)";
@@ -25,7 +26,7 @@ static tc_err insert_device(tc_store *s, int64_t run_id, int i, const tc_run_dev
         return e;
     const tc_telem_device *x = &d->info;
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int(st, 2, i);
+    sqlite3_bind_int(st, 2, (int)i);
     sqlite3_bind_text(st, 3, d->backend, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, x->kind == TC_TELEM_CPU ? "cpu" : "gpu", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, x->name, -1, SQLITE_TRANSIENT);
@@ -39,22 +40,14 @@ static tc_err insert_device(tc_store *s, int64_t run_id, int i, const tc_run_dev
 tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs, int n,
                             char *err, size_t errlen)
 {
-    tc_err e = writable(s, err, errlen);
-    if (e != TC_OK || n == 0)
-        return e;
-    e = tc_store_begin(s, err, errlen);
-    for (int i = 0; e == TC_OK && i < n; i++)
-        e = insert_device(s, run_id, i, &devs[i], err, errlen);
-    if (e == TC_OK)
-        e = tc_store_commit(s, err, errlen);
-    if (e != TC_OK)
-        tc_store_rollback(s);
-    return e;
+    return tc_store_insert_batch(s, run_id, devs, (size_t)(n > 0 ? n : 0), insert_device, err,
+                                 errlen);
 }
 
-static tc_err insert_sample(tc_store *s, int64_t run_id, const tc_run_sample *r, char *err,
+static tc_err insert_sample(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
                             size_t errlen)
 {
+    const tc_run_sample *r = (const tc_run_sample *)items + i;
     static const char sql[] = "INSERT INTO samples (run_id, device, t_ns, valid, power_mw, "
                               "power_instant, energy_uj, util_pct, mem_util_pct, mem_used_bytes, "
                               "mem_total_bytes, temp_mc, temp_hot_mc, clock_sm_mhz, clock_mem_mhz, "
@@ -81,25 +74,15 @@ static tc_err insert_sample(tc_store *s, int64_t run_id, const tc_run_sample *r,
                          x->clock_sm_mhz,
                          x->clock_mem_mhz,
                          x->power_limit_mw};
-    for (int i = 0; i < (int)(sizeof v / sizeof v[0]); i++)
-        sqlite3_bind_int64(st, i + 1, v[i]);
+    for (int c = 0; c < (int)(sizeof v / sizeof v[0]); c++)
+        sqlite3_bind_int64(st, c + 1, v[c]);
     return tc_store_step_done(s, st, "storing a telemetry sample", err, errlen);
 }
 
 tc_err tc_store_add_samples(tc_store *s, int64_t run_id, const tc_run_sample *samples, size_t n,
                             char *err, size_t errlen)
 {
-    tc_err e = writable(s, err, errlen);
-    if (e != TC_OK || n == 0)
-        return e;
-    e = tc_store_begin(s, err, errlen);
-    for (size_t i = 0; e == TC_OK && i < n; i++)
-        e = insert_sample(s, run_id, &samples[i], err, errlen);
-    if (e == TC_OK)
-        e = tc_store_commit(s, err, errlen);
-    if (e != TC_OK)
-        tc_store_rollback(s);
-    return e;
+    return tc_store_insert_batch(s, run_id, samples, n, insert_sample, err, errlen);
 }
 
 static void copy_col(sqlite3_stmt *st, int c, char *out, size_t len)
