@@ -120,6 +120,10 @@ typedef struct tc_run_info {
     int64_t requests;  /* measured requests asked for; 0 with a duration */
     double duration_s; /* --duration; 0 with a request count */
     int64_t max_tokens;
+    /* Schema 4: the group of a `run --repeat K` ("" = not in one) and the
+     * fingerprint of the prompts sent ("" = not recorded, older runs). */
+    char group[128];
+    char prompt_set[64];
 } tc_run_info;
 
 #endif

@@ -58,6 +58,8 @@ int tc_cmd_env(int argc, char **argv);
 void tc_cmd_env_help(FILE *out);
 int tc_cmd_cost(int argc, char **argv);
 void tc_cmd_cost_help(FILE *out);
+int tc_cmd_compare(int argc, char **argv);
+void tc_cmd_compare_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
 

@@ -13,6 +13,7 @@
 #include "analysis/run_metrics.h"
 #include "cli.h"
 #include "cli_results.h"
+#include "cli_runset.h"
 #include "report/report_json.h"
 
 typedef struct cost_args {
@@ -24,7 +25,8 @@ void tc_cmd_cost_help(FILE *out)
 {
     fputs("Usage: truecost cost RUN --profile FILE [--json] [--db PATH]\n"
           "\n"
-          "Price a stored run (id or label): cost per million output tokens =\n"
+          "Price a stored run (id, label, or a group from 'run --repeat', priced at its\n"
+          "runs' mean throughput and power): cost per million output tokens =\n"
           "(hardware + electricity + operations per month) / effective output tokens\n"
           "per month, with every input and where it came from (measured, profile,\n"
           "default), each term, and J/token, tokens per kWh, tokens/s per watt.\n"
@@ -83,59 +85,6 @@ static int parse_args(int argc, char **argv, cost_args *a)
     return 0;
 }
 
-/* Sums the run's per-device power; power or idle counts only when every
- * device has it, so that a partial sum is never taken for the whole. */
-static void measured_of(const tc_run_metrics *m, const tc_run_energy *e, tc_cost_measured *out)
-{
-    memset(out, 0, sizeof *out);
-    out->output_tokens_per_s = m->has_duration ? m->output_tokens_per_s : 0;
-    out->has_power = e->n > 0;
-    out->has_idle = e->n > 0;
-    for (int i = 0; i < e->n; i++) {
-        out->has_power = out->has_power && e->dev[i].load.has_power;
-        out->has_idle = out->has_idle && e->dev[i].has_idle;
-        out->busy_watts += e->dev[i].load.avg_power_w;
-        out->idle_watts += e->dev[i].idle_power_w;
-    }
-    out->j_per_token = e->has_total ? e->j_per_token : 0;
-}
-
-/* The run's figures as the cost model needs them. */
-static int measure(tc_store *st, const tc_run_info *run, tc_cost_measured *out)
-{
-    tc_req_record *recs = NULL;
-    tc_run_device *devs = NULL;
-    tc_run_sample *samples = NULL;
-    int n_devs = 0, code = TC_EXIT_RUNTIME;
-    size_t n = 0, n_samples = 0;
-    tc_run_metrics m;
-    tc_run_energy e;
-    char err[512];
-    memset(&m, 0, sizeof m);
-    memset(&e, 0, sizeof e);
-    if (tc_store_load_requests(st, run->id, &recs, &n, err, sizeof err) != TC_OK ||
-        tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err,
-                                sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        goto out;
-    }
-    if (tc_run_metrics_compute(run, recs, n, &m) != TC_OK ||
-        tc_run_energy_compute(devs, n_devs, samples, n_samples, recs, n, m.output_tokens, &e) !=
-            TC_OK) {
-        tc_cli_error("run %lld: out of memory computing its figures", (long long)run->id);
-        goto out;
-    }
-    measured_of(&m, &e, out);
-    code = 0;
-out:
-    tc_run_energy_free(&e);
-    tc_run_metrics_free(&m);
-    free(devs);
-    free(samples);
-    tc_store_free_requests(recs, n);
-    return code;
-}
-
 /* A number, or JSON null when unknown. */
 static json_t *num_or_null(int valid, double v)
 {
@@ -147,8 +96,10 @@ static json_t *term_json(const tc_cost_term *t)
     return num_or_null(t->available, t->value);
 }
 
-static json_t *cost_json(const tc_run_info *run, const tc_cost_profile *p, const tc_cost_result *r)
+static json_t *cost_json(const tc_cli_runset *set, const tc_group_stat *spread,
+                         const tc_cost_profile *p, const tc_cost_result *r)
 {
+    const tc_run_info *run = &set->runs[0];
     json_t *inputs = json_object(), *terms = json_object(), *energy = json_object();
     json_t *notes = json_object();
     for (int i = 0; i < r->n_inputs; i++) {
@@ -178,6 +129,15 @@ static json_t *cost_json(const tc_run_info *run, const tc_cost_profile *p, const
                   num_or_null(r->has_cost, r->cost_per_million_tokens), "cost_per_month",
                   num_or_null(r->has_cost, r->per_month), "tokens_per_month", r->tokens_per_month,
                   "terms", terms, "term_notes", notes, "inputs", inputs, "energy", energy);
+    if (doc && set->is_group) {
+        json_t *ids = json_array();
+        for (size_t i = 0; i < set->n; i++)
+            json_array_append_new(ids, json_integer(set->runs[i].id));
+        json_object_set_new(doc, "group",
+                            json_pack("{s:s,s:o,s:f,s:f,s:b}", "name", set->name, "run_ids", ids,
+                                      "throughput_mean", spread->mean, "throughput_cv", spread->cv,
+                                      "noisy", spread->noisy));
+    }
     if (doc && r->is_cloud)
         json_object_set_new(doc, "cloud_busy_cost_per_million_tokens",
                             json_real(r->cloud_busy_cost_per_million_tokens));
@@ -200,10 +160,17 @@ static void print_term(const char *name, const tc_cost_term *t, const char *curr
         printf("  %-22s not available: %s\n", name, t->why);
 }
 
-static void print_cost(const tc_run_info *run, const tc_cost_profile *p, const tc_cost_result *r)
+static void print_cost(const tc_cli_runset *set, const tc_group_stat *spread,
+                       const tc_cost_profile *p, const tc_cost_result *r)
 {
-    printf("%sCost of run %lld (%s) under %s\n", run->simulated ? "SIMULATED " : "",
-           (long long)run->id, run->label[0] ? run->label : "no label", p->name);
+    const tc_run_info *run = &set->runs[0];
+    if (set->is_group)
+        printf("%sCost of group '%s' (%zu runs, mean throughput, CV %.1f%%%s) under %s\n",
+               run->simulated ? "SIMULATED " : "", set->name, set->n, spread->cv * 100,
+               spread->noisy ? ": NOISY, over 3%" : "", p->name);
+    else
+        printf("%sCost of run %lld (%s) under %s\n", run->simulated ? "SIMULATED " : "",
+               (long long)run->id, run->label[0] ? run->label : "no label", p->name);
     puts("Inputs:");
     for (int i = 0; i < r->n_inputs; i++) {
         const tc_cost_input *in = &r->inputs[i];
@@ -239,25 +206,29 @@ static void print_cost(const tc_run_info *run, const tc_cost_profile *p, const t
         puts("Energy: not available (no power measured and no [power] busy_watts)");
 }
 
-static int price(tc_store *st, const tc_run_info *run, const tc_cost_profile *p, int json)
+static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *p, int json)
 {
+    tc_cli_figures *f = NULL;
     tc_cost_measured m;
+    tc_group_stat spread;
     tc_cost_result r;
-    int code = measure(st, run, &m);
+    int code = tc_cli_runset_load(st, set, &f);
     if (code)
         return code;
+    tc_cli_mean_cost_inputs(f, set->n, &m, &spread);
+    tc_cli_runset_figures_free(f, set->n);
     if (tc_cost_compute(p, &m, &r) != TC_OK) {
-        tc_cli_error("cost: run %lld has no output throughput (no completed request), so no "
-                     "cost per token",
-                     (long long)run->id);
+        tc_cli_error("cost: '%s' has no output throughput (no completed request), so no cost "
+                     "per token",
+                     set->name);
         return TC_EXIT_RUNTIME;
     }
     if (!json) {
-        print_cost(run, p, &r);
+        print_cost(set, &spread, p, &r);
         return 0;
     }
     char err[256];
-    json_t *doc = cost_json(run, p, &r);
+    json_t *doc = cost_json(set, &spread, p, &r);
     if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
         code = TC_EXIT_RUNTIME;
     json_decref(doc);
@@ -280,16 +251,14 @@ int tc_cmd_cost(int argc, char **argv)
         return TC_EXIT_USAGE;
     }
     tc_store *st;
-    tc_run_info run;
+    tc_cli_runset set;
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
-    if (tc_store_find_run(st, a.run, &run, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        code = TC_EXIT_RUNTIME;
-    } else {
-        code = price(st, &run, &p, a.json);
-    }
+    code = tc_cli_runset_find(st, a.run, &set);
+    if (!code)
+        code = price(st, &set, &p, a.json);
+    tc_cli_runset_free(&set);
     tc_store_close(st);
     return code;
 }

@@ -1,6 +1,7 @@
 /* truecost runs / show / export: read stored runs, compute their figures
  * on read (so old runs get today's analysis), print them. */
 #include "cli_results.h"
+#include "cli_runset.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -158,8 +159,8 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         return code;
     code = energy_of(st, run, recs, n, &m, &e);
     char err[256];
-    if (code) {
-        /* already said */
+    if (code || json == TC_PRINT_NONE) {
+        /* already said, or nothing to print */
     } else if (json) {
         json_t *doc = tc_report_run_json(run, &m);
         if (doc) {
@@ -346,7 +347,10 @@ void tc_cmd_show_help(FILE *out)
     fputs("Usage: truecost show RUN [--json] [--db PATH]\n"
           "\n"
           "Print a stored run's summary (RUN is its id or label; a label names the newest\n"
-          "run with it). --json prints the same document as 'truecost run --json'.\n",
+          "run with it). --json prints the same document as 'truecost run --json'.\n"
+          "RUN may name a group of repeated runs ('run --repeat K'): then each run's\n"
+          "headline figures and the throughput spread over the runs, flagged when its\n"
+          "coefficient of variation is over 3%.\n",
           out);
 }
 
@@ -360,12 +364,15 @@ int tc_cmd_show(int argc, char **argv)
         return 0;
     }
     tc_store *st;
-    tc_run_info run;
+    tc_cli_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (!code)
-        code = find_run(st, a.run, &run);
-    if (!code)
-        code = tc_cli_print_run(st, &run, a.json, 2.0);
+        code = tc_cli_runset_find(st, a.run, &set);
+    if (!code && set.is_group)
+        code = tc_cli_print_group(st, &set, a.json);
+    else if (!code)
+        code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0);
+    tc_cli_runset_free(&set);
     tc_store_close(st);
     return code;
 }

@@ -14,6 +14,8 @@
 #include "bench/bench_runner.h"
 #include "cli.h"
 #include "cli_results.h"
+#include "cli_runset.h"
+#include "core/tc_rng.h"
 #include "core/tc_time.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
@@ -44,6 +46,10 @@ void tc_cmd_run_help(FILE *out)
           "  --prompts FILE       prompts, one per line, or JSONL {\"prompt\"|\"messages\",\n"
           "                       \"max_tokens\"}; requests cycle through them in order\n"
           "  --label NAME         a name for the run (for show/export)\n"
+          "  --repeat K           run the workload K times as one group named by --label\n"
+          "                       (default: repeat-DATE-TIME); 'show', 'cost' and\n"
+          "                       'compare' take the group name; its throughput spread\n"
+          "                       is flagged when the CV is over 3%\n"
           "  --db PATH            results database (default $TRUECOST_DB, else\n"
           "                       $XDG_DATA_HOME/truecost/truecost.db, else\n"
           "                       ~/.local/share/truecost/truecost.db)\n"
@@ -90,7 +96,8 @@ enum {
     OPT_MAX_ERR,
     OPT_TELEMETRY,
     OPT_SAMPLE_MS,
-    OPT_IDLE_S
+    OPT_IDLE_S,
+    OPT_REPEAT
 };
 
 static const struct option options[] = {
@@ -113,6 +120,7 @@ static const struct option options[] = {
     {"telemetry", required_argument, NULL, OPT_TELEMETRY},
     {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
     {"idle-s", required_argument, NULL, OPT_IDLE_S},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
     TC_CLI_TELEM_OPTIONS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -123,7 +131,7 @@ typedef struct run_args {
     long long requests, warmup, concurrency, max_tokens;
     double duration_s, timeout_s, max_error_rate, idle_s;
     const char *telemetry;
-    long long sample_ms;
+    long long sample_ms, repeat;
     tc_telem_config telem;
     int json, no_progress, help, requests_given;
 } run_args;
@@ -180,6 +188,8 @@ static int apply(run_args *a, int opt, const char *v)
         return tc_cli_int("--sample-ms", v, 10, 60000, &a->sample_ms);
     case OPT_IDLE_S:
         return tc_cli_double("--idle-s", v, 0, 3600, &a->idle_s);
+    case OPT_REPEAT:
+        return tc_cli_int("--repeat", v, 1, 1000, &a->repeat);
     case 'h':
         a->help = 1;
         return 0;
@@ -200,7 +210,8 @@ static int parse_args(int argc, char **argv, run_args *a)
                     .timeout_s = 300,
                     .max_error_rate = 0.05,
                     .telemetry = "auto",
-                    .sample_ms = 100};
+                    .sample_ms = 100,
+                    .repeat = 1};
     optind = 1;
     opterr = 0;
     int opt;
@@ -447,6 +458,21 @@ static int load_prompts(const run_args *a, tc_prompts *p)
 
 /* ---- the run ------------------------------------------------------------- */
 
+/* Which prompts a run sent, so that compare can tell two workloads apart:
+ * their count and an FNV-1a hash of every prompt and its token limit. */
+static void prompt_set_id(const tc_prompts *p, char *out, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < p->n; i++) {
+        const tc_prompt *q = &p->items[i];
+        const char *text = q->text ? q->text : q->messages_json ? q->messages_json : "";
+        h = tc_hash_bytes(text, strlen(text) + 1, h); /* the NUL separates prompts */
+        h = tc_hash_bytes(&q->max_tokens, sizeof q->max_tokens, h);
+    }
+    snprintf(out, len, "%zu prompt%s, fnv1a %016llx", p->n, p->n == 1 ? "" : "s",
+             (unsigned long long)h);
+}
+
 static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *probe, tc_api api,
                       const char *model, tc_run_info *info)
 {
@@ -572,12 +598,127 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
         tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
         tc_cli_error("run: %s", serr);
     snprintf(info->status, sizeof info->status, "%s", status);
-    int exit_code = tc_cli_print_run(ctx->store, info, a->json, a->max_error_rate);
+    int exit_code = tc_cli_print_run(ctx->store, info, a->repeat > 1 ? TC_PRINT_NONE : a->json,
+                                     a->max_error_rate);
     if (res.interrupted)
         return 128 + (stop_requested ? (int)stop_requested : SIGINT);
     if (rc != TC_OK)
         return TC_EXIT_RUNTIME;
     return exit_code;
+}
+
+/* The group of a --repeat run: --label, or a new name from the time; an
+ * existing group is not extended (its runs could be of another workload). */
+static int group_name(const run_args *a, tc_store *st, char *out, size_t len)
+{
+    if (a->label) {
+        snprintf(out, len, "%s", a->label);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(out, len, "repeat-%Y%m%d-%H%M%S", &tm);
+    }
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    char err[512];
+    tc_err rc = tc_store_find_group(st, out, &runs, &n, err, sizeof err);
+    free(runs);
+    if (rc != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (n > 0) {
+        tc_cli_error("run: group '%s' already has %zu run(s); choose another --label", out, n);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The workload, found and loaded once for every repetition. */
+typedef struct run_plan {
+    tc_endpoint ep;
+    tc_probe probe;
+    tc_api api;
+    char model[256];
+    const char *key;
+    tc_prompts prompts;
+    char group[128];
+    char prompt_set[64];
+} run_plan;
+
+/* One run of the workload: stored, measured, summarised (nothing printed
+ * with --repeat: the group is, at the end). */
+static int measure_once(const run_args *a, run_plan *p, tc_store *store, long long rep)
+{
+    run_ctx ctx = {.store = store, .progress = !a->no_progress && isatty(STDERR_FILENO)};
+    tc_run_info info;
+    char err[512];
+    fill_info(a, &p->ep, &p->probe, p->api, p->model, &info);
+    snprintf(info.group, sizeof info.group, "%s", p->group);
+    snprintf(info.prompt_set, sizeof info.prompt_set, "%s", p->prompt_set);
+    if (p->group[0] && !a->label)
+        snprintf(info.label, sizeof info.label, "%s", p->group);
+    if (tc_store_run_begin(store, &info, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    ctx.run_id = info.id;
+    store_fingerprint(a, &ctx, &p->ep, p->model, p->key);
+    if (!a->json && a->repeat > 1)
+        fprintf(stderr, "truecost: run %lld (%lld of %lld in group '%s'): %s %s at %s%s\n",
+                (long long)info.id, rep + 1, a->repeat, p->group, tc_api_name(p->api), p->model,
+                p->ep.stored, p->probe.simulated ? " (SIMULATED)" : "");
+    else if (!a->json)
+        fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)info.id,
+                tc_api_name(p->api), p->model, p->ep.stored,
+                p->probe.simulated ? " (SIMULATED)" : "");
+    tc_runner_config cfg = {
+        .endpoint = p->ep,
+        .api = p->api,
+        .model = p->model,
+        .prompts = &p->prompts,
+        .max_tokens = a->max_tokens,
+        .warmup = (int)a->warmup,
+        .requests = a->requests,
+        .duration_s = a->duration_s,
+        .concurrency = (int)a->concurrency,
+        .timeout_s = a->timeout_s,
+        .api_key = p->key,
+        .stop = &stop_requested,
+        .on_batch = store_batch,
+        .on_progress = show_progress,
+        .on_stop = mark_interrupted,
+        .ctx = &ctx,
+    };
+    int code = execute(a, &ctx, &cfg, &info);
+    tc_telem_sampler_free(ctx.sampler);
+    tc_telem_set_close(ctx.telem);
+    return code;
+}
+
+/* Every repetition; the worst exit status wins, an interruption at once. */
+static int measure_all(const run_args *a, run_plan *p, tc_store *store)
+{
+    int code = 0;
+    for (long long rep = 0; rep < a->repeat; rep++) {
+        int c = measure_once(a, p, store, rep);
+        if (c >= 128 || c == TC_EXIT_RUNTIME)
+            return c;
+        if (c > code)
+            code = c;
+    }
+    return code;
+}
+
+static int print_group(const run_args *a, const run_plan *p, tc_store *store)
+{
+    tc_cli_runset set = {0};
+    int code = tc_cli_runset_find(store, p->group, &set);
+    if (!code)
+        code = tc_cli_print_group(store, &set, a->json);
+    tc_cli_runset_free(&set);
+    return code;
 }
 
 int tc_cmd_run(int argc, char **argv)
@@ -589,62 +730,31 @@ int tc_cmd_run(int argc, char **argv)
         tc_cmd_run_help(stdout);
         return TC_EXIT_OK;
     }
-    tc_endpoint ep;
-    tc_probe probe;
-    tc_api api;
-    char model[256];
-    const char *key = NULL;
-    tc_prompts prompts = {0};
+    run_plan p = {0};
+    tc_store *store = NULL;
     int code = enough_files(a.concurrency) < 0 ? TC_EXIT_USAGE : 0;
     if (!code)
-        code = find_endpoint(&a, &ep);
-    if (!code && api_key(&a, &ep, &key) < 0)
+        code = find_endpoint(&a, &p.ep);
+    if (!code && api_key(&a, &p.ep, &p.key) < 0)
         code = TC_EXIT_USAGE;
-    if (!code && load_prompts(&a, &prompts) < 0)
+    if (!code && load_prompts(&a, &p.prompts) < 0)
         code = TC_EXIT_USAGE;
     if (!code)
-        code = find_server(&a, key, &ep, &probe, &api, model, sizeof model);
-    run_ctx ctx = {.progress = !a.no_progress && isatty(STDERR_FILENO)};
+        code = find_server(&a, p.key, &p.ep, &p.probe, &p.api, p.model, sizeof p.model);
     if (!code)
-        code = tc_cli_open_store(a.db, TC_STORE_WRITE, &ctx.store);
-    tc_run_info info;
+        code = tc_cli_open_store(a.db, TC_STORE_WRITE, &store);
+    if (!code && a.repeat > 1)
+        code = group_name(&a, store, p.group, sizeof p.group);
     if (!code) {
-        char err[512];
-        fill_info(&a, &ep, &probe, api, model, &info);
-        if (tc_store_run_begin(ctx.store, &info, err, sizeof err) != TC_OK) {
-            tc_cli_error("run: %s", err);
-            code = TC_EXIT_RUNTIME;
+        prompt_set_id(&p.prompts, p.prompt_set, sizeof p.prompt_set);
+        code = measure_all(&a, &p, store);
+        if (a.repeat > 1) {
+            int g = print_group(&a, &p, store);
+            if (!code)
+                code = g;
         }
     }
-    if (!code) {
-        ctx.run_id = info.id;
-        store_fingerprint(&a, &ctx, &ep, model, key);
-        if (!a.json)
-            fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)info.id,
-                    tc_api_name(api), model, ep.stored, probe.simulated ? " (SIMULATED)" : "");
-        tc_runner_config cfg = {
-            .endpoint = ep,
-            .api = api,
-            .model = model,
-            .prompts = &prompts,
-            .max_tokens = a.max_tokens,
-            .warmup = (int)a.warmup,
-            .requests = a.requests,
-            .duration_s = a.duration_s,
-            .concurrency = (int)a.concurrency,
-            .timeout_s = a.timeout_s,
-            .api_key = key,
-            .stop = &stop_requested,
-            .on_batch = store_batch,
-            .on_progress = show_progress,
-            .on_stop = mark_interrupted,
-            .ctx = &ctx,
-        };
-        code = execute(&a, &ctx, &cfg, &info);
-    }
-    tc_telem_sampler_free(ctx.sampler);
-    tc_telem_set_close(ctx.telem);
-    tc_store_close(ctx.store);
-    tc_prompts_free(&prompts);
+    tc_store_close(store);
+    tc_prompts_free(&p.prompts);
     return code;
 }

@@ -102,6 +102,12 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
 tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
                          size_t errlen);
 
+/* The runs of group `group` (`run --repeat`), oldest first, into a
+ * malloc'ed array the caller frees with free(); *n is 0 and *runs NULL
+ * (TC_OK) when there is no such group, and for "". */
+tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, size_t *n, char *err,
+                           size_t errlen);
+
 /* The requests of run run_id in seq order, chunk times decoded, into a
  * malloc'ed array (NULL when there are none); free it with
  * tc_store_free_requests. TC_ERR_NOTFOUND for an unknown run,

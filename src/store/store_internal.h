@@ -21,6 +21,7 @@ typedef enum store_stmt {
     ST_RUN_BY_ID,
     ST_RUN_BY_LABEL,
     ST_RUN_LIST,
+    ST_RUN_GROUP,
     ST_REQ_INSERT,
     ST_REQ_LOAD,
     ST_DEV_INSERT,

@@ -10,7 +10,7 @@
 /* Columns read into a tc_run_info by read_run, in its order. */
 #define RUN_COLS                                                                                   \
     "id, label, status, created_wall_ns, endpoint, api, model, simulated, server_version, "        \
-    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens"
+    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens, run_group, prompt_set"
 
 static const char *const finished_statuses[] = {"complete", "failed", "interrupted"};
 
@@ -30,6 +30,8 @@ static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
     rc |= sqlite3_bind_int64(st, 11, r->requests);
     rc |= sqlite3_bind_double(st, 12, r->duration_s);
     rc |= sqlite3_bind_int64(st, 13, r->max_tokens);
+    rc |= tc_store_bind_field(st, 14, r->group, sizeof r->group);
+    rc |= tc_store_bind_field(st, 15, r->prompt_set, sizeof r->prompt_set);
     return rc;
 }
 
@@ -38,7 +40,8 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     static const char sql[] =
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
-        "max_tokens) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+        "max_tokens, run_group, prompt_set) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+        "?9, ?10, ?11, ?12, ?13, ?14, ?15)";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
@@ -149,6 +152,8 @@ static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t err
     out->requests = sqlite3_column_int64(st, 11);
     out->duration_s = sqlite3_column_double(st, 12);
     out->max_tokens = sqlite3_column_int64(st, 13);
+    tc_store_col_text(st, 14, out->group, sizeof out->group);
+    tc_store_col_text(st, 15, out->prompt_set, sizeof out->prompt_set);
     return TC_OK;
 }
 
@@ -166,18 +171,12 @@ static tc_err push_run(tc_run_info **runs, size_t *n, size_t *cap, char *err, si
     return TC_OK;
 }
 
-tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err, size_t errlen)
+/* Every row of the prepared statement st into a malloc'ed array. */
+static tc_err collect_runs(tc_store *s, sqlite3_stmt *st, const char *what, tc_run_info **runs,
+                           size_t *n, char *err, size_t errlen)
 {
-    /* Ids grow with each run begun, so they order runs by start even when
-     * the wall clock was stepped between them. */
-    static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
-    *runs = NULL;
-    *n = 0;
+    tc_err e = TC_OK;
     size_t cap = 0;
-    sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_LIST, sql, &st, err, errlen);
-    if (e != TC_OK)
-        return e;
     int rc = SQLITE_DONE;
     while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         e = push_run(runs, n, &cap, err, errlen);
@@ -187,7 +186,7 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
             (*n)++;
     }
     if (e == TC_OK && rc != SQLITE_DONE)
-        e = tc_store_sql_fail(s, rc, "listing runs", err, errlen);
+        e = tc_store_sql_fail(s, rc, what, err, errlen);
     sqlite3_reset(st);
     if (e != TC_OK) {
         free(*runs);
@@ -195,6 +194,34 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
         *n = 0;
     }
     return e;
+}
+
+tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err, size_t errlen)
+{
+    /* Ids grow with each run begun, so they order runs by start even when
+     * the wall clock was stepped between them. */
+    static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
+    *runs = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_LIST, sql, &st, err, errlen);
+    return e != TC_OK ? e : collect_runs(s, st, "listing runs", runs, n, err, errlen);
+}
+
+tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, size_t *n, char *err,
+                           size_t errlen)
+{
+    static const char sql[] = "SELECT " RUN_COLS " FROM runs WHERE run_group = ?1 ORDER BY id";
+    *runs = NULL;
+    *n = 0;
+    if (!group || !group[0])
+        return TC_OK; /* "" is "in no group", not a group */
+    sqlite3_stmt *st = NULL;
+    tc_err e = tc_store_stmt(s, ST_RUN_GROUP, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_text(st, 1, group, -1, SQLITE_TRANSIENT);
+    return collect_runs(s, st, "finding the group", runs, n, err, errlen);
 }
 
 /* "42" -> 42; -1 for anything but a non-empty run of digits that fits. */

@@ -89,6 +89,10 @@ static const char *const migrations[] = {
     "CREATE TABLE fingerprints ("
     " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
     " json TEXT NOT NULL);",
+    /* 4: repeated runs as a group, and which prompts a run sent */
+    "ALTER TABLE runs ADD COLUMN run_group TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN prompt_set TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX runs_by_group ON runs (run_group, id);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -1,0 +1,217 @@
+/* Platform comparison: bootstrap sides, the cost ratio, groups and the
+ * differences that make a comparison unclean. */
+#include "analysis/compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envinfo/env_fingerprint.h"
+
+void tc_group_stat_compute(const double *v, size_t n, tc_group_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (n == 0)
+        return;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    out->mean = sum / (double)n;
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - out->mean) * (v[i] - out->mean);
+    out->stddev = sqrt(ss / (double)(n - 1));
+    out->cv = out->mean != 0 ? out->stddev / fabs(out->mean) : 0;
+    out->noisy = out->cv > TC_GROUP_CV_LIMIT;
+}
+
+static tc_err side_alloc(size_t n, tc_compare_side *out)
+{
+    memset(out, 0, sizeof *out);
+    out->num = malloc(n * sizeof *out->num);
+    out->den = malloc(n * sizeof *out->den);
+    if (!out->num || !out->den) {
+        tc_compare_side_free(out);
+        return TC_ERR_NOMEM;
+    }
+    return TC_OK;
+}
+
+tc_err tc_compare_side_requests(const tc_req_record *recs, size_t n, double measured_tps,
+                                tc_compare_side *out)
+{
+    if (!out || (!recs && n) || !(measured_tps > 0))
+        return TC_ERR_INVALID;
+    tc_err e = side_alloc(n ? n : 1, out);
+    if (e != TC_OK)
+        return e;
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tc_req_record *r = &recs[i];
+        int64_t e2e = tc_req_e2e_ns(r);
+        if (r->warmup || r->error != TC_REQ_OK || r->output_tokens <= 0 || e2e <= 0)
+            continue;
+        out->num[out->n] = (double)r->output_tokens;
+        out->den[out->n] = (double)e2e / 1e9;
+        num += out->num[out->n];
+        den += out->den[out->n];
+        out->n++;
+    }
+    if (out->n == 0) {
+        tc_compare_side_free(out);
+        return TC_ERR_INVALID;
+    }
+    out->scale = measured_tps / (num / den);
+    return TC_OK;
+}
+
+tc_err tc_compare_side_runs(const double *tps, size_t n, tc_compare_side *out)
+{
+    if (!out || !tps || n == 0)
+        return TC_ERR_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (!(tps[i] > 0))
+            return TC_ERR_INVALID;
+    tc_err e = side_alloc(n, out);
+    if (e != TC_OK)
+        return e;
+    for (size_t i = 0; i < n; i++) {
+        out->num[i] = tps[i];
+        out->den[i] = 1;
+    }
+    out->n = n;
+    out->scale = 1;
+    out->run_level = 1;
+    return TC_OK;
+}
+
+void tc_compare_side_free(tc_compare_side *s)
+{
+    if (!s)
+        return;
+    free(s->num);
+    free(s->den);
+    memset(s, 0, sizeof *s);
+}
+
+tc_boot_sample tc_compare_side_sample(const tc_compare_side *s)
+{
+    return (tc_boot_sample){.num = s->num, .den = s->den, .n = s->n, .scale = s->scale};
+}
+
+static double cost_at(const tc_cost_profile *p, tc_cost_measured m, double tps)
+{
+    tc_cost_result r;
+    m.output_tokens_per_s = tps;
+    if (tc_cost_compute(p, &m, &r) != TC_OK || !r.has_cost)
+        return NAN;
+    return r.cost_per_million_tokens;
+}
+
+double tc_compare_cost_ratio(double tps_a, double tps_b, void *ctx)
+{
+    const tc_compare_cost_ctx *c = ctx;
+    double ca = cost_at(c->pa, c->ma, tps_a), cb = cost_at(c->pb, c->mb, tps_b);
+    return ca > 0 && isfinite(cb) ? cb / ca : NAN;
+}
+
+double tc_compare_a_over_b(double stat_a, double stat_b, void *ctx)
+{
+    (void)ctx;
+    return stat_b != 0 ? stat_a / stat_b : NAN;
+}
+
+/* ---- differences ---------------------------------------------------------- */
+
+static int add_diff(json_t *arr, const char *field, json_t *a, json_t *b, const char *why,
+                    int hardware)
+{
+    json_t *o = json_pack("{s:s,s:o,s:o,s:s,s:b}", "field", field, "a", a ? a : json_null(), "b",
+                          b ? b : json_null(), "why", why, "hardware", hardware);
+    return o ? json_array_append_new(arr, o) : -1;
+}
+
+static int settings_differences(const tc_run_info *a, const tc_run_info *b, json_t *arr)
+{
+    int rc = 0;
+    if (a->concurrency != b->concurrency)
+        rc |=
+            add_diff(arr, "concurrency", json_integer(a->concurrency), json_integer(b->concurrency),
+                     "different concurrency: throughput and latency both depend on it", 0);
+    if (a->max_tokens != b->max_tokens)
+        rc |= add_diff(arr, "max_tokens", json_integer(a->max_tokens), json_integer(b->max_tokens),
+                       "different max tokens: longer outputs change throughput and E2E", 0);
+    if (a->prompt_set[0] && b->prompt_set[0] && strcmp(a->prompt_set, b->prompt_set) != 0)
+        rc |= add_diff(arr, "prompt_set", json_string(a->prompt_set), json_string(b->prompt_set),
+                       "different prompts: prompt length changes prefill time and TTFT", 0);
+    else if (!a->prompt_set[0] != !b->prompt_set[0])
+        rc |= add_diff(arr, "prompt_set", json_string(a->prompt_set), json_string(b->prompt_set),
+                       "the prompts of one run were not recorded (an older truecost): check "
+                       "they were the same",
+                       0);
+    if (strcmp(a->model, b->model) != 0)
+        rc |= add_diff(arr, "model", json_string(a->model), json_string(b->model),
+                       "different model name: check it is the same weights and quantisation", 0);
+    if (a->api != b->api)
+        rc |=
+            add_diff(arr, "api", json_string(tc_api_name(a->api)), json_string(tc_api_name(b->api)),
+                     "different API: chat templates and streaming differ", 0);
+    return rc;
+}
+
+/* Fingerprint fields that are the hardware being compared. */
+static int is_hardware_field(const char *field)
+{
+    static const char *const suffixes[] = {".vendor", ".name", ".memory_bytes"};
+    if (strcmp(field, "gpus") == 0)
+        return 1;
+    if (strncmp(field, "gpus.", 5) != 0)
+        return 0;
+    size_t n = strlen(field);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strcmp(field + n - k, suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+json_t *tc_compare_differences(const tc_run_info *a, const tc_run_info *b, json_t *fa, json_t *fb)
+{
+    json_t *arr = json_array();
+    if (!arr || settings_differences(a, b, arr) != 0)
+        goto fail;
+    if (fa && fb) {
+        json_t *env = NULL;
+        if (tc_env_diff(fa, fb, &env) != TC_OK)
+            goto fail;
+        size_t i;
+        json_t *d;
+        json_array_foreach(env, i, d)
+        {
+            const char *field = json_string_value(json_object_get(d, "field"));
+            json_object_set_new(d, "hardware", json_boolean(field && is_hardware_field(field)));
+            json_array_append(arr, d);
+        }
+        json_decref(env);
+    } else if (strcmp(a->server_version, b->server_version) != 0 &&
+               add_diff(arr, "server_version", json_string(a->server_version),
+                        json_string(b->server_version), "different inference server version",
+                        0) != 0) {
+        goto fail;
+    }
+    if (!fa != !fb) {
+        if (add_diff(arr, "environment", NULL, NULL,
+                     "the environment of one run was not recorded: drivers and server versions "
+                     "cannot be checked",
+                     0) != 0)
+            goto fail;
+    }
+    return arr;
+fail:
+    json_decref(arr);
+    return NULL;
+}

@@ -1,0 +1,81 @@
+/* Comparing two platforms: the samples the bootstrap resamples for each
+ * side, the cost-ratio figure, repeated-run groups, and the differences
+ * between two runs that make a comparison change more than the hardware.
+ *
+ * A side is one run (its completed requests are resampled: the interval
+ * then covers request-to-request variation only) or a group of repeated
+ * runs (each run's throughput is one value: run-to-run variation is
+ * covered). */
+#ifndef TC_COMPARE_H
+#define TC_COMPARE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "analysis/bootstrap.h"
+#include "analysis/cost.h"
+#include "bench/bench_record.h"
+
+/* A group whose throughput varies more than this (coefficient of
+ * variation) is flagged: rerun it or look for noise. */
+#define TC_GROUP_CV_LIMIT 0.03
+
+typedef struct tc_group_stat {
+    size_t n;
+    double mean, stddev; /* sample standard deviation; 0 when n < 2 */
+    double cv;           /* stddev / mean; 0 when n < 2 or mean is 0 */
+    int noisy;           /* cv > TC_GROUP_CV_LIMIT */
+} tc_group_stat;
+
+/* The mean, spread and flag of n values (n may be 0: all zero). */
+void tc_group_stat_compute(const double *v, size_t n, tc_group_stat *out);
+
+typedef struct tc_compare_side {
+    double *num, *den; /* owned */
+    size_t n;
+    double scale;
+    int run_level; /* 1: values are runs; 0: values are requests */
+} tc_compare_side;
+
+/* One run's side: each completed, measured request with output tokens and
+ * an E2E > 0 gives (tokens, E2E seconds); scale makes the statistic equal
+ * `measured_tps`. TC_ERR_INVALID when no request qualifies or
+ * measured_tps is not > 0; TC_ERR_NOMEM. Free with tc_compare_side_free. */
+tc_err tc_compare_side_requests(const tc_req_record *recs, size_t n, double measured_tps,
+                                tc_compare_side *out);
+
+/* A group's side: one value per run (its output tokens/s), den 1.
+ * TC_ERR_INVALID for n == 0 or a value that is not > 0. */
+tc_err tc_compare_side_runs(const double *tps, size_t n, tc_compare_side *out);
+
+void tc_compare_side_free(tc_compare_side *s); /* accepts NULL */
+
+/* The side as a bootstrap sample (borrows its arrays). */
+tc_boot_sample tc_compare_side_sample(const tc_compare_side *s);
+
+/* The context of tc_compare_cost_ratio: each side's profile and measured
+ * figures; the throughput in m is replaced by the resampled statistic. */
+typedef struct tc_compare_cost_ctx {
+    const tc_cost_profile *pa, *pb;
+    tc_cost_measured ma, mb;
+} tc_compare_cost_ctx;
+
+/* Cost per million tokens of B / that of A at throughputs tps_a, tps_b:
+ * how many times more cost-efficient A is than B. NaN when either cost is
+ * unavailable. A tc_boot_map. */
+double tc_compare_cost_ratio(double tps_a, double tps_b, void *ctx);
+
+/* a / b, the map for "A is X times faster than B". */
+double tc_compare_a_over_b(double stat_a, double stat_b, void *ctx);
+
+/* The differences between runs a and b (their settings, and their stored
+ * fingerprints fa, fb, either may be NULL) as a new JSON array the caller
+ * frees: objects {field, a, b, why, hardware}, where hardware is true for
+ * the differences that are the point of a platform comparison (GPU vendor,
+ * model, memory, count) and false for those that make it unclean
+ * (drivers, server, model quantisation, prompts, concurrency, max tokens).
+ * NULL on allocation failure. */
+json_t *tc_compare_differences(const tc_run_info *a, const tc_run_info *b, json_t *fa, json_t *fb);
+
+#endif

@@ -1,0 +1,62 @@
+/* truecost compare: private to cli_compare*.c. */
+#ifndef TC_CLI_COMPARE_H
+#define TC_CLI_COMPARE_H
+
+#include <jansson.h>
+
+#include "analysis/bootstrap.h"
+#include "analysis/compare.h"
+#include "cli_runset.h"
+
+/* One side of the comparison: a run or a group, with its figures. */
+typedef struct compare_side {
+    const char *label; /* "A" or "B" */
+    tc_cli_runset set;
+    tc_cli_figures *f;              /* set.n of them */
+    tc_group_stat tps;              /* throughput over the runs (n = 1: that run's) */
+    tc_cost_measured cost_in;       /* means over the runs */
+    const tc_cost_profile *profile; /* NULL: no cost */
+    tc_cost_result cost;
+    int has_cost;
+    json_t *fingerprint; /* of the first run; NULL when not recorded */
+    tc_compare_side boot;
+} compare_side;
+
+typedef struct compare_claim {
+    int given;
+    double x;
+    int on_cost;     /* 1: cost ratio; 0: throughput ratio (see why) */
+    const char *why; /* when not on cost: the reason, a static string */
+    tc_boot_ci ci;   /* of "how many times more efficient A is than B" */
+    tc_claim_verdict verdict;
+} compare_claim;
+
+typedef struct compare_result {
+    compare_side a, b;
+    int simulated;
+    const char *resampling; /* "requests", "runs" or "mixed" */
+    tc_boot_ci tps_ratio;   /* B/A */
+    int has_cost_ratio;
+    tc_boot_ci cost_ratio; /* cost B / cost A */
+    compare_claim claim;
+    json_t *differences;
+} compare_result;
+
+/* The mean over the side's runs of a figure; *valid = 0 when no run has
+ * it. */
+typedef double (*compare_getter)(const tc_cli_figures *f, int *valid);
+
+typedef struct compare_row {
+    const char *name, *unit;
+    compare_getter get;
+} compare_row;
+
+extern const compare_row tc_compare_rows[];
+extern const int tc_compare_n_rows;
+
+double tc_compare_side_mean(const compare_side *s, compare_getter get, int *valid);
+
+void tc_compare_print(const compare_result *r);
+json_t *tc_compare_json(const compare_result *r);
+
+#endif

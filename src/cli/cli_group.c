@@ -1,0 +1,100 @@
+/* A group of repeated runs (`run --repeat K`): each run's headline figures
+ * and the spread of throughput over the runs, flagged when its coefficient
+ * of variation is over TC_GROUP_CV_LIMIT. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_runset.h"
+#include "report/report_json.h"
+
+static json_t *num(const tc_summary *s, double v)
+{
+    return s->n > 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *run_json(const tc_cli_figures *f)
+{
+    const tc_run_metrics *m = &f->m;
+    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
+                     f->run.label, "status", f->run.status, "output_tokens_per_s",
+                     m->has_duration ? json_real(m->output_tokens_per_s) : json_null(),
+                     "ttft_p50_ms", num(&m->ttft_ms, m->ttft_ms.p50), "itl_p50_ms",
+                     num(&m->itl_ms, m->itl_ms.p50), "e2e_p50_ms", num(&m->e2e_ms, m->e2e_ms.p50),
+                     "completed", (json_int_t)m->requests.completed, "failed",
+                     (json_int_t)m->requests.failed);
+}
+
+static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, const tc_group_stat *g)
+{
+    json_t *runs = json_array();
+    int simulated = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        json_array_append_new(runs, run_json(&f[i]));
+        simulated |= set->runs[i].simulated;
+    }
+    return json_pack("{s:s,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b}}", "group", set->name, "simulated",
+                     simulated, "runs", runs, "throughput", "runs", (json_int_t)g->n, "mean",
+                     g->mean, "stddev", g->stddev, "cv", g->cv, "cv_limit", TC_GROUP_CV_LIMIT,
+                     "noisy", g->noisy);
+}
+
+static void print_ms(const tc_summary *s, double v)
+{
+    if (s->n > 0)
+        printf(" %10.2f", v);
+    else
+        printf(" %10s", "n/a");
+}
+
+static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const tc_group_stat *g)
+{
+    int simulated = 0;
+    for (size_t i = 0; i < set->n; i++)
+        simulated |= set->runs[i].simulated;
+    printf("%sGroup '%s': %zu repeated runs of %s\n", simulated ? "SIMULATED " : "", set->name,
+           set->n, set->runs[0].model);
+    printf("  %8s %-11s %12s %10s %10s %10s %6s\n", "run", "status", "tok/s", "TTFT p50", "ITL p50",
+           "E2E p50", "errors");
+    for (size_t i = 0; i < set->n; i++) {
+        const tc_run_metrics *m = &f[i].m;
+        printf("  %8lld %-11s %12.2f", (long long)f[i].run.id, f[i].run.status,
+               m->has_duration ? m->output_tokens_per_s : NAN);
+        print_ms(&m->ttft_ms, m->ttft_ms.p50);
+        print_ms(&m->itl_ms, m->itl_ms.p50);
+        print_ms(&m->e2e_ms, m->e2e_ms.p50);
+        printf(" %6lld\n", (long long)m->requests.failed);
+    }
+    printf("Throughput over the runs: mean %.2f tok/s, stddev %.2f, CV %.2f%%", g->mean, g->stddev,
+           g->cv * 100);
+    if (g->noisy)
+        printf(": NOISY, over %.0f%%: rerun, or look for noise (other load, thermal "
+               "throttling, power capping)\n",
+               TC_GROUP_CV_LIMIT * 100);
+    else
+        printf(" (within %.0f%%)\n", TC_GROUP_CV_LIMIT * 100);
+}
+
+int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
+{
+    tc_cli_figures *f = NULL;
+    tc_cost_measured m;
+    tc_group_stat g;
+    int code = tc_cli_runset_load(st, set, &f);
+    if (code)
+        return code;
+    tc_cli_mean_cost_inputs(f, set->n, &m, &g);
+    if (json) {
+        char err[256];
+        json_t *doc = group_json(set, f, &g);
+        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+            code = TC_EXIT_RUNTIME;
+        json_decref(doc);
+    } else {
+        print_group(set, f, &g);
+    }
+    tc_cli_runset_figures_free(f, set->n);
+    return code;
+}
