@@ -727,6 +727,54 @@ static void find_by_id_label_and_missing(void **state)
     tc_store_close(s);
 }
 
+/* Runs of `run --repeat` share a group; a v3 file (before groups) is
+ * migrated and keeps its runs, in no group. */
+static void groups_round_trip_and_v3_migration(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t solo = begin_run(s, "solo");
+    int64_t ids[3];
+    for (int i = 0; i < 3; i++) {
+        tc_run_info r = sample_run("g1");
+        snprintf(r.group, sizeof r.group, "g1");
+        snprintf(r.prompt_set, sizeof r.prompt_set, "2 prompts, fnv1a 00ff");
+        assert_int_equal(tc_store_run_begin(s, &r, err, sizeof err), TC_OK);
+        ids[i] = r.id;
+    }
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < 3; i++) { /* oldest first */
+        assert_int_equal(runs[i].id, ids[i]);
+        assert_string_equal(runs[i].group, "g1");
+        assert_string_equal(runs[i].prompt_set, "2 prompts, fnv1a 00ff");
+    }
+    free(runs);
+    assert_int_equal(tc_store_find_group(s, "solo", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0); /* a label is not a group */
+    assert_null(runs);
+    assert_int_equal(tc_store_find_group(s, "", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    tc_store_close(s);
+
+    /* Back to what version 3 wrote, then open: the migration adds the
+     * columns again and the runs are all there. */
+    raw_sql(t->db, "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+                   "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    s = open_ok(t->db, TC_STORE_WRITE);
+    tc_run_info info;
+    assert_int_equal(tc_store_find_run(s, "solo", &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.id, solo);
+    assert_string_equal(info.group, "");
+    assert_string_equal(info.prompt_set, "");
+    assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0); /* the old file had no groups */
+    tc_store_close(s);
+}
+
 /* ---- requests ---- */
 
 /* Five records that between them set every field to something other
@@ -958,6 +1006,7 @@ int main(void)
         T(runs_round_trip_newest_first),
         T(run_status_transitions),
         T(find_by_id_label_and_missing),
+        T(groups_round_trip_and_v3_migration),
         T(requests_round_trip_every_field),
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
