@@ -366,8 +366,8 @@ int tc_cmd_show(int argc, char **argv)
     tc_store *st;
     tc_cli_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
-    if (!code)
-        code = tc_cli_runset_find(st, a.run, &set);
+    if (!code && tc_cli_runset_find(st, a.run, &set) != 0)
+        code = TC_EXIT_USAGE; /* show's contract: a run that is not there is a usage error */
     if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)

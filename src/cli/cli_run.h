@@ -1,0 +1,21 @@
+/* truecost run: private to cli_run*.c: the command line of a run. */
+#ifndef TC_CLI_RUN_H
+#define TC_CLI_RUN_H
+
+#include "telemetry/telem.h"
+
+typedef struct run_args {
+    const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
+    long long requests, warmup, concurrency, max_tokens;
+    double duration_s, timeout_s, max_error_rate, idle_s;
+    const char *telemetry;
+    long long sample_ms, repeat;
+    tc_telem_config telem;
+    int json, no_progress, help, requests_given;
+} run_args;
+
+/* Parses run's command line into *a (defaults: the seeds' recipe). Prints
+ * the error and returns -1 on a usage error; else 0. */
+int tc_run_parse_args(int argc, char **argv, run_args *a);
+
+#endif
