@@ -1,0 +1,190 @@
+/* The migration decision from the checklist and the economics. */
+#include "analysis/decide.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *tc_decide_verdict_name(tc_decide_verdict v)
+{
+    static const char *const names[] = {"stay", "pilot", "hybrid", "migrate"};
+    return (unsigned)v < 4 ? names[v] : "?";
+}
+
+const char *tc_decide_state_name(tc_decide_state s)
+{
+    return s == TC_ITEM_TICKED ? "ticked" : s == TC_ITEM_FAILED ? "not met" : "not yet measured";
+}
+
+static void reason(tc_decide_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(tc_decide_result *r, const char *fmt, ...)
+{
+    if (r->n_reasons >= TC_DECIDE_MAX_REASONS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reasons[r->n_reasons++], sizeof r->reasons[0], fmt, ap);
+    va_end(ap);
+}
+
+static tc_decide_item *item(tc_decide_result *r, int i, const char *id, const char *text)
+{
+    tc_decide_item *it = &r->items[i];
+    it->id = id;
+    it->text = text;
+    return it;
+}
+
+static void tick_gaps(const tc_decide_input *in, tc_decide_item *it)
+{
+    if (!in->has_gaps) {
+        snprintf(it->evidence, sizeof it->evidence,
+                 "no gap table: run 'truecost gaps --ops FILE --support FILE --json' and pass "
+                 "it with --gaps");
+        return;
+    }
+    it->state = in->gaps_key_without_alternative == 0 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+    snprintf(it->evidence, sizeof it->evidence,
+             "%d missing operator(s), %d key gap(s) without an alternative (%.1f%% of time)",
+             in->gaps_missing, in->gaps_key_without_alternative,
+             in->gaps_share_without_alternative * 100);
+}
+
+static void tick_run(const tc_decide_input *in, tc_decide_item *it)
+{
+    if (!in->has_target_run) {
+        snprintf(it->evidence, sizeof it->evidence,
+                 "no run on the target: measure one with 'truecost run' and pass --runs A B");
+        return;
+    }
+    int clean = strcmp(in->target_status, "complete") == 0 && in->target_failed == 0 &&
+                in->target_completed > 0;
+    it->state = clean ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+    snprintf(it->evidence, sizeof it->evidence, "target run %s: %lld completed, %lld failed",
+             in->target_status, (long long)in->target_completed, (long long)in->target_failed);
+}
+
+static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
+{
+    if (!in->has_perf) {
+        snprintf(it->evidence, sizeof it->evidence,
+                 "not measured: pass --runs INCUMBENT ALTERNATIVE (same workload)");
+        return;
+    }
+    double gap = 1 - in->perf_ratio;
+    it->state = in->perf_ratio >= 0.5 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+    snprintf(it->evidence, sizeof it->evidence,
+             "alternative at %.0f%% of the incumbent's throughput (%s)", in->perf_ratio * 100,
+             gap <= 0.2   ? "within 20%: acceptable"
+             : gap <= 0.5 ? "20-50%: acceptable with a tuning budget"
+                          : "over 50%: suspect operator fallback before blaming the hardware");
+}
+
+static void tick_declared(int answer, tc_decide_item *it, const char *key)
+{
+    it->declared = 1;
+    it->state = answer == 1 ? TC_ITEM_TICKED : answer == 0 ? TC_ITEM_FAILED : TC_ITEM_MISSING;
+    snprintf(it->evidence, sizeof it->evidence, "%s = %s in [decision]", key,
+             answer == 1   ? "yes (declared)"
+             : answer == 0 ? "no (declared)"
+                           : "not known yet");
+}
+
+static void checklist(const tc_decide_input *in, tc_decide_result *r)
+{
+    tick_gaps(in, item(r, 0, "gaps", "operator gap table done; key gaps have alternatives"));
+    tick_run(in, item(r, 1, "target_run", "a minimal run on the target completed without errors"));
+    tick_perf(in,
+              item(r, 2, "perf_gap", "performance gap measured; acceptable or with a tuning path"));
+    tick_declared(in->soak_passed,
+                  item(r, 3, "soak", "a long (24 h) stability run passed; crash rate acceptable"),
+                  "soak_passed");
+    tick_declared(in->profiler_skill,
+                  item(r, 4, "profiler", "someone can read a profiler and change kernels"),
+                  "profiler_skill");
+    tick_declared(in->fallback_path,
+                  item(r, 5, "fallback", "hybrid deployment and fallback path designed"),
+                  "fallback_path");
+}
+
+static int count(const tc_decide_result *r, tc_decide_state s)
+{
+    int n = 0;
+    for (int i = 0; i < TC_DECIDE_ITEMS; i++)
+        n += r->items[i].state == s;
+    return n;
+}
+
+/* 003, 6.3: the incumbent less than 2x faster but 2x or more dearer per
+ * unit; and a lock-in cost above the saving: cheaper hardware is dearer. */
+static void selection_rules(const tc_decide_input *in, tc_decide_result *r)
+{
+    if (in->has_perf && in->price_ratio >= 2 && in->perf_ratio > 0.5)
+        reason(r,
+               "the incumbent is less than 2x faster (%.2fx) but costs %.1fx as much per unit: "
+               "its cost efficiency needs re-examining",
+               1 / in->perf_ratio, in->price_ratio);
+    if (in->has_economics && in->lockin_p50 > in->saving)
+        reason(r,
+               "the median lock-in cost (%.0f) exceeds the saving (%.0f): the cheaper "
+               "hardware costs more once the move is paid for",
+               in->lockin_p50, in->saving);
+}
+
+static tc_decide_verdict verdict(const tc_decide_input *in, tc_decide_result *r)
+{
+    int key_gaps = in->has_gaps && in->gaps_key_without_alternative > 0;
+    int fallback = in->fallback_path == 1;
+    double p = in->p_net_positive;
+    if (in->has_economics && p < 0.2) {
+        reason(r, "the move pays off in only %.0f%% of outcomes", p * 100);
+        return TC_DECIDE_STAY;
+    }
+    if (in->has_perf && in->perf_ratio < 0.5) {
+        reason(r, "the alternative is over 50%% slower: find the operator fallback (gap table, "
+                  "profiler) before deciding on the hardware");
+        return TC_DECIDE_STAY;
+    }
+    if (key_gaps && !fallback) {
+        reason(r, "%d key operator gap(s) have no alternative and no fallback path is designed",
+               in->gaps_key_without_alternative);
+        return TC_DECIDE_STAY;
+    }
+    if (!in->has_economics) {
+        reason(r, "no lock-in distribution: give an assessment to weigh the move");
+        return TC_DECIDE_PILOT;
+    }
+    int all = count(r, TC_ITEM_TICKED) == TC_DECIDE_ITEMS;
+    int within20 = in->has_perf && in->perf_ratio >= 0.8;
+    if (all && within20 && p >= 0.8) {
+        reason(r, "every checklist item is ticked and the move pays off in %.0f%% of outcomes",
+               p * 100);
+        return TC_DECIDE_MIGRATE;
+    }
+    if (fallback && p >= 0.5 && in->has_perf && count(r, TC_ITEM_MISSING) == 0) {
+        reason(r,
+               "the move pays off in %.0f%% of outcomes, but %s: keep that part on the "
+               "incumbent behind the fallback path",
+               p * 100,
+               key_gaps    ? "key operator gaps have no alternative"
+               : !within20 ? "the performance gap is 20-50%"
+               : p < 0.8   ? "the economics are not yet clear-cut"
+                           : "a checklist item is not met");
+        return TC_DECIDE_HYBRID;
+    }
+    reason(r,
+           "the move pays off in %.0f%% of outcomes, but the evidence is incomplete: a small "
+           "pilot collects it before money is committed",
+           p * 100);
+    return TC_DECIDE_PILOT;
+}
+
+void tc_decide(const tc_decide_input *in, tc_decide_result *out)
+{
+    memset(out, 0, sizeof *out);
+    checklist(in, out);
+    out->verdict = verdict(in, out);
+    selection_rules(in, out);
+    reason(out, "re-measure after every major driver, ROCm/CUDA or framework release, or every "
+                "six months: one benchmark is not a permanent answer");
+}

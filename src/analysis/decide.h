@@ -1,0 +1,105 @@
+/* The migration decision: the seed's checklist (000, section 5.6), each
+ * item ticked from evidence where truecost has it, plus the selection rules
+ * of 003, section 6.3, folded into a verdict — stay, pilot, hybrid or
+ * migrate — with its reasons and the evidence still missing.
+ *
+ * The checklist:
+ *   gaps        the operator gap table is done and the key gaps (missing,
+ *               high-risk operators) have alternatives       (gaps --json)
+ *   target_run  a minimal run on the target platform completed without
+ *               errors                                       (a stored run)
+ *   perf_gap    the performance gap is measured and within 20%, or 20-50%
+ *               with tuning budgeted                         (two runs)
+ *   soak        a long (24 h) stability run passed           (declared)
+ *   profiler    someone on the team reads a profiler and changes kernels
+ *                                                            (declared)
+ *   fallback    a hybrid deployment and fallback path is designed
+ *                                                            (declared)
+ *
+ * The verdict (first rule that applies):
+ *   stay     the lock-in cost beats the saving in most outcomes (P(net
+ *            benefit > 0) < 0.2), or the performance gap is over 50%
+ *            (suspect operator fallback: find it first), or key gaps have
+ *            no alternative and no fallback path is designed;
+ *   migrate  every item ticked, key gaps covered, gap within 20% and
+ *            P(net benefit > 0) >= 0.8;
+ *   hybrid   a fallback path is designed and the economics favour the move
+ *            (P >= 0.5), but something keeps part of the work on the
+ *            incumbent: a gap of 20-50%, key gaps without alternative, or
+ *            P < 0.8;
+ *   pilot    otherwise: the evidence is incomplete; a small pilot collects
+ *            the missing items before money is committed.
+ * Without economics (no lock-in distribution), migrate and hybrid need it:
+ * the verdict is at most pilot. */
+#ifndef TC_DECIDE_H
+#define TC_DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tc_decide_verdict {
+    TC_DECIDE_STAY = 0,
+    TC_DECIDE_PILOT,
+    TC_DECIDE_HYBRID,
+    TC_DECIDE_MIGRATE
+} tc_decide_verdict;
+
+/* "stay", "pilot", "hybrid", "migrate". */
+const char *tc_decide_verdict_name(tc_decide_verdict v);
+
+/* Declared or measured facts; -1 = not known. */
+typedef struct tc_decide_input {
+    /* Gap table: has_gaps, then counts of missing operators and of missing
+     * high-risk ones without an alternative, and the time share they hold. */
+    int has_gaps;
+    int gaps_missing, gaps_key_without_alternative;
+    double gaps_share_without_alternative;
+    /* A run on the target: completed and failed measured requests, and
+     * its status ("complete", ...). */
+    int has_target_run;
+    int64_t target_completed, target_failed;
+    char target_status[16];
+    /* Throughput alternative / incumbent, measured. */
+    int has_perf;
+    double perf_ratio;
+    /* Declared in the assessment: 1 yes, 0 no, -1 not given/unknown. */
+    int soak_passed, profiler_skill, fallback_path;
+    /* The lock-in economics: P(net benefit over the horizon > 0) and the
+     * medians behind it. */
+    int has_economics;
+    double p_net_positive, lockin_p50, saving;
+    /* For the 003 6.3 rule: price of one incumbent unit / alternative unit
+     * (0 = unknown). */
+    double price_ratio;
+} tc_decide_input;
+
+/* "ticked", "not met", "not yet measured". */
+typedef enum tc_decide_state {
+    TC_ITEM_MISSING = 0,
+    TC_ITEM_TICKED,
+    TC_ITEM_FAILED
+} tc_decide_state;
+const char *tc_decide_state_name(tc_decide_state s);
+
+#define TC_DECIDE_ITEMS 6
+#define TC_DECIDE_MAX_REASONS 10
+
+typedef struct tc_decide_item {
+    const char *id;   /* "gaps", "target_run", ... (static) */
+    const char *text; /* the checklist line (static) */
+    tc_decide_state state;
+    int declared;       /* 1: from the assessment file, not measured */
+    char evidence[200]; /* what it is based on, or what would tick it */
+} tc_decide_item;
+
+typedef struct tc_decide_result {
+    tc_decide_item items[TC_DECIDE_ITEMS];
+    tc_decide_verdict verdict;
+    char reasons[TC_DECIDE_MAX_REASONS][240];
+    int n_reasons;
+} tc_decide_result;
+
+/* Ticks the checklist and decides. Never fails; in may not be NULL. */
+void tc_decide(const tc_decide_input *in, tc_decide_result *out);
+
+#endif

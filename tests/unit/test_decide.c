@@ -1,0 +1,188 @@
+/* Unit tests of the migration decision: every checklist item from its
+ * evidence, and every verdict rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "analysis/decide.h"
+
+/* Everything measured, ticked and favourable: the migrate case. */
+static tc_decide_input good(void)
+{
+    tc_decide_input in = {
+        .has_gaps = 1,
+        .gaps_missing = 2,
+        .has_target_run = 1,
+        .target_completed = 20,
+        .has_perf = 1,
+        .perf_ratio = 0.9,
+        .soak_passed = 1,
+        .profiler_skill = 1,
+        .fallback_path = 1,
+        .has_economics = 1,
+        .p_net_positive = 0.9,
+        .lockin_p50 = 10000,
+        .saving = 30000,
+    };
+    strcpy(in.target_status, "complete");
+    return in;
+}
+
+static const tc_decide_item *find(const tc_decide_result *r, const char *id)
+{
+    for (int i = 0; i < TC_DECIDE_ITEMS; i++)
+        if (strcmp(r->items[i].id, id) == 0)
+            return &r->items[i];
+    fail_msg("no item %s", id);
+    return NULL;
+}
+
+static int has_reason(const tc_decide_result *r, const char *frag)
+{
+    for (int i = 0; i < r->n_reasons; i++)
+        if (strstr(r->reasons[i], frag))
+            return 1;
+    return 0;
+}
+
+static void all_ticked_and_paying_off_migrates(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_MIGRATE);
+    for (int i = 0; i < TC_DECIDE_ITEMS; i++)
+        assert_int_equal(r.items[i].state, TC_ITEM_TICKED);
+    assert_true(find(&r, "soak")->declared);
+    assert_false(find(&r, "target_run")->declared);
+    assert_true(has_reason(&r, "every checklist item is ticked"));
+    assert_true(has_reason(&r, "six months")); /* the re-test rule, always */
+    assert_string_equal(tc_decide_verdict_name(r.verdict), "migrate");
+}
+
+static void checklist_items_follow_their_evidence(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    in.has_gaps = 0;
+    in.has_target_run = 0;
+    in.has_perf = 0;
+    in.soak_passed = -1;
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "gaps")->state, TC_ITEM_MISSING);
+    assert_non_null(strstr(find(&r, "gaps")->evidence, "truecost gaps"));
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_MISSING);
+    assert_int_equal(find(&r, "perf_gap")->state, TC_ITEM_MISSING);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_MISSING);
+    assert_string_equal(tc_decide_state_name(TC_ITEM_MISSING), "not yet measured");
+    assert_int_equal(r.verdict, TC_DECIDE_PILOT); /* good economics, missing evidence */
+
+    in = good();
+    in.target_failed = 1; /* an error on the target: not clean */
+    in.gaps_key_without_alternative = 1;
+    in.profiler_skill = 0;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
+    assert_int_equal(find(&r, "gaps")->state, TC_ITEM_FAILED);
+    assert_int_equal(find(&r, "profiler")->state, TC_ITEM_FAILED);
+    in = good();
+    strcpy(in.target_status, "interrupted");
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
+}
+
+static void perf_gap_edges(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    in.perf_ratio = 0.8; /* exactly 20%: within */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_MIGRATE);
+    in.perf_ratio = 0.79; /* 21%: tuning needed; fallback designed: hybrid */
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "perf_gap")->state, TC_ITEM_TICKED);
+    assert_int_equal(r.verdict, TC_DECIDE_HYBRID);
+    assert_true(has_reason(&r, "20-50%"));
+    in.perf_ratio = 0.5; /* exactly 50%: still tuning */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_HYBRID);
+    in.perf_ratio = 0.49; /* over 50%: stay, find the fallback first */
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "perf_gap")->state, TC_ITEM_FAILED);
+    assert_int_equal(r.verdict, TC_DECIDE_STAY);
+    assert_true(has_reason(&r, "operator fallback"));
+}
+
+static void economics_rules(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    in.p_net_positive = 0.1; /* pays off rarely: stay, whatever the checklist */
+    in.lockin_p50 = 50000;
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_STAY);
+    assert_true(has_reason(&r, "only 10% of outcomes"));
+    assert_true(has_reason(&r, "exceeds the saving")); /* 003 6.3 */
+    in = good();
+    in.p_net_positive = 0.6; /* favourable, not clear-cut: hybrid with a fallback */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_HYBRID);
+    in.fallback_path = 0; /* no fallback: a pilot first */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_PILOT);
+    in = good();
+    in.has_economics = 0; /* no assessment: at most a pilot */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_PILOT);
+}
+
+static void key_gaps_rules(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    in.gaps_key_without_alternative = 2;
+    in.fallback_path = 0;
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_STAY);
+    assert_true(has_reason(&r, "2 key operator gap(s)"));
+    in.fallback_path = 1; /* keep those on the incumbent */
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_HYBRID);
+    assert_true(has_reason(&r, "no alternative"));
+}
+
+static void price_rule_of_003(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    in.price_ratio = 2.5;
+    in.perf_ratio = 0.7; /* incumbent 1.43x faster at 2.5x the price */
+    tc_decide(&in, &r);
+    assert_true(has_reason(&r, "less than 2x faster"));
+    in.price_ratio = 1.5;
+    tc_decide(&in, &r);
+    assert_false(has_reason(&r, "less than 2x faster"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_ticked_and_paying_off_migrates),
+        cmocka_unit_test(checklist_items_follow_their_evidence),
+        cmocka_unit_test(perf_gap_edges),
+        cmocka_unit_test(economics_rules),
+        cmocka_unit_test(key_gaps_rules),
+        cmocka_unit_test(price_rule_of_003),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
