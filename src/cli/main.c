@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_roofline.h"
-#include "cli_lockin.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
@@ -19,6 +18,10 @@ static const tc_cmd commands[] = {
      tc_cmd_export_help},
     {"cost", "price a stored run: cost per million output tokens under a cost profile", tc_cmd_cost,
      tc_cmd_cost_help},
+    {"roofline", "a stored run's decode speed against its GPU's bandwidth ceiling", tc_cmd_roofline,
+     tc_cmd_roofline_help},
+    {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",
+     tc_cmd_compare, tc_cmd_compare_help},
     {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",
      tc_cmd_monitor, tc_cmd_monitor_help},
     {"doctor", "diagnose GPU drivers, ROCm/CUDA, RAPL, local servers and truecost itself",
