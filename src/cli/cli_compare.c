@@ -8,11 +8,12 @@
 
 #include "cli.h"
 #include "cli_compare.h"
+#include "cli_roofline.h"
 #include "cli_results.h"
 #include "report/report_json.h"
 
 typedef struct compare_args {
-    const char *run_a, *run_b, *profile_a, *profile_b, *db;
+    const char *run_a, *run_b, *profile_a, *profile_b, *db, *specs;
     int json, help, has_claim;
     double claim;
     long long resamples, seed;
@@ -22,7 +23,8 @@ void tc_cmd_compare_help(FILE *out)
 {
     fprintf(out,
             "Usage: truecost compare RUN_A RUN_B [--profile-a FILE --profile-b FILE]\n"
-            "                        [--claim X] [--resamples N] [--seed S] [--json] [--db PATH]\n"
+            "                        [--claim X] [--resamples N] [--seed S] [--gpu-specs FILE]\n"
+            "                        [--json] [--db PATH]\n"
             "\n"
             "Two stored runs (ids, labels, or groups from 'run --repeat') side by side:\n"
             "throughput, TTFT/ITL/E2E percentiles, power, J/token and, with a cost profile\n"
@@ -36,13 +38,17 @@ void tc_cmd_compare_help(FILE *out)
             "              interval is at or above X, refuted when it is below, else\n"
             "              inconclusive\n"
             "\n"
+            "Where a side's GPU is in the spec table (see 'truecost roofline --list'; add\n"
+            "rows with --gpu-specs), its median decode speed is shown as a share of the\n"
+            "bandwidth bound.\n"
+            "\n"
             "Differences other than the hardware (drivers, server version, quantisation,\n"
             "prompts, concurrency, max tokens) are listed as warnings.\n"
             "Exit status: 0 done, 1 usage or bad profile, 2 run or database not found.\n",
             TC_BOOT_RESAMPLES);
 }
 
-enum { OPT_DB = 256, OPT_JSON, OPT_PA, OPT_PB, OPT_CLAIM, OPT_RESAMPLES, OPT_SEED };
+enum { OPT_DB = 256, OPT_JSON, OPT_PA, OPT_PB, OPT_CLAIM, OPT_RESAMPLES, OPT_SEED, OPT_SPECS };
 
 static const struct option options[] = {
     {"db", required_argument, NULL, OPT_DB},
@@ -52,6 +58,7 @@ static const struct option options[] = {
     {"claim", required_argument, NULL, OPT_CLAIM},
     {"resamples", required_argument, NULL, OPT_RESAMPLES},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"gpu-specs", required_argument, NULL, OPT_SPECS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -78,6 +85,9 @@ static int parse_opt(int opt, compare_args *a)
         return tc_cli_int("--resamples", optarg, TC_BOOT_MIN_RESAMPLES, 10000000, &a->resamples);
     case OPT_SEED:
         return tc_cli_int("--seed", optarg, 0, INT64_MAX, &a->seed);
+    case OPT_SPECS:
+        a->specs = optarg;
+        return 0;
     case 'h':
         a->help = 1;
         return 0;
@@ -174,6 +184,24 @@ static int side_sample(compare_side *s)
     return 0;
 }
 
+/* The first GPU a run of the side sampled, or NULL (the fingerprint's). */
+static const char *side_gpu(const compare_side *s)
+{
+    const tc_run_energy *e = &s->f[0].e;
+    for (int i = 0; i < e->n; i++)
+        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
+            return e->dev[i].dev.info.name;
+    return NULL;
+}
+
+static int bound_side(tc_store *st, const char *specs, compare_side *s)
+{
+    int valid;
+    double decode = tc_compare_side_mean(s, tc_compare_get_decode_p50, &valid);
+    return tc_cli_roofline_brief(st, &s->set.runs[0], side_gpu(s), valid ? decode : 0, specs,
+                                 &s->roof);
+}
+
 static void price_side(compare_side *s)
 {
     if (!s->profile)
@@ -251,6 +279,8 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
         if (side_sample(sides[i]) < 0)
             return TC_EXIT_RUNTIME;
         price_side(sides[i]);
+        if ((code = bound_side(st, a->specs, sides[i])) != 0)
+            return code;
         for (size_t k = 0; k < sides[i]->set.n; k++)
             r->simulated |= sides[i]->set.runs[k].simulated;
     }

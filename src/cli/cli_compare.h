@@ -6,6 +6,7 @@
 
 #include "analysis/bootstrap.h"
 #include "analysis/compare.h"
+#include "analysis/roofline.h"
 #include "cli_runset.h"
 
 /* One side of the comparison: a run or a group, with its figures. */
@@ -20,6 +21,7 @@ typedef struct compare_side {
     int has_cost;
     json_t *fingerprint; /* of the first run; NULL when not recorded */
     tc_compare_side boot;
+    tc_roofline_result roof; /* of the first run, at the side's mean decode p50 */
 } compare_side;
 
 typedef struct compare_claim {
@@ -50,6 +52,9 @@ typedef struct compare_row {
     const char *name, *unit;
     compare_getter get;
 } compare_row;
+
+/* The median client decode speed of a run (a compare_getter). */
+double tc_compare_get_decode_p50(const tc_cli_figures *f, int *valid);
 
 extern const compare_row tc_compare_rows[];
 extern const int tc_compare_n_rows;

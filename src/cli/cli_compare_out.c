@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_compare.h"
+#include "cli_roofline.h"
 
 /* ---- the figures of a row ------------------------------------------------ */
 
@@ -31,7 +32,11 @@ SUMMARY_GETTER(get_itl50, itl_ms, p50)
 SUMMARY_GETTER(get_itl99, itl_ms, p99)
 SUMMARY_GETTER(get_e2e50, e2e_ms, p50)
 SUMMARY_GETTER(get_e2e99, e2e_ms, p99)
-SUMMARY_GETTER(get_decode50, decode_tps, p50)
+double tc_compare_get_decode_p50(const tc_cli_figures *f, int *valid)
+{
+    *valid = f->m.decode_tps.n > 0;
+    return f->m.decode_tps.p50;
+}
 
 static double get_power(const tc_cli_figures *f, int *valid)
 {
@@ -46,11 +51,16 @@ static double get_jpt(const tc_cli_figures *f, int *valid)
 }
 
 const compare_row tc_compare_rows[] = {
-    {"output_tokens_per_s", "tok/s", get_tps}, {"requests_per_s", "req/s", get_rps},
-    {"ttft_p50_ms", "ms", get_ttft50},         {"ttft_p99_ms", "ms", get_ttft99},
-    {"itl_p50_ms", "ms", get_itl50},           {"itl_p99_ms", "ms", get_itl99},
-    {"e2e_p50_ms", "ms", get_e2e50},           {"e2e_p99_ms", "ms", get_e2e99},
-    {"decode_tps_p50", "tok/s", get_decode50}, {"power_w", "W", get_power},
+    {"output_tokens_per_s", "tok/s", get_tps},
+    {"requests_per_s", "req/s", get_rps},
+    {"ttft_p50_ms", "ms", get_ttft50},
+    {"ttft_p99_ms", "ms", get_ttft99},
+    {"itl_p50_ms", "ms", get_itl50},
+    {"itl_p99_ms", "ms", get_itl99},
+    {"e2e_p50_ms", "ms", get_e2e50},
+    {"e2e_p99_ms", "ms", get_e2e99},
+    {"decode_tps_p50", "tok/s", tc_compare_get_decode_p50},
+    {"power_w", "W", get_power},
     {"joules_per_token", "J/tok", get_jpt},
 };
 const int tc_compare_n_rows = (int)(sizeof tc_compare_rows / sizeof tc_compare_rows[0]);
@@ -114,6 +124,13 @@ static void print_table(const compare_result *r)
         print_value(r->b.cost.cost_per_million_tokens / r->a.cost.cost_per_million_tokens,
                     r->a.has_cost && r->b.has_cost);
         putchar('\n');
+    }
+    const tc_roofline_result *ra = &r->a.roof, *rb = &r->b.roof;
+    if (ra->has_measured || rb->has_measured) {
+        printf("  %-22s %-6s", "decode_of_bound", "%");
+        print_value(ra->percent_of_ceiling, ra->has_measured);
+        print_value(rb->percent_of_ceiling, rb->has_measured);
+        printf("   (median decode / the GPU's bandwidth bound)\n");
     }
 }
 
@@ -215,6 +232,8 @@ static json_t *side_json(const compare_side *s)
                           "simulated", s->set.runs[0].simulated, "figures", fig);
     if (o && s->profile)
         json_object_set_new(o, "profile", json_string(s->profile->name));
+    if (o)
+        json_object_set_new(o, "roofline", tc_cli_roofline_brief_json(&s->roof));
     if (o && s->set.n >= 2)
         json_object_set_new(o, "throughput_spread",
                             json_pack("{s:I,s:f,s:f,s:f,s:b}", "runs", (json_int_t)s->tps.n, "mean",

@@ -1,6 +1,7 @@
 /* truecost runs / show / export: read stored runs, compute their figures
  * on read (so old runs get today's analysis), print them. */
 #include "cli_results.h"
+#include "cli_roofline.h"
 #include "cli_runset.h"
 
 #include <errno.h>
@@ -124,6 +125,24 @@ static void print_environment(json_t *fp)
                str_at(srv, "model", "quantization_level"));
 }
 
+/* The first GPU the run sampled, or NULL (then the fingerprint's). */
+static const char *first_gpu(const tc_run_energy *e)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
+            return e->dev[i].dev.info.name;
+    return NULL;
+}
+
+/* The bandwidth bound of the run at its median single-stream decode. */
+static void roofline_of(tc_store *st, const tc_run_info *run, const tc_run_metrics *m,
+                        const tc_run_energy *e, tc_roofline_result *out)
+{
+    if (tc_cli_roofline_brief(st, run, first_gpu(e), m->decode_tps.n ? m->decode_tps.p50 : 0, NULL,
+                              out) != 0)
+        out->missing |= TC_ROOF_NEED_GPU; /* said; shown as nothing */
+}
+
 /* The run document of `run --json`, `show --json` and `export --what
  * summary`: the figures plus the energy. New reference, or NULL (said). */
 static json_t *run_document(tc_store *st, const tc_run_info *run)
@@ -136,9 +155,12 @@ static json_t *run_document(tc_store *st, const tc_run_info *run)
         return NULL;
     json_t *doc = NULL;
     if (!energy_of(st, run, recs, n, &m, &e)) {
+        tc_roofline_result roof;
+        roofline_of(st, run, &m, &e, &roof);
         doc = tc_report_run_json(run, &m);
         if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
+            json_object_set_new(doc, "roofline", tc_cli_roofline_brief_json(&roof));
             json_object_set_new(doc, "environment", environment_of(st, run));
         }
         tc_run_energy_free(&e);
@@ -159,12 +181,16 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         return code;
     code = energy_of(st, run, recs, n, &m, &e);
     char err[256];
+    tc_roofline_result roof;
+    if (!code && json != TC_PRINT_NONE)
+        roofline_of(st, run, &m, &e, &roof);
     if (code || json == TC_PRINT_NONE) {
         /* already said, or nothing to print */
     } else if (json) {
         json_t *doc = tc_report_run_json(run, &m);
         if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
+            json_object_set_new(doc, "roofline", tc_cli_roofline_brief_json(&roof));
             json_object_set_new(doc, "environment", environment_of(st, run));
         }
         if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
@@ -174,6 +200,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         code = TC_EXIT_RUNTIME;
     } else {
         tc_report_energy_table(stdout, &e);
+        tc_cli_roofline_brief_print(stdout, &roof, run->concurrency);
         json_t *fp = environment_of(st, run);
         print_environment(fp);
         json_decref(fp);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_roofline.h"
+#include "cli_lockin.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
@@ -20,6 +21,8 @@ static const tc_cmd commands[] = {
      tc_cmd_cost_help},
     {"roofline", "a stored run's decode speed against its GPU's bandwidth ceiling", tc_cmd_roofline,
      tc_cmd_roofline_help},
+    {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
+     tc_cmd_lockin, tc_cmd_lockin_help},
     {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",
      tc_cmd_compare, tc_cmd_compare_help},
     {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",

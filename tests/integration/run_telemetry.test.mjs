@@ -98,3 +98,22 @@ test('a GPU lost mid-run: its later samples carry nothing, the run goes on and c
   const firstBad = rows.findIndex((r) => r.power_w === null);
   assert.ok(rows.slice(firstBad).every((r) => r.power_w === null && r.energy_j === null), 'never valid again');
 });
+
+test('a run on a GPU in the spec table shows its decode speed as a share of the bandwidth bound', async (t) => {
+  const sc = testScope(t, 'truecost-roof-');
+  const db = path.join(sc.dir(), 'db');
+  const sim = await sc.sim(FAST);
+  const { doc } = await runJson([sim.url, '--db', db, '-n', '4', '--max-tokens', '20', '--telemetry', 'nvml',
+    '--nvml-lib', path.join(FAKE, 'libfake_nvml.so'), '--sample-ms', '20', '--idle-s', '0'], {});
+  const r = doc.roofline; // the fake NVML is an "NVIDIA H100 80GB HBM3"
+  assert.ok(r, 'roofline present');
+  assert.match(r.gpu, /H100/);
+  assert.equal(r.bandwidth_gb_s, 3350);
+  assert.ok(Math.abs(r.decode_ceiling_tokens_per_s - 3350e9 / r.weight_bytes) < 1e-6 * r.decode_ceiling_tokens_per_s);
+  assert.ok(Math.abs(r.measured_decode_tokens_per_s - doc.decode_tokens_per_s.p50) < 1e-9);
+  assert.ok(Math.abs(r.percent_of_ceiling - 100 * r.measured_decode_tokens_per_s / r.decode_ceiling_tokens_per_s) < 1e-9);
+  assert.equal(typeof r.reading, 'string');
+  const show = await runCli(['show', String(doc.run.id), '--db', db]);
+  assert.match(show.stdout, /Bandwidth bound: H100 SXM, 3350 GB\/s/);
+  assert.match(show.stdout, /measured decode p50 [\d.]+ tokens\/s = \d+% of the bound/);
+});
