@@ -9,6 +9,7 @@
 #include "cli_results.h"
 #include "cli_roofline.h"
 #include "cli_lockin.h"
+#include "cli_gaps.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
@@ -23,6 +24,8 @@ static const tc_cmd commands[] = {
      tc_cmd_roofline_help},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
      tc_cmd_lockin, tc_cmd_lockin_help},
+    {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",
+     tc_cmd_gaps, tc_cmd_gaps_help},
     {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",
      tc_cmd_compare, tc_cmd_compare_help},
     {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",

@@ -1,0 +1,716 @@
+/* Operator inventories: PyTorch's profiler table (key_averages().table()),
+ * a CSV export of key_averages, and a plain op,dtype,count|share CSV.
+ *
+ * Shares come from self times, because self time is exclusive: summing it
+ * over rows never counts a parent and its children twice. Two kinds of
+ * profiler row are not operators and are left out (counted in n_skipped):
+ *   - device-only rows (CPU time 0, device time > 0): the kernels, memcpys
+ *     and GPU-side annotations. The profiler already adds a kernel's time to
+ *     the self device time of the operator that launched it, so counting the
+ *     kernel row too would count that time twice;
+ *   - rows named like runtime calls or annotations (tc_gaps_not_an_operator).
+ * The shares divide by the table's "Self <device|CPU> time total" line when
+ * it has one (right even when the table was cut to its top rows), else by
+ * the sum over the rows that are not device-only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gaps_internal.h"
+
+/* One profiler row as read, before shares are known. */
+typedef struct raw_row {
+    char *name, *dtype;
+    double cpu, dev, cpu_total; /* microseconds */
+    double calls;
+    int has_calls, line;
+} raw_row;
+
+typedef struct raw_rows {
+    raw_row *rows;
+    size_t n;
+    int has_cpu, has_dev, has_cpu_total;
+    double footer_cpu, footer_dev; /* 0 when absent */
+} raw_rows;
+
+static void raw_free(raw_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->rows[i].name);
+        free(r->rows[i].dtype);
+    }
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+static raw_row *raw_add(raw_rows *r)
+{
+    raw_row *grown = realloc(r->rows, (r->n + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    r->rows = grown;
+    memset(&grown[r->n], 0, sizeof grown[0]);
+    return &grown[r->n++];
+}
+
+void tc_gaps_inventory_free(tc_gap_inventory *inv)
+{
+    if (!inv)
+        return;
+    for (size_t i = 0; i < inv->n; i++) {
+        free(inv->ops[i].name);
+        free(inv->ops[i].dtype);
+    }
+    free(inv->ops);
+    memset(inv, 0, sizeof *inv);
+}
+
+tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char *dtype,
+                             double time_us, double share, double calls, int has_calls, int line)
+{
+    char a[64], b[64];
+    tc_gaps_dtype_canon(dtype, a, sizeof a);
+    for (size_t i = 0; i < inv->n; i++) {
+        tc_gap_op *op = &inv->ops[i];
+        tc_gaps_dtype_canon(op->dtype, b, sizeof b);
+        if (strcmp(op->name, name) == 0 && strcmp(a, b) == 0) {
+            op->time_us += time_us;
+            op->share += share;
+            op->calls += calls;
+            op->has_calls = op->has_calls || has_calls;
+            return TC_OK;
+        }
+    }
+    tc_gap_op *grown = realloc(inv->ops, (inv->n + 1) * sizeof *grown);
+    if (!grown)
+        return TC_ERR_NOMEM;
+    inv->ops = grown;
+    tc_gap_op *op = &grown[inv->n];
+    *op = (tc_gap_op){strdup(name), strdup(dtype), share, time_us, calls, has_calls, line};
+    if (!op->name || !op->dtype) {
+        free(op->name);
+        free(op->dtype);
+        return TC_ERR_NOMEM;
+    }
+    inv->n++;
+    return TC_OK;
+}
+
+int tc_gaps_not_an_operator(const char *name)
+{
+    static const char *const prefixes[] = {"ProfilerStep#",     "## ",
+                                           "Optimizer.",        "autograd::engine::",
+                                           "torch::autograd::", "[memory]",
+                                           "Memcpy ",           "Memset ",
+                                           "Activity Buffer",   "Lazy Function Loading",
+                                           "Unrecognized",      "Command Buffer Full",
+                                           "Iteration Start",   "Buffer Flush"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    /* Runtime API calls: cudaLaunchKernel, cuLaunchKernel, hipMemcpyAsync. */
+    static const char *const apis[] = {"cuda", "hip", "cu", "hsa"};
+    for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++) {
+        size_t n = strlen(apis[i]);
+        if (strncmp(name, apis[i], n) == 0 && name[n] >= 'A' && name[n] <= 'Z')
+            return 1;
+    }
+    /* Autograd graph nodes ("MmBackward0"): their work is the aten ops inside. */
+    const char *b = strstr(name, "Backward");
+    if (b && !strstr(name, "::")) {
+        b += strlen("Backward");
+        while (*b >= '0' && *b <= '9')
+            b++;
+        return *b == '\0';
+    }
+    return 0;
+}
+
+/* A row is device-only when the file has CPU times, the row has none and
+ * it has device time. */
+static int device_only(const raw_rows *r, const raw_row *row)
+{
+    if (!r->has_cpu && !r->has_cpu_total)
+        return 0;
+    double cpu = r->has_cpu_total ? row->cpu_total : row->cpu;
+    return cpu == 0 && row->dev > 0;
+}
+
+static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *out, char *err,
+                              size_t errlen)
+{
+    double sum_dev = 0, sum_cpu = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (!device_only(r, &r->rows[i])) {
+            sum_dev += r->rows[i].dev;
+            sum_cpu += r->rows[i].cpu;
+        }
+    if (!isfinite(sum_dev) || !isfinite(sum_cpu))
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: the times add up to more than a double holds", name);
+    int dev = r->has_dev && sum_dev > 0;
+    if (!dev && !(r->has_cpu && sum_cpu > 0))
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: no operator has any self time (every Self CPU/device value is 0)",
+                       name);
+    out->source = dev ? TC_SHARE_DEVICE_TIME : TC_SHARE_CPU_TIME;
+    double sum = dev ? sum_dev : sum_cpu, footer = dev ? r->footer_dev : r->footer_cpu;
+    out->total_from_footer = footer >= sum;
+    out->total_us = footer >= sum ? footer : sum;
+    for (size_t i = 0; i < r->n; i++) {
+        raw_row *row = &r->rows[i];
+        if (device_only(r, row) || tc_gaps_not_an_operator(row->name)) {
+            out->n_skipped++;
+            continue;
+        }
+        double t = dev ? row->dev : row->cpu;
+        if (tc_gaps_inventory_add(out, row->name, row->dtype, t, t / out->total_us, row->calls,
+                                  row->has_calls, row->line) != TC_OK)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (out->n == 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: no operator rows (only kernels, runtime calls or annotations)", name);
+    return TC_OK;
+}
+
+/* ---- the text table ---- */
+
+typedef struct span {
+    size_t start, end;
+} span;
+
+#define MAX_COLS 48
+
+typedef struct text_table {
+    const char *name, *s;
+    size_t len, pos;
+    int line; /* of the line last read */
+    span spans[MAX_COLS];
+    size_t n_spans;
+} text_table;
+
+/* The next line without its line end; 0 at the end of the text. */
+static int next_line(text_table *t, const char **line, size_t *len)
+{
+    if (t->pos >= t->len)
+        return 0;
+    const char *start = t->s + t->pos;
+    const char *nl = memchr(start, '\n', t->len - t->pos);
+    size_t n = nl ? (size_t)(nl - start) : t->len - t->pos;
+    t->pos += n + (nl ? 1 : 0);
+    if (n && start[n - 1] == '\r')
+        n--;
+    *line = start;
+    *len = n;
+    t->line++;
+    return 1;
+}
+
+/* A dashed rule: dashes in groups separated by spaces, at least three. */
+static int is_rule(const char *s, size_t len)
+{
+    size_t dashes = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '-')
+            dashes++;
+        else if (s[i] != ' ' && s[i] != '\t')
+            return 0;
+    }
+    return dashes >= 3 && s[0] == '-';
+}
+
+static void rule_spans(text_table *t, const char *s, size_t len)
+{
+    t->n_spans = 0;
+    for (size_t i = 0; i < len && t->n_spans < MAX_COLS;) {
+        while (i < len && s[i] != '-')
+            i++;
+        size_t start = i;
+        while (i < len && s[i] == '-')
+            i++;
+        if (i > start)
+            t->spans[t->n_spans++] = (span){start, i};
+    }
+}
+
+static char *trimmed_copy(const char *s, size_t len)
+{
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    return strndup(s, len);
+}
+
+/* Splits at runs of two or more spaces; the cells, or 0 on no memory. */
+static size_t split_wide(const char *s, size_t len, char **cells, size_t max)
+{
+    size_t n = 0, i = 0;
+    while (i < len && n < max) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i >= len)
+            break;
+        size_t start = i;
+        while (i < len && !(s[i] == '\t' || (s[i] == ' ' && (i + 1 >= len || s[i + 1] == ' '))))
+            i++;
+        if (!(cells[n++] = trimmed_copy(s + start, i - start)))
+            return 0;
+    }
+    return n;
+}
+
+static void free_cells(char **cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(cells[i]);
+}
+
+/* The cells of a line: split at wide gaps when that gives one cell per
+ * column (robust to a hand-edited table), else cut at the rule's columns
+ * (robust to a name with double spaces). Returns 0 or -1 (no memory). */
+static int line_cells(const text_table *t, const char *s, size_t len, tc_csv_row *row)
+{
+    char *cells[MAX_COLS];
+    size_t n = split_wide(s, len, cells, MAX_COLS);
+    if (n != t->n_spans) {
+        free_cells(cells, n);
+        for (n = 0; n < t->n_spans; n++) {
+            size_t a = t->spans[n].start, b = n + 1 < t->n_spans ? t->spans[n + 1].start : len;
+            a = a < len ? a : len;
+            b = b < len ? b : len;
+            if (!(cells[n] = trimmed_copy(s + a, b > a ? b - a : 0))) {
+                free_cells(cells, n);
+                return -1;
+            }
+        }
+    }
+    row->fields = malloc((n ? n : 1) * sizeof *row->fields);
+    if (!row->fields) {
+        free_cells(cells, n);
+        return -1;
+    }
+    memcpy(row->fields, cells, n * sizeof *cells);
+    row->n = n;
+    row->line = t->line;
+    return 0;
+}
+
+static void row_free(tc_csv_row *row)
+{
+    free_cells(row->fields, row->n);
+    free(row->fields);
+    row->fields = NULL;
+    row->n = 0;
+}
+
+/* The table's columns, by header name. */
+typedef struct table_cols {
+    int name, cpu, dev, cpu_total, calls, dtype;
+} table_cols;
+
+/* The self device column: "Self CUDA", "Self XPU", "Self device"... any
+ * "Self X" that is not CPU, a percentage or memory. */
+static int device_column(const tc_csv_row *h)
+{
+    char key[128];
+    for (size_t i = 0; i < h->n; i++) {
+        tc_csv_header_key(h->fields[i], key, sizeof key);
+        size_t n = strlen(key);
+        if (strncmp(key, "self_", 5) == 0 && strcmp(key, "self_cpu") != 0 &&
+            !(n > 4 && strcmp(key + n - 4, "_pct") == 0) && !strstr(key, "mem"))
+            return (int)i;
+    }
+    return -1;
+}
+
+static void table_columns(const tc_csv_row *h, table_cols *c)
+{
+    static const char *const name[] = {"name", NULL};
+    static const char *const cpu[] = {"self_cpu", NULL};
+    static const char *const cpu_total[] = {"cpu_total", NULL};
+    static const char *const calls[] = {"of_calls", "calls", "count", NULL};
+    static const char *const dtype[] = {"dtype", NULL};
+    *c =
+        (table_cols){tc_csv_column(h, name),      tc_csv_column(h, cpu),   device_column(h),
+                     tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dtype)};
+}
+
+/* A time cell of `row` into *out (0 when the column is absent). */
+static tc_err time_cell(const char *name, const tc_csv_row *h, const tc_csv_row *row, int col,
+                        const char *op, double *out, char *err, size_t errlen)
+{
+    *out = 0;
+    if (col < 0)
+        return TC_OK;
+    const char *cell = tc_gaps_cell(row, col);
+    if (tc_gaps_time_us(cell, out) == 0)
+        return TC_OK;
+    return tc_fail(err, errlen, TC_ERR_PARSE,
+                   "%s:%d: %s of %s: '%s' is not a time (expected e.g. 1.563ms, 250.000us, "
+                   "or a number of microseconds)",
+                   name, row->line, h->fields[col], op, cell);
+}
+
+static tc_err calls_cell(const char *name, const tc_csv_row *h, const tc_csv_row *row, int col,
+                         raw_row *out, char *err, size_t errlen)
+{
+    const char *cell = tc_gaps_cell(row, col);
+    if (col < 0 || !cell[0])
+        return TC_OK;
+    if (tc_gaps_number(cell, &out->calls) < 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: %s of %s: '%s' is not a count (expected a number >= 0)", name,
+                       row->line, h->fields[col], out->name, cell);
+    out->has_calls = 1;
+    return TC_OK;
+}
+
+/* One data row of either profiler format into r. */
+static tc_err profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
+                           const table_cols *c, const char *dtype, raw_rows *r, char *err,
+                           size_t errlen)
+{
+    const char *op = tc_gaps_cell(row, c->name), *dt = tc_gaps_cell(row, c->dtype);
+    if (!op[0])
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: a row without an operator name", name,
+                       row->line);
+    raw_row *out = raw_add(r);
+    if (!out || !(out->name = strdup(op)) || !(out->dtype = strdup(dt[0] ? dt : dtype)))
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
+    out->line = row->line;
+    tc_err rc = time_cell(name, h, row, c->cpu, op, &out->cpu, err, errlen);
+    if (rc == TC_OK)
+        rc = time_cell(name, h, row, c->dev, op, &out->dev, err, errlen);
+    if (rc == TC_OK)
+        rc = time_cell(name, h, row, c->cpu_total, op, &out->cpu_total, err, errlen);
+    if (rc == TC_OK)
+        rc = calls_cell(name, h, row, c->calls, out, err, errlen);
+    return rc;
+}
+
+/* "Self CUDA time total: 5.123ms" below the table. */
+static void footer_line(const char *s, size_t len, raw_rows *r)
+{
+    char buf[160];
+    if (len < 6 || len >= sizeof buf || strncmp(s, "Self ", 5) != 0)
+        return;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *mark = strstr(buf, " time total:");
+    double v;
+    if (!mark)
+        return;
+    *mark = '\0';
+    char *value = mark + strlen(" time total:");
+    while (*value == ' ')
+        value++;
+    if (tc_gaps_time_us(value, &v) < 0)
+        return;
+    if (strcmp(buf + 5, "CPU") == 0)
+        r->footer_cpu = v;
+    else
+        r->footer_dev = v;
+}
+
+static tc_err table_header(text_table *t, const tc_csv_row *h, table_cols *c, raw_rows *r,
+                           char *err, size_t errlen)
+{
+    table_columns(h, c);
+    if (c->name < 0 || (c->cpu < 0 && c->dev < 0)) {
+        char cols[512];
+        tc_gaps_header_list(h, cols, sizeof cols);
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: the profiler table has no %s column (it has: %s); print it with "
+                       "prof.key_averages().table()",
+                       t->name, h->line, c->name < 0 ? "Name" : "Self CPU or Self CUDA", cols);
+    }
+    r->has_cpu = c->cpu >= 0;
+    r->has_dev = c->dev >= 0;
+    r->has_cpu_total = c->cpu_total >= 0;
+    return TC_OK;
+}
+
+/* Reads from the header line (just read) to the end of the text. */
+static tc_err table_body(text_table *t, const char *hs, size_t hlen, const char *dtype, raw_rows *r,
+                         char *err, size_t errlen)
+{
+    tc_csv_row h = {0}, row = {0};
+    table_cols c;
+    const char *s;
+    size_t len;
+    int in_rows = 1;
+    tc_err rc = TC_ERR_NOMEM;
+    if (line_cells(t, hs, hlen, &h) < 0)
+        goto out;
+    rc = table_header(t, &h, &c, r, err, errlen);
+    size_t after_header = t->pos;
+    if (rc == TC_OK && next_line(t, &s, &len) && !is_rule(s, len)) {
+        t->pos = after_header; /* no underline: data starts at once */
+        t->line--;
+    }
+    while (rc == TC_OK && next_line(t, &s, &len)) {
+        if (is_rule(s, len) || len == 0)
+            in_rows = 0;
+        else if (!in_rows)
+            footer_line(s, len, r);
+        else if (line_cells(t, s, len, &row) < 0)
+            rc = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", t->name);
+        else {
+            rc = profiler_row(t->name, &h, &row, &c, dtype, r, err, errlen);
+            row_free(&row);
+        }
+    }
+out:
+    if (rc == TC_ERR_NOMEM && !err[0])
+        tc_fail(err, errlen, rc, "%s: out of memory", t->name);
+    row_free(&h);
+    return rc;
+}
+
+static int has_name_cell(const char *s, size_t len)
+{
+    for (size_t i = 0; i + 4 <= len; i++)
+        if (memcmp(s + i, "Name", 4) == 0)
+            return 1;
+    return 0;
+}
+
+/* Positions t after the first rule that a "Name" header follows; 1 when
+ * the text is a profiler table. */
+static int find_table(text_table *t, const char **hs, size_t *hlen)
+{
+    const char *s;
+    size_t len;
+    while (next_line(t, &s, &len)) {
+        if (!is_rule(s, len))
+            continue;
+        rule_spans(t, s, len);
+        size_t pos = t->pos;
+        int line = t->line;
+        if (next_line(t, hs, hlen) && has_name_cell(*hs, *hlen))
+            return 1;
+        t->pos = pos;
+        t->line = line;
+    }
+    return 0;
+}
+
+/* ---- CSV inventories ---- */
+
+static tc_err export_csv(const char *name, const tc_csv *csv, const char *dtype,
+                         tc_gap_inventory *out, char *err, size_t errlen)
+{
+    static const char *const op[] = {"name",          "key",   "op",         "operator", "op_name",
+                                     "operator_name", "event", "event_name", NULL};
+    static const char *const dev[] = {"self_device_time_total",
+                                      "self_cuda_time_total",
+                                      "self_xpu_time_total",
+                                      "self_privateuse1_time_total",
+                                      "self_device_time_total_us",
+                                      "self_cuda_time_total_us",
+                                      "self_cuda",
+                                      "self_device",
+                                      "self_xpu",
+                                      "self_gpu",
+                                      "self_cuda_us",
+                                      "self_device_us",
+                                      "self_gpu_us",
+                                      NULL};
+    static const char *const cpu[] = {"self_cpu_time_total", "self_cpu", "self_cpu_time_total_us",
+                                      "self_cpu_us", NULL};
+    static const char *const cpu_total[] = {"cpu_time_total", "cpu_total", "cpu_time_total_us",
+                                            "cpu_total_us", NULL};
+    static const char *const calls[] = {"count",     "calls",           "of_calls",   "n_calls",
+                                        "num_calls", "number_of_calls", "call_count", NULL};
+    static const char *const dt[] = {"dtype", "data_type", "precision", NULL};
+    const tc_csv_row *h = &csv->rows[0];
+    table_cols c = {tc_csv_column(h, op),        tc_csv_column(h, cpu),   tc_csv_column(h, dev),
+                    tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dt)};
+    if (c.name < 0) {
+        char cols[512];
+        tc_gaps_header_list(h, cols, sizeof cols);
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: no operator name column (it has: %s); expected name or key", name,
+                       h->line, cols);
+    }
+    raw_rows r = {.has_cpu = c.cpu >= 0, .has_dev = c.dev >= 0, .has_cpu_total = c.cpu_total >= 0};
+    tc_err rc = TC_OK;
+    for (size_t i = 1; rc == TC_OK && i < csv->n; i++)
+        rc = profiler_row(name, h, &csv->rows[i], &c, dtype, &r, err, errlen);
+    out->format = TC_GAPS_PROFILER_CSV;
+    if (rc == TC_OK)
+        rc = finish_profiler(name, &r, out, err, errlen);
+    raw_free(&r);
+    return rc;
+}
+
+/* Columns of the plain CSV. */
+typedef struct plain_cols {
+    int op, dtype, count, share, pct;
+} plain_cols;
+
+static tc_err plain_share(const char *name, const tc_csv_row *row, const plain_cols *c,
+                          double *share, char *err, size_t errlen)
+{
+    const char *cell = tc_gaps_cell(row, c->share >= 0 ? c->share : c->pct);
+    char num[64];
+    size_t n = strlen(cell);
+    int pct = c->share < 0 || (n && cell[n - 1] == '%');
+    if (n && cell[n - 1] == '%')
+        n--;
+    if (n == 0 || n >= sizeof num)
+        goto bad;
+    memcpy(num, cell, n);
+    num[n] = '\0';
+    if (tc_gaps_number(num, share) < 0)
+        goto bad;
+    if (pct)
+        *share /= 100;
+    if (*share <= 1)
+        return TC_OK;
+bad:
+    return tc_fail(err, errlen, TC_ERR_PARSE,
+                   "%s:%d: share '%s' of %s is not a fraction 0..1 or a percentage like 12.5%%",
+                   name, row->line, cell, tc_gaps_cell(row, c->op));
+}
+
+static tc_err plain_row(const char *name, const tc_csv_row *row, const plain_cols *c,
+                        const char *dtype, tc_gap_inventory *out, char *err, size_t errlen)
+{
+    const char *op = tc_gaps_cell(row, c->op), *dt = tc_gaps_cell(row, c->dtype);
+    const char *count = tc_gaps_cell(row, c->count);
+    double share = 0, calls = 0;
+    if (!op[0])
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: empty op", name, row->line);
+    if (count[0] && tc_gaps_number(count, &calls) < 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: count '%s' of %s is not a number (expected a count >= 0)", name,
+                       row->line, count, op);
+    if (!count[0] && out->source == TC_SHARE_COUNT)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: %s has no count", name, row->line, op);
+    if (out->source == TC_SHARE_GIVEN) {
+        tc_err rc = plain_share(name, row, c, &share, err, errlen);
+        if (rc != TC_OK)
+            return rc;
+    }
+    if (tc_gaps_inventory_add(out, op, dt[0] ? dt : dtype, 0, share, calls, count[0] != 0,
+                              row->line) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
+    return TC_OK;
+}
+
+/* Count shares, or a check that given shares do not exceed the whole. */
+static tc_err plain_finish(const char *name, tc_gap_inventory *out, char *err, size_t errlen)
+{
+    double sum = 0;
+    for (size_t i = 0; i < out->n; i++)
+        sum += out->source == TC_SHARE_COUNT ? out->ops[i].calls : out->ops[i].share;
+    if (!isfinite(sum))
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: the counts add up to more than a double holds", name);
+    if (out->source == TC_SHARE_GIVEN) {
+        if (sum > 1.005) /* rounding of a few percentages, not more */
+            return tc_fail(err, errlen, TC_ERR_PARSE,
+                           "%s: the shares add up to %.4g, over 1 (100%%): give each op's share "
+                           "of the whole",
+                           name, sum);
+        return TC_OK;
+    }
+    if (sum <= 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: every count is 0", name);
+    for (size_t i = 0; i < out->n; i++)
+        out->ops[i].share = out->ops[i].calls / sum;
+    return TC_OK;
+}
+
+static tc_err plain_csv(const char *name, const tc_csv *csv, const char *dtype,
+                        tc_gap_inventory *out, char *err, size_t errlen)
+{
+    static const char *const op[] = {"op", "operator", "name", "op_name", "key", NULL};
+    static const char *const dt[] = {"dtype", "data_type", "type", "precision", NULL};
+    static const char *const count[] = {"count",     "calls",      "of_calls", "n_calls",
+                                        "num_calls", "call_count", NULL};
+    static const char *const share[] = {"share", "time_share", "fraction", "time_fraction", NULL};
+    static const char *const pct[] = {
+        "percent", "pct", "share_pct", "time_pct", "percentage", "time_share_pct", NULL};
+    const tc_csv_row *h = &csv->rows[0];
+    plain_cols c = {tc_csv_column(h, op), tc_csv_column(h, dt), tc_csv_column(h, count),
+                    tc_csv_column(h, share), tc_csv_column(h, pct)};
+    if (c.op < 0 || (c.count < 0 && c.share < 0 && c.pct < 0)) {
+        char cols[512];
+        tc_gaps_header_list(h, cols, sizeof cols);
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: no %s column (it has: %s); expected op,dtype,count or "
+                       "op,dtype,share, or a profiler export with self_cuda_time_total",
+                       name, h->line, c.op < 0 ? "op" : "count or share", cols);
+    }
+    out->format = TC_GAPS_PLAIN_CSV;
+    out->source = c.share >= 0 || c.pct >= 0 ? TC_SHARE_GIVEN : TC_SHARE_COUNT;
+    tc_err rc = TC_OK;
+    for (size_t i = 1; rc == TC_OK && i < csv->n; i++)
+        rc = plain_row(name, &csv->rows[i], &c, dtype, out, err, errlen);
+    if (rc == TC_OK && out->n == 0)
+        rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s: a header but no operator rows", name);
+    return rc == TC_OK ? plain_finish(name, out, err, errlen) : rc;
+}
+
+tc_err tc_gaps_inventory_csv(const char *name, const tc_csv *csv, const char *dtype,
+                             tc_gap_inventory *out, char *err, size_t errlen)
+{
+    static const char *const times[] = {"self_device_time_total",
+                                        "self_cuda_time_total",
+                                        "self_cpu_time_total",
+                                        "self_cpu",
+                                        "self_cuda",
+                                        "self_device",
+                                        "self_xpu_time_total",
+                                        "self_cpu_us",
+                                        "self_cuda_us",
+                                        "self_device_us",
+                                        NULL};
+    if (csv->n == 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: empty: expected a profiler table, a key_averages CSV or "
+                       "op,dtype,count",
+                       name);
+    if (tc_csv_column(&csv->rows[0], times) >= 0)
+        return export_csv(name, csv, dtype, out, err, errlen);
+    return plain_csv(name, csv, dtype, out, err, errlen);
+}
+
+tc_err tc_gaps_inventory_parse(const char *name, const char *text, size_t len,
+                               const char *default_dtype, tc_gap_inventory *out, char *err,
+                               size_t errlen)
+{
+    if (!name || (!text && len) || !out || !err || !errlen)
+        return TC_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    err[0] = '\0';
+    const char *dtype = default_dtype && default_dtype[0] ? default_dtype : "unknown";
+    if (len && memchr(text, '\0', len))
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: contains a NUL byte: not a text file", name);
+    text_table t = {.name = name, .s = text, .len = len};
+    const char *hs;
+    size_t hlen;
+    tc_err rc;
+    if (find_table(&t, &hs, &hlen)) {
+        raw_rows r = {0};
+        out->format = TC_GAPS_PROFILER_TABLE;
+        rc = table_body(&t, hs, hlen, dtype, &r, err, errlen);
+        if (rc == TC_OK)
+            rc = finish_profiler(name, &r, out, err, errlen);
+        raw_free(&r);
+    } else {
+        tc_csv csv;
+        rc = tc_csv_parse(name, text, len, TC_CSV_COMMENTS, &csv, err, errlen);
+        if (rc == TC_OK)
+            rc = tc_gaps_inventory_csv(name, &csv, dtype, out, err, errlen);
+        tc_csv_free(&csv);
+    }
+    if (rc != TC_OK)
+        tc_gaps_inventory_free(out);
+    return rc;
+}

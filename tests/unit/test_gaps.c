@@ -1,0 +1,663 @@
+/* Unit tests of the operator gap table: the CSV reader, the inventory
+ * formats, matching, risk classes, T_op and the saved-T_op reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gaps.h"
+#include "cli/cli_gaps.h"
+
+static void near(double a, double b)
+{
+    if (fabs(a - b) > 1e-9 * (fabs(b) + 1))
+        fail_msg("%.12g != %.12g", a, b);
+}
+
+/* Fails unless every NULL-ended fragment is in err. */
+static void has_all(const char *err, ...)
+{
+    va_list ap;
+    va_start(ap, err);
+    for (const char *frag; (frag = va_arg(ap, const char *));)
+        if (!strstr(err, frag))
+            fail_msg("'%s' not in '%s'", frag, err);
+    va_end(ap);
+}
+
+static tc_csv csv_ok(const char *text, size_t len, int flags)
+{
+    tc_csv c;
+    char err[512] = "";
+    if (tc_csv_parse("t.csv", text, len, flags, &c, err, sizeof err) != TC_OK)
+        fail_msg("csv: %s", err);
+    return c;
+}
+
+static void csv_reader(void **state)
+{
+    (void)state;
+    static const char text[] = "\xEF\xBB\xBFop , dtype,\"a, \"\"quoted\"\"\"\r\n"
+                               "\n"
+                               "# a comment\r\n"
+                               "  mm,fp16,\"two\nlines\"\r\n"
+                               "last,,\n";
+    tc_csv c = csv_ok(text, sizeof text - 1, TC_CSV_COMMENTS);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(c.rows[0].n, 3);
+    assert_string_equal(c.rows[0].fields[0], "op"); /* BOM gone, trimmed */
+    assert_string_equal(c.rows[0].fields[1], "dtype");
+    assert_string_equal(c.rows[0].fields[2], "a, \"quoted\"");
+    assert_int_equal(c.rows[1].line, 4);
+    assert_string_equal(c.rows[1].fields[0], "mm");
+    assert_string_equal(c.rows[1].fields[2], "two\nlines");
+    assert_int_equal(c.rows[2].line, 6); /* the quoted line break counts */
+    assert_int_equal(c.rows[2].n, 3);
+    assert_string_equal(c.rows[2].fields[2], "");
+    tc_csv_free(&c);
+    tc_csv_free(&c); /* idempotent */
+
+    /* Without the flag a '#' line is data; a lone CR ends a line; no final
+     * line end is fine. */
+    c = csv_ok("#x,y\ra,b", 8, 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.rows[0].fields[0], "#x");
+    assert_int_equal(c.rows[1].line, 2);
+    tc_csv_free(&c);
+    c = csv_ok("", 0, 0);
+    assert_int_equal(c.n, 0);
+
+    char err[512];
+    assert_int_equal(tc_csv_parse("t.csv", "a\nb,\"open\nmore", 14, 0, &c, err, sizeof err),
+                     TC_ERR_PARSE);
+    has_all(err, "t.csv:2:", "never closed", NULL);
+    assert_int_equal(tc_csv_parse("t.csv", "\"a\"b,c", 6, 0, &c, err, sizeof err), TC_ERR_PARSE);
+    has_all(err, "t.csv:1:", "after a closing quote", NULL);
+    assert_int_equal(tc_csv_parse("t.csv", "x\nab\"c", 6, 0, &c, err, sizeof err), TC_ERR_PARSE);
+    has_all(err, "t.csv:2:", "quote inside an unquoted", NULL);
+    assert_int_equal(tc_csv_parse("t.csv", "a\0b", 3, 0, &c, err, sizeof err), TC_ERR_PARSE);
+    has_all(err, "NUL", NULL);
+
+    char key[64];
+    tc_csv_header_key("# of Calls", key, sizeof key);
+    assert_string_equal(key, "of_calls");
+    tc_csv_header_key("Self CUDA %", key, sizeof key);
+    assert_string_equal(key, "self_cuda_pct");
+    tc_csv_header_key(" Self-CPU time (total) ", key, sizeof key);
+    assert_string_equal(key, "self_cpu_time_total");
+}
+
+/* ---- inventories ---- */
+
+static tc_gap_inventory inv_ok(const char *text, const char *dtype)
+{
+    tc_gap_inventory inv;
+    char err[512] = "";
+    if (tc_gaps_inventory_parse("ops", text, strlen(text), dtype, &inv, err, sizeof err) != TC_OK)
+        fail_msg("inventory: %s", err);
+    return inv;
+}
+
+static void inv_fails(const char *text, ...)
+{
+    tc_gap_inventory inv;
+    char err[512] = "";
+    assert_int_equal(
+        tc_gaps_inventory_parse("ops", text, strlen(text), NULL, &inv, err, sizeof err),
+        TC_ERR_PARSE);
+    assert_null(inv.ops);
+    va_list ap;
+    va_start(ap, text);
+    for (const char *frag; (frag = va_arg(ap, const char *));)
+        if (!strstr(err, frag))
+            fail_msg("'%s' not in '%s'", frag, err);
+    va_end(ap);
+}
+
+static const tc_gap_op *op_named(const tc_gap_inventory *inv, const char *name)
+{
+    for (size_t i = 0; i < inv->n; i++)
+        if (strcmp(inv->ops[i].name, name) == 0)
+            return &inv->ops[i];
+    fail_msg("no operator %s", name);
+    return NULL;
+}
+
+#define RULE "-------------------  ------------  ------------  ------------  ------------\n"
+static const char TABLE_HEAD[] =
+    "STAGE:2024-05-01 12:00:00 ActivityProfilerController.cpp:314] Completed Stage\n" RULE
+    "               Name      Self CPU     CPU total     Self CUDA    # of Calls\n" RULE;
+static const char TABLE_ROWS[] =
+    "           aten::mm       1.000ms       2.000ms       6.000ms            10\n"
+    "      aten::my_norm     500.000us     600.000us       2.000ms             4\n"
+    "   cudaLaunchKernel       2.000ms       2.000ms       0.000us            14\n"
+    "  sm80_gemm_kernel_        0.000us       0.000us       5.000ms            10\n"
+    "        aten::linear    200.000us       1.500ms       0.000us            10\n"
+    "           aten::mm       0.000us       1.000us       0.000us             2\n";
+
+static void profiler_table(void **state)
+{
+    (void)state;
+    char text[2048];
+    /* With the footer: shares of 10 ms; the kernel and the runtime call are
+     * not operators; the second aten::mm row (another input shape) merges. */
+    snprintf(text, sizeof text,
+             "%s%s%sSelf CPU time total: 3.700ms\nSelf CUDA time total: 10.000ms\n", TABLE_HEAD,
+             TABLE_ROWS, RULE);
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.format, TC_GAPS_PROFILER_TABLE);
+    assert_int_equal(inv.source, TC_SHARE_DEVICE_TIME);
+    assert_true(inv.total_from_footer);
+    near(inv.total_us, 10000);
+    assert_int_equal(inv.n, 3);
+    assert_int_equal(inv.n_skipped, 2);
+    near(op_named(&inv, "aten::mm")->share, 0.6);
+    near(op_named(&inv, "aten::mm")->calls, 12);
+    near(op_named(&inv, "aten::my_norm")->share, 0.2);
+    near(op_named(&inv, "aten::linear")->share, 0);
+    assert_string_equal(op_named(&inv, "aten::mm")->dtype, "unknown");
+    tc_gaps_inventory_free(&inv);
+
+    /* Without the footer: the sum over rows that are not device-only
+     * (6 + 2 ms), and --dtype fills the dtype. */
+    snprintf(text, sizeof text, "%s%s%s", TABLE_HEAD, TABLE_ROWS, RULE);
+    inv = inv_ok(text, "bf16");
+    assert_false(inv.total_from_footer);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    near(op_named(&inv, "aten::my_norm")->share, 0.25);
+    assert_string_equal(op_named(&inv, "aten::my_norm")->dtype, "bf16");
+    tc_gaps_inventory_free(&inv);
+}
+
+static void profiler_table_cpu_only(void **state)
+{
+    (void)state;
+    /* A CPU-only profile, names left-aligned, no trailing spaces: shares of
+     * self CPU over every row (the runtime call is in the whole, not an op). */
+    static const char text[] = "------------------  ----------  ----------\n"
+                               "Name                  Self CPU  # of Calls\n"
+                               "------------------  ----------  ----------\n"
+                               "aten::mm               1.000ms          10\n"
+                               "aten::my_norm        500.000us           4\n"
+                               "cudaLaunchKernel       2.000ms          14\n"
+                               "aten::linear         200.000us          10\n"
+                               "------------------  ----------  ----------\n";
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.source, TC_SHARE_CPU_TIME);
+    near(inv.total_us, 3700);
+    near(op_named(&inv, "aten::mm")->share, 1000.0 / 3700);
+    near(op_named(&inv, "aten::linear")->share, 200.0 / 3700);
+    assert_int_equal(inv.n_skipped, 1);
+    tc_gaps_inventory_free(&inv);
+
+    /* A name with a double space: cut at the rule's columns instead. */
+    static const char spaced[] = "------------------  ----------  ----------\n"
+                                 "Name                  Self CPU  # of Calls\n"
+                                 "------------------  ----------  ----------\n"
+                                 "my  op                 3.000ms           2\n"
+                                 "aten::mm               1.000ms          10\n";
+    inv = inv_ok(spaced, NULL);
+    near(op_named(&inv, "my  op")->share, 0.75);
+    near(op_named(&inv, "my  op")->calls, 2);
+    tc_gaps_inventory_free(&inv);
+
+    inv_fails("----------  ----------\n"
+              "      Name    Self CPU\n"
+              "----------  ----------\n"
+              "  aten::mm      1.0xs\n",
+              "ops:4:", "Self CPU of aten::mm", "'1.0xs' is not a time", NULL);
+    inv_fails("----------  ----------\n"
+              "      Name       Calls\n"
+              "----------  ----------\n"
+              "  aten::mm          1\n",
+              "ops:2:", "no Self CPU or Self CUDA column", NULL);
+}
+
+static void profiler_csv(void **state)
+{
+    (void)state;
+    static const char text[] = "name,self_cpu_time_total,cpu_time_total,self_device_time_total,"
+                               "count\n"
+                               "aten::mm,1000,2000,6000,10\n"
+                               "aten::bmm,50,60,2ms,2\n"
+                               "sm80_gemm,0,0,5000,10\n"
+                               "ProfilerStep#1,300,9000,0,1\n";
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.format, TC_GAPS_PROFILER_CSV);
+    assert_int_equal(inv.source, TC_SHARE_DEVICE_TIME);
+    assert_int_equal(inv.n, 2);
+    assert_int_equal(inv.n_skipped, 2);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    near(op_named(&inv, "aten::bmm")->share, 0.25);
+    near(op_named(&inv, "aten::bmm")->time_us, 2000);
+    tc_gaps_inventory_free(&inv);
+
+    /* The table's spellings as CSV headers, a dtype column, CUDA naming. */
+    inv = inv_ok("Key,Self CPU,Self CUDA,# of Calls,dtype\naten::mm,1ms,3ms,4,fp16\n"
+                 "aten::add,1ms,1ms,4,\n",
+                 "bf16");
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    assert_string_equal(op_named(&inv, "aten::mm")->dtype, "fp16");
+    assert_string_equal(op_named(&inv, "aten::add")->dtype, "bf16");
+    tc_gaps_inventory_free(&inv);
+
+    inv_fails("name,self_cuda_time_total\naten::mm,1000\naten::add,-5\n",
+              "ops:3:", "'-5' is not a time", NULL);
+    inv_fails("name,self_cuda_time_total\naten::mm,0\n", "no operator has any self time", NULL);
+}
+
+static void plain_csv(void **state)
+{
+    (void)state;
+    tc_gap_inventory inv =
+        inv_ok("# counts\nop,dtype,count\naten::mm,fp16,30\nflash,fp16,10\n", NULL);
+    assert_int_equal(inv.format, TC_GAPS_PLAIN_CSV);
+    assert_int_equal(inv.source, TC_SHARE_COUNT);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    near(op_named(&inv, "flash")->share, 0.25);
+    assert_int_equal(op_named(&inv, "flash")->line, 4);
+    tc_gaps_inventory_free(&inv);
+
+    /* Shares as a fraction or a percentage; the rest is "other". */
+    inv = inv_ok("op,dtype,share,count\nmm,fp16,0.5,\nflash,,25%,3\n", "int8");
+    assert_int_equal(inv.source, TC_SHARE_GIVEN);
+    near(op_named(&inv, "mm")->share, 0.5);
+    near(op_named(&inv, "flash")->share, 0.25);
+    assert_false(op_named(&inv, "mm")->has_calls);
+    assert_string_equal(op_named(&inv, "flash")->dtype, "int8");
+    tc_gaps_inventory_free(&inv);
+    inv = inv_ok("op,percent\nmm,60\nadd,40\n", NULL);
+    near(op_named(&inv, "add")->share, 0.4);
+    tc_gaps_inventory_free(&inv);
+
+    inv_fails("op,dtype,count\nmm,fp16,abc\n", "ops:2:", "count 'abc' of mm", NULL);
+    inv_fails("op,dtype\nmm,fp16\n", "ops:1:", "no count or share column", NULL);
+    inv_fails("op,share\nmm,1.5\n", "ops:2:", "share '1.5'", NULL);
+    inv_fails("op,share\nmm,60%\nadd,50%\n", "add up to 1.1", NULL);
+    inv_fails("op,dtype,count\n,fp16,3\n", "ops:2:", "empty op", NULL);
+    inv_fails("", "empty", NULL);
+    inv_fails("op,count\n", "no operator rows", NULL);
+}
+
+/* ---- support list, matching, risk ---- */
+
+static const char SUPPORT[] = "# EXAMPLE\n"
+                              "op,dtype,status,alternative,notes\n"
+                              "aten::mm,fp16,native,,\n"
+                              "MM,bf16,missing,\"use fp16\",case row\n"
+                              "addmm,*,fallback,rocBLAS,\n"
+                              "flash,fp16,native,,\n"
+                              "flash,int8,missing,\"none, yet\",\n";
+
+static tc_gap_support support_ok(const char *text)
+{
+    tc_gap_support sup;
+    char err[512] = "";
+    if (tc_gaps_support_parse("s.csv", text, strlen(text), &sup, err, sizeof err) != TC_OK)
+        fail_msg("support: %s", err);
+    return sup;
+}
+
+static void support_fails(const char *text, ...)
+{
+    tc_gap_support sup;
+    char err[512] = "";
+    assert_int_equal(tc_gaps_support_parse("s.csv", text, strlen(text), &sup, err, sizeof err),
+                     TC_ERR_PARSE);
+    va_list ap;
+    va_start(ap, text);
+    for (const char *frag; (frag = va_arg(ap, const char *));)
+        if (!strstr(err, frag))
+            fail_msg("'%s' not in '%s'", frag, err);
+    va_end(ap);
+}
+
+static void support_list(void **state)
+{
+    (void)state;
+    tc_gap_support sup = support_ok(SUPPORT);
+    assert_int_equal(sup.n, 5);
+    assert_int_equal(sup.rows[1].status, TC_GAP_MISSING);
+    assert_string_equal(sup.rows[4].alternative, "none, yet");
+    assert_int_equal(sup.rows[4].line, 7);
+    tc_gaps_support_free(&sup);
+    /* Columns in any order, dtype optional (then "*"), status in any case. */
+    sup = support_ok("Status,Op\nNATIVE,aten::mm\n");
+    assert_string_equal(sup.rows[0].dtype, "*");
+    tc_gaps_support_free(&sup);
+
+    support_fails("op,dtype,alternative\nmm,fp16,x\n", "s.csv:1:", "no 'status' column", NULL);
+    support_fails("op,dtype,status\nmm,fp16,native\nadd,fp16,maybe\n", "s.csv:3:", "'maybe'",
+                  "native, fallback or missing", NULL);
+    support_fails("op,dtype,status\nmm,float16,native\nmm,fp16,missing\n",
+                  "s.csv:3:", "given twice", "line 2", NULL);
+    support_fails("op,status\n", "no operator rows", NULL);
+}
+
+static tc_gap_op op(const char *name, const char *dtype, double share)
+{
+    return (tc_gap_op){(char *)name, (char *)dtype, share, 0, 0, 0, 1};
+}
+
+static const tc_gap_entry *entry(const tc_gap_table *t, const char *name, const char *dtype)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->rows[i].op->name, name) == 0 && strcmp(t->rows[i].op->dtype, dtype) == 0)
+            return &t->rows[i];
+    fail_msg("no entry %s %s", name, dtype);
+    return NULL;
+}
+
+static void matching(void **state)
+{
+    (void)state;
+    tc_gap_support sup = support_ok(SUPPORT);
+    tc_gap_op ops[] = {op("aten::mm", "fp16", 0.4),
+                       op("aten::mm", "bf16", 0.2),
+                       op("ATEN::ADDMM_", "float32", 0.1),
+                       op("aten::foo", "fp16", 0.05),
+                       op("flash", "unknown", 0.1),
+                       op("flash", "fp32", 0.05),
+                       op("torch.ops.aten.mm.default", "half", 0.0)};
+    tc_gap_inventory inv = {.ops = ops, .n = sizeof ops / sizeof ops[0]};
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    const tc_gap_entry *e = entry(&t, "aten::mm", "fp16");
+    assert_int_equal(e->status, TC_GAP_NATIVE);
+    assert_int_equal(e->match, TC_MATCH_EXACT);
+    e = entry(&t, "aten::mm", "bf16"); /* exact name lacks bf16; normalised "MM" has it */
+    assert_int_equal(e->status, TC_GAP_MISSING);
+    assert_int_equal(e->match, TC_MATCH_NORMALISED);
+    assert_string_equal(e->support->alternative, "use fp16");
+    e = entry(&t, "ATEN::ADDMM_", "float32"); /* normalised, through the '*' row */
+    assert_int_equal(e->status, TC_GAP_FALLBACK);
+    e = entry(&t, "aten::foo", "fp16");
+    assert_int_equal(e->status, TC_GAP_UNKNOWN);
+    assert_null(e->support);
+    assert_non_null(strstr(e->why, "not in the support list"));
+    e = entry(&t, "flash", "unknown"); /* the worst of its two rows */
+    assert_int_equal(e->status, TC_GAP_MISSING);
+    assert_non_null(strstr(e->why, "worst of 2 rows"));
+    e = entry(&t, "flash", "fp32");
+    assert_int_equal(e->status, TC_GAP_UNKNOWN);
+    assert_non_null(strstr(e->why, "not for this dtype"));
+    e = entry(&t, "torch.ops.aten.mm.default", "half");
+    assert_int_equal(e->status, TC_GAP_NATIVE);
+    /* Case stage: exact fails, case-insensitive hits before normalising. */
+    tc_gap_op upper[] = {op("mm", "bf16", 1)};
+    tc_gap_inventory inv2 = {.ops = upper, .n = 1};
+    tc_gap_table t2;
+    assert_int_equal(tc_gaps_build(&inv2, &sup, NULL, &t2), TC_OK);
+    assert_int_equal(t2.rows[0].match, TC_MATCH_CASE);
+    tc_gaps_table_free(&t2);
+
+    /* Sorted by share; totals by status; the rest is "other". */
+    assert_string_equal(t.rows[0].op->name, "aten::mm");
+    assert_string_equal(t.rows[0].op->dtype, "fp16");
+    near(t.share[TC_GAP_NATIVE], 0.4);
+    near(t.share[TC_GAP_MISSING], 0.3);
+    near(t.share[TC_GAP_FALLBACK], 0.1);
+    near(t.share[TC_GAP_UNKNOWN], 0.1);
+    near(t.share_other, 0.1);
+    assert_int_equal(t.count[TC_GAP_UNKNOWN], 2);
+    /* T_op: 2 missing (1..2..3), 1 fallback (0.25..0.5..1), 2 unknown
+     * (0..1..3), 2 native (0). */
+    double lo, mo, hi;
+    tc_gaps_t_op(&t, &lo, &mo, &hi);
+    near(lo, 2 * 1 + 0.25 + 0);
+    near(mo, 2 * 2 + 0.5 + 2 * 1);
+    near(hi, 2 * 3 + 1 + 2 * 3);
+    tc_gaps_table_free(&t);
+    tc_gaps_support_free(&sup);
+}
+
+static void names_and_globs(void **state)
+{
+    (void)state;
+    char n[64];
+    tc_gaps_normalise_name("aten::add_", n, sizeof n);
+    assert_string_equal(n, "add");
+    tc_gaps_normalise_name("torch.ops.aten.add.Tensor", n, sizeof n);
+    assert_string_equal(n, "add");
+    tc_gaps_normalise_name("aten::_fused_adamw_", n, sizeof n);
+    assert_string_equal(n, "_fused_adamw");
+    tc_gaps_normalise_name("vllm::rms_norm", n, sizeof n); /* other namespaces stay */
+    assert_string_equal(n, "vllm::rms_norm");
+    tc_gaps_normalise_name("_", n, sizeof n);
+    assert_string_equal(n, "_");
+    assert_true(tc_gaps_glob("*INT4*", "aten::_weight_int4pack_mm"));
+    assert_true(tc_gaps_glob("a?c*", "abc"));
+    assert_true(tc_gaps_glob("*", ""));
+    assert_false(tc_gaps_glob("mm", "addmm"));
+    assert_false(tc_gaps_glob("a*b", "aXbY"));
+    assert_true(tc_gaps_glob("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaab"));
+}
+
+static void risk_classes(void **state)
+{
+    (void)state;
+    const char *cat, *pat;
+    int user;
+    assert_int_equal(tc_gaps_classify(NULL, "aten::_weight_int4pack_mm", &cat, &pat, &user),
+                     TC_RISK_HIGH);
+    assert_string_equal(cat, "quantised GEMM");
+    assert_false(user);
+    assert_int_equal(tc_gaps_classify(NULL, "_C::gptq_marlin_gemm", NULL, NULL, NULL),
+                     TC_RISK_HIGH);
+    assert_int_equal(
+        tc_gaps_classify(NULL, "aten::_scaled_dot_product_flash_attention", &cat, NULL, NULL),
+        TC_RISK_MEDIUM_HIGH);
+    assert_string_equal(cat, "fused attention");
+    assert_int_equal(tc_gaps_classify(NULL, "aten::native_layer_norm", &cat, NULL, NULL),
+                     TC_RISK_MEDIUM);
+    assert_string_equal(cat, "custom normalisation");
+    assert_int_equal(tc_gaps_classify(NULL, "aten::addmm", &cat, NULL, NULL), TC_RISK_LOW);
+    assert_string_equal(cat, "basic GEMM");
+    assert_int_equal(tc_gaps_classify(NULL, "aten::mm", NULL, NULL, NULL), TC_RISK_LOW);
+    assert_int_equal(tc_gaps_classify(NULL, "aten::gelu", &cat, &pat, NULL), TC_RISK_MEDIUM);
+    assert_null(pat);
+    assert_string_equal(cat, "other (default)");
+
+    /* User patterns come first. */
+    static const char text[] = "pattern,class,category\n*mm*,high,my GEMMs\naten::gelu,low,\n";
+    tc_gap_risks risks;
+    char err[512] = "";
+    assert_int_equal(tc_gaps_risks_parse("r.csv", text, strlen(text), &risks, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_gaps_classify(&risks, "aten::addmm", &cat, &pat, &user), TC_RISK_HIGH);
+    assert_string_equal(cat, "my GEMMs");
+    assert_string_equal(pat, "*mm*");
+    assert_true(user);
+    assert_int_equal(tc_gaps_classify(&risks, "ATEN::GELU", &cat, NULL, NULL), TC_RISK_LOW);
+    assert_string_equal(cat, "user pattern");
+    assert_int_equal(tc_gaps_classify(&risks, "aten::flash_x", NULL, NULL, &user),
+                     TC_RISK_MEDIUM_HIGH);
+    assert_false(user);
+    tc_gaps_risks_free(&risks);
+
+    static const char severe[] = "pattern,class\n*x*,severe\n";
+    assert_int_equal(tc_gaps_risks_parse("r.csv", severe, strlen(severe), &risks, err, sizeof err),
+                     TC_ERR_PARSE);
+    has_all(err, "r.csv:2:", "'severe'", NULL);
+    assert_int_equal(tc_gaps_risks_parse("r.csv", "glob\n*x*\n", 9, &risks, err, sizeof err),
+                     TC_ERR_PARSE);
+    has_all(err, "r.csv:1:", "no 'class' column", NULL);
+}
+
+static void status_days(void **state)
+{
+    (void)state;
+    double lo, mo, hi;
+    tc_gaps_status_days(TC_GAP_MISSING, &lo, &mo, &hi);
+    near(lo, 1), near(mo, 2), near(hi, 3);
+    tc_gaps_status_days(TC_GAP_FALLBACK, &lo, &mo, &hi);
+    near(lo, 0.25), near(mo, 0.5), near(hi, 1);
+    tc_gaps_status_days(TC_GAP_NATIVE, &lo, &mo, &hi);
+    near(lo + mo + hi, 0);
+    tc_gaps_status_days(TC_GAP_UNKNOWN, &lo, &mo, &hi);
+    near(lo, 0), near(mo, 1), near(hi, 3);
+    tc_gap_table empty;
+    tc_gap_inventory none = {0};
+    tc_gap_support sup = {0};
+    assert_int_equal(tc_gaps_build(&none, &sup, NULL, &empty), TC_OK);
+    tc_gaps_t_op(&empty, &lo, &mo, &hi);
+    near(lo + mo + hi, 0);
+    tc_gaps_table_free(&empty);
+}
+
+/* ---- T_op JSON ---- */
+
+static void t_op_json(void **state)
+{
+    (void)state;
+    double lo, mo, hi;
+    char err[512];
+    const char *ok = "{\"t_op_days\": {\"low\": 1.5, \"mode\": 2, \"high\": 6.25}, \"ops\": []}";
+    assert_int_equal(
+        tc_gaps_read_t_op_json("g.json", ok, strlen(ok), &lo, &mo, &hi, err, sizeof err), TC_OK);
+    near(lo, 1.5), near(mo, 2), near(hi, 6.25);
+
+    static const struct {
+        const char *text, *frag;
+    } bad[] = {
+        {"{\n\"t_op_days\": {\"low\": 1,\n}", "g.json:3:"},
+        {"{\"ops\": []}", "no object \"t_op_days\""},
+        {"{\"t_op_days\": {\"low\": 1, \"mode\": 2}}", "t_op_days.high is missing"},
+        {"{\"t_op_days\": {\"low\": 1, \"mode\": \"2\", \"high\": 3}}",
+         "t_op_days.mode is not a number"},
+        {"{\"t_op_days\": {\"low\": 3, \"mode\": 2, \"high\": 4}}", "not ordered"},
+        {"{\"t_op_days\": {\"low\": -1, \"mode\": 2, \"high\": 4}}", "expected person-days >= 0"},
+        {"{\"t_op_days\": {\"low\": 1, \"low\": 1, \"mode\": 2, \"high\": 4}}", "g.json:1:"},
+        {"", "g.json:1:"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        lo = -7;
+        err[0] = '\0';
+        assert_int_equal(tc_gaps_read_t_op_json("g.json", bad[i].text, strlen(bad[i].text), &lo,
+                                                &mo, &hi, err, sizeof err),
+                         TC_ERR_PARSE);
+        has_all(err, bad[i].frag, NULL);
+        near(lo, -7); /* untouched on error */
+    }
+}
+
+/* The gaps --json document round-trips through the reader lockin uses. */
+static void json_round_trip(void **state)
+{
+    (void)state;
+    tc_gap_support sup = support_ok(SUPPORT);
+    tc_gap_op ops[] = {op("aten::mm", "fp16", 0.5), op("flash", "int8", 0.3),
+                       op("addmm", "fp16", 0.1), op("weird\xff", "fp16", 0.05)};
+    tc_gap_inventory inv = {.ops = ops, .n = 4, .source = TC_SHARE_GIVEN};
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    json_t *doc = tc_gaps_json(&inv, &t, "ops.csv", "s.csv", NULL);
+    assert_non_null(doc);
+    char *text = json_dumps(doc, 0);
+    assert_non_null(text);
+    double lo, mo, hi;
+    char err[512];
+    assert_int_equal(
+        tc_gaps_read_t_op_json("g.json", text, strlen(text), &lo, &mo, &hi, err, sizeof err),
+        TC_OK);
+    /* missing 1..2..3 + fallback 0.25..0.5..1 + unknown 0..1..3 */
+    near(lo, 1.25), near(mo, 3.5), near(hi, 7);
+    json_t *first = json_array_get(json_object_get(doc, "ops"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "status")), "native");
+    assert_string_equal(json_string_value(json_object_get(doc, "share_source")), "share");
+    assert_true(json_is_null(json_object_get(doc, "risk_patterns_file")));
+    assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 1);
+    free(text);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+    tc_gaps_support_free(&sup);
+}
+
+/* ---- the shipped examples ---- */
+
+static char *example(const char *file, size_t *len)
+{
+    char path[1024], err[512];
+    char *text;
+    snprintf(path, sizeof path, "%s/../../examples/%s", TC_FIXTURES_DIR, file);
+    if (tc_gaps_read_file(path, &text, len, err, sizeof err) != TC_OK)
+        fail_msg("%s", err);
+    return text;
+}
+
+static void examples(void **state)
+{
+    (void)state;
+    size_t len;
+    char err[512] = "";
+    char *text = example("ops-llama7b-lora-profiler.txt", &len);
+    tc_gap_inventory inv;
+    assert_int_equal(tc_gaps_inventory_parse("lora", text, len, "bf16", &inv, err, sizeof err),
+                     TC_OK);
+    free(text);
+    assert_int_equal(inv.source, TC_SHARE_DEVICE_TIME);
+    assert_true(inv.total_from_footer);
+    near(inv.total_us, 630975);
+    near(op_named(&inv, "aten::mm")->share, 401870.0 / 630975);
+    assert_int_equal(inv.n_skipped, 8);
+
+    text = example("support-rocm-example.csv", &len);
+    tc_gap_support sup;
+    assert_int_equal(tc_gaps_support_parse("rocm", text, len, &sup, err, sizeof err), TC_OK);
+    free(text);
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    /* 3 fallbacks (flash forward, backward, SDPA flash) and index_select
+     * left out of the list on purpose. */
+    assert_int_equal(t.count[TC_GAP_FALLBACK], 3);
+    assert_int_equal(t.count[TC_GAP_UNKNOWN], 1);
+    assert_int_equal(t.count[TC_GAP_MISSING], 0);
+    near(t.share[TC_GAP_FALLBACK], (91240.0 + 38410) / 630975);
+    double lo, mo, hi;
+    tc_gaps_t_op(&t, &lo, &mo, &hi);
+    near(lo, 0.75), near(mo, 2.5), near(hi, 6);
+    tc_gaps_table_free(&t);
+    tc_gaps_support_free(&sup);
+    tc_gaps_inventory_free(&inv);
+
+    text = example("support-cuda-example.csv", &len);
+    assert_int_equal(tc_gaps_support_parse("cuda", text, len, &sup, err, sizeof err), TC_OK);
+    free(text);
+    tc_gaps_support_free(&sup);
+    text = example("ops-fp16-inference.csv", &len);
+    assert_int_equal(tc_gaps_inventory_parse("fp16", text, len, NULL, &inv, err, sizeof err),
+                     TC_OK);
+    free(text);
+    near(op_named(&inv, "aten::mm")->share, 0.714);
+    tc_gaps_inventory_free(&inv);
+
+    assert_int_equal(tc_gaps_read_file("/nonexistent/x.csv", &text, &len, err, sizeof err),
+                     TC_ERR_IO);
+    has_all(err, "/nonexistent/x.csv", NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csv_reader),
+        cmocka_unit_test(profiler_table),
+        cmocka_unit_test(profiler_table_cpu_only),
+        cmocka_unit_test(profiler_csv),
+        cmocka_unit_test(plain_csv),
+        cmocka_unit_test(support_list),
+        cmocka_unit_test(matching),
+        cmocka_unit_test(names_and_globs),
+        cmocka_unit_test(risk_classes),
+        cmocka_unit_test(status_days),
+        cmocka_unit_test(t_op_json),
+        cmocka_unit_test(json_round_trip),
+        cmocka_unit_test(examples),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
