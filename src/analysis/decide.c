@@ -75,7 +75,8 @@ static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
     it->state = in->perf_ratio >= 0.5 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
     snprintf(it->evidence, sizeof it->evidence,
              "alternative at %.0f%% of the incumbent's throughput (%s)", in->perf_ratio * 100,
-             gap <= 0.2   ? "within 20%: acceptable"
+             gap <= 0     ? "as fast or faster"
+             : gap <= 0.2 ? "within 20%: acceptable"
              : gap <= 0.5 ? "20-50%: acceptable with a tuning budget"
                           : "over 50%: suspect operator fallback before blaming the hardware");
 }
@@ -84,10 +85,12 @@ static void tick_declared(int answer, tc_decide_item *it, const char *key)
 {
     it->declared = 1;
     it->state = answer == 1 ? TC_ITEM_TICKED : answer == 0 ? TC_ITEM_FAILED : TC_ITEM_MISSING;
-    snprintf(it->evidence, sizeof it->evidence, "%s = %s in [decision]", key,
-             answer == 1   ? "yes (declared)"
-             : answer == 0 ? "no (declared)"
-                           : "not known yet");
+    if (answer == 1 || answer == 0)
+        snprintf(it->evidence, sizeof it->evidence, "%s = %s in [decision]", key,
+                 answer ? "yes" : "no");
+    else
+        snprintf(it->evidence, sizeof it->evidence,
+                 "%s not given or unknown in [decision]: not yet measured", key);
 }
 
 static void checklist(const tc_decide_input *in, tc_decide_result *r)

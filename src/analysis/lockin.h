@@ -170,6 +170,7 @@ typedef struct tc_lockin_overrides {
     int has_running_saving;          /* running cost incumbent - alternative, per month */
     double running_saving_per_month; /* currency; negative: the alternative costs more */
     char running_source[96];
+    int simulated; /* 1: some evidence was measured on a SIMULATED server */
 } tc_lockin_overrides;
 
 /* Replaces T_op with low..mode..high (0 <= low <= mode <= high, finite),

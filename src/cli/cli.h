@@ -60,6 +60,8 @@ int tc_cmd_cost(int argc, char **argv);
 void tc_cmd_cost_help(FILE *out);
 int tc_cmd_compare(int argc, char **argv);
 void tc_cmd_compare_help(FILE *out);
+int tc_cmd_decide(int argc, char **argv);
+void tc_cmd_decide_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
 

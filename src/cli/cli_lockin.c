@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_evidence.h"
 #include "report/report_json.h"
 
 typedef struct lockin_args {
@@ -20,6 +21,7 @@ typedef struct lockin_args {
     uint64_t seed;
     int json, help;
     tc_lockin_overrides o;
+    tc_cli_evidence_opts ev;
 } lockin_args;
 
 #define DEFAULT_SEED 1
@@ -28,7 +30,9 @@ void tc_cmd_lockin_help(FILE *out)
 {
     fputs("Usage: truecost lockin FILE [--samples N] [--seed S] [--json]\n"
           "                           [--running-saving-per-month X] [--perf-ratio R]\n"
-          "                           [--gaps-top LOW..MODE..HIGH]\n"
+          "                           [--gaps-top LOW..MODE..HIGH | --gaps FILE]\n"
+          "                           [--perf RUN_A RUN_B [--profile-a F --profile-b F]]\n"
+          "                           [--db PATH]\n"
           "\n"
           "The one-time cost of moving to another platform (seed 000, section 4.5):\n"
           "  (T_env + T_op + T_perf + T_stab + T_learn) x day_cost\n"
@@ -53,6 +57,15 @@ void tc_cmd_lockin_help(FILE *out)
           "  --gaps-top LOW..MODE..HIGH\n"
           "                     replace T_op with this range of person-days (from a gap\n"
           "                     table)\n"
+          "  --gaps FILE        T_op from a saved 'truecost gaps --json' table\n"
+          "  --perf RUN_A RUN_B the performance gap from two stored runs or groups of the\n"
+          "                     same workload: A on the incumbent, B on the alternative\n"
+          "                     (sets --perf-ratio to B's output tokens/s / A's)\n"
+          "  --profile-a F, --profile-b F\n"
+          "                     with --perf: each platform's cost profile; the running\n"
+          "                     saving per month = (cost per token A - B) x [horizon]\n"
+          "                     tokens_per_month\n"
+          "  --db PATH          the results database of the runs\n"
           "\n"
           "Exit status: 0 done, 1 usage or bad assessment file, 2 file unreadable or\n"
           "out of memory.\n",
@@ -68,6 +81,11 @@ static const struct option options[] = {
     {"running-saving-per-month", required_argument, NULL, OPT_RUNNING},
     {"perf-ratio", required_argument, NULL, OPT_PERF},
     {"gaps-top", required_argument, NULL, OPT_GAPS_TOP},
+    {"gaps", required_argument, NULL, TC_EV_OPT_GAPS},
+    {"perf", required_argument, NULL, TC_EV_OPT_RUNS},
+    {"profile-a", required_argument, NULL, TC_EV_OPT_PROFILE_A},
+    {"profile-b", required_argument, NULL, TC_EV_OPT_PROFILE_B},
+    {"db", required_argument, NULL, TC_EV_OPT_DB},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -150,8 +168,11 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         else if (opt == '?' || opt == ':') {
             tc_cli_error("lockin: unknown or incomplete option '%s'", argv[optind - 1]);
             return -1;
-        } else if (take_option(opt, optarg, a) < 0)
-            return -1;
+        } else {
+            int ev = tc_cli_evidence_option(opt, argc, argv, "--perf", &a->ev);
+            if (ev < 0 || (ev == 0 && take_option(opt, optarg, a) < 0))
+                return -1;
+        }
     }
     if (optind < argc)
         a->file = argv[optind++];
@@ -163,7 +184,20 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         tc_cli_error("lockin: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
     }
-    return 0;
+    if (a->ev.gaps_file && a->o.has_operators) {
+        tc_cli_error("lockin: give --gaps FILE or --gaps-top RANGE, not both");
+        return -1;
+    }
+    if (a->ev.run_a && a->o.has_perf_ratio) {
+        tc_cli_error("lockin: give --perf RUN_A RUN_B or --perf-ratio R, not both");
+        return -1;
+    }
+    if (a->ev.profile_a && a->o.has_running_saving) {
+        tc_cli_error("lockin: give --profile-a/--profile-b or --running-saving-per-month, not "
+                     "both");
+        return -1;
+    }
+    return a->help ? 0 : tc_cli_evidence_check(&a->ev, "--perf");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -254,18 +288,18 @@ static json_t *lockin_json(const tc_lockin_result *r, const tc_lockin_overrides 
     json_object_set_new(net, "running_saving_included", json_boolean(r->has_running_saving));
     char reading[600];
     tc_lockin_reading(r, reading, sizeof reading);
-    return json_pack("{s:o,s:s,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
-                     "s:o,s:o,s:o,s:s}",
-                     "assessment", tc_report_json_string(r->inputs.name), "currency",
-                     r->inputs.currency, "inputs", inputs_json(&r->inputs), "point_estimate",
-                     r->point.total, "terms", terms_json(&r->point), "samples",
-                     (json_int_t)r->samples, "seed", (json_int_t)r->seed, "mean", r->mean, "min",
-                     r->min, "max", r->max, "p10", r->total.p10, "p50", r->total.p50, "p90",
-                     r->total.p90, "hardware_saving", r->hardware_saving,
-                     "probability_exceeds_saving", r->probability_exceeds_saving, "sensitivity",
-                     sens, "performance", perf_json(r, o), "running_saving_per_month",
-                     r->has_running_saving ? json_real(r->running_saving_per_month) : json_null(),
-                     "break_even", break_even_json(r), "net_benefit", net, "reading", reading);
+    return json_pack(
+        "{s:b,s:o,s:s,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
+        "s:o,s:o,s:o,s:s}",
+        "simulated", o && o->simulated, "assessment", tc_report_json_string(r->inputs.name),
+        "currency", r->inputs.currency, "inputs", inputs_json(&r->inputs), "point_estimate",
+        r->point.total, "terms", terms_json(&r->point), "samples", (json_int_t)r->samples, "seed",
+        (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max", r->max, "p10", r->total.p10,
+        "p50", r->total.p50, "p90", r->total.p90, "hardware_saving", r->hardware_saving,
+        "probability_exceeds_saving", r->probability_exceeds_saving, "sensitivity", sens,
+        "performance", perf_json(r, o), "running_saving_per_month",
+        r->has_running_saving ? json_real(r->running_saving_per_month) : json_null(), "break_even",
+        break_even_json(r), "net_benefit", net, "reading", reading);
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -377,7 +411,8 @@ int tc_cli_lockin_report(const tc_lockin *a, const tc_lockin_overrides *o, long 
         }
         json_decref(doc);
     } else {
-        printf("Lock-in cost of %s (%s)\n", r.inputs.name, r.inputs.currency);
+        printf("%sLock-in cost of %s (%s)\n", o && o->simulated ? "SIMULATED evidence: " : "",
+               r.inputs.name, r.inputs.currency);
         print_point(&r);
         print_distribution(&r);
         print_weighing(&r, o);
@@ -402,5 +437,9 @@ int tc_cmd_lockin(int argc, char **argv)
         tc_cli_error("%s", err);
         return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
+    tc_cli_evidence ev;
+    int code = tc_cli_evidence_gather(&a.ev, &as, &ev, &a.o);
+    if (code)
+        return code;
     return tc_cli_lockin_report(&as, &a.o, a.samples, a.seed, a.json);
 }

@@ -24,6 +24,8 @@ static const tc_cmd commands[] = {
      tc_cmd_roofline_help},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
      tc_cmd_lockin, tc_cmd_lockin_help},
+    {"decide", "stay, pilot, hybrid or migrate: the checklist from evidence, with reasons",
+     tc_cmd_decide, tc_cmd_decide_help},
     {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",
      tc_cmd_gaps, tc_cmd_gaps_help},
     {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/decide.h"
+#include "analysis/gaps_summary.h"
 
 /* Everything measured, ticked and favourable: the migrate case. */
 static tc_decide_input good(void)
@@ -174,6 +175,61 @@ static void price_rule_of_003(void **state)
     assert_false(has_reason(&r, "less than 2x faster"));
 }
 
+static const char GAPS[] =
+    "{\"t_op_days\": {\"low\": 2.25, \"mode\": 4.5, \"high\": 7},\n"
+    " \"ops\": [\n"
+    "  {\"name\": \"gptq_gemm\", \"status\": \"missing\", \"risk\": \"high\", \"share\": 0.001,"
+    "   \"alternative\": null},\n"
+    "  {\"name\": \"rope\", \"status\": \"missing\", \"risk\": \"medium\", \"share\": 0.005,"
+    "   \"alternative\": null},\n"
+    "  {\"name\": \"big\", \"status\": \"missing\", \"risk\": \"low\", \"share\": 0.2,"
+    "   \"alternative\": \"use torch.mm\"},\n"
+    "  {\"name\": \"heavy\", \"status\": \"missing\", \"risk\": \"medium\", \"share\": 0.03,"
+    "   \"alternative\": \"\"},\n"
+    "  {\"name\": \"sdpa\", \"status\": \"fallback\", \"risk\": \"medium-high\", \"share\": 0.1,"
+    "   \"alternative\": null},\n"
+    "  {\"name\": \"mm\", \"status\": \"native\", \"risk\": \"low\", \"share\": 0.6}\n"
+    "]}\n";
+
+/* Key gaps: missing and high-risk or >= 1% of time; covered only by a
+ * named alternative (an empty one is none). */
+static void gaps_summary_counts_key_gaps(void **state)
+{
+    (void)state;
+    tc_gaps_summary g;
+    char err[512] = "";
+    assert_int_equal(tc_gaps_summary_parse("g.json", GAPS, strlen(GAPS), &g, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(g.ops, 6);
+    assert_int_equal(g.missing, 4);
+    assert_int_equal(g.fallback, 1);
+    assert_int_equal(g.key_gaps, 3);                /* gptq (high), big, heavy (share) */
+    assert_int_equal(g.key_without_alternative, 2); /* gptq, heavy */
+    assert_true(g.share_without_alternative > 0.0309 && g.share_without_alternative < 0.0311);
+    assert_true(g.t_low == 2.25 && g.t_mode == 4.5 && g.t_high == 7);
+}
+
+static void gaps_summary_refuses_bad_files(void **state)
+{
+    (void)state;
+    tc_gaps_summary g;
+    char err[512] = "";
+    const char *notjson = "{\"t_op_days\": ";
+    assert_int_equal(tc_gaps_summary_parse("g.json", notjson, strlen(notjson), &g, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_non_null(strstr(err, "g.json"));
+    const char *noops = "{\"t_op_days\": {\"low\": 1, \"mode\": 2, \"high\": 3}}";
+    assert_int_equal(tc_gaps_summary_parse("g.json", noops, strlen(noops), &g, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_non_null(strstr(err, "\"ops\""));
+    const char *badop = "{\"t_op_days\": {\"low\": 1, \"mode\": 2, \"high\": 3},"
+                        " \"ops\": [{\"status\": \"missing\", \"risk\": \"high\", \"share\": 2}]}";
+    assert_int_equal(tc_gaps_summary_parse("g.json", badop, strlen(badop), &g, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_non_null(strstr(err, "ops[0]"));
+    assert_int_equal(g.ops, 0); /* nothing half-read */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +239,8 @@ int main(void)
         cmocka_unit_test(economics_rules),
         cmocka_unit_test(key_gaps_rules),
         cmocka_unit_test(price_rule_of_003),
+        cmocka_unit_test(gaps_summary_counts_key_gaps),
+        cmocka_unit_test(gaps_summary_refuses_bad_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
