@@ -77,6 +77,21 @@ static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const
         printf(" (within %.0f%%)\n", TC_GROUP_CV_LIMIT * 100);
 }
 
+json_t *tc_cli_group_doc(tc_store *st, const tc_cli_runset *set)
+{
+    tc_cli_figures *f = NULL;
+    tc_cost_measured m;
+    tc_group_stat g;
+    if (tc_cli_runset_load(st, set, &f))
+        return NULL;
+    tc_cli_mean_cost_inputs(f, set->n, &m, &g);
+    json_t *doc = group_json(set, f, &g);
+    tc_cli_runset_figures_free(f, set->n);
+    if (!doc)
+        tc_cli_error("out of memory");
+    return doc;
+}
+
 int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
 {
     tc_cli_figures *f = NULL;

@@ -292,16 +292,6 @@ static int parse_read(const char *cmd, int argc, char **argv, int positional, re
     return 0;
 }
 
-static int find_run(tc_store *st, const char *which, tc_run_info *run)
-{
-    char err[512];
-    if (tc_store_find_run(st, which, run, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        return TC_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* ---- runs ---------------------------------------------------------------- */
 
 void tc_cmd_runs_help(FILE *out)
@@ -414,7 +404,10 @@ void tc_cmd_export_help(FILE *out)
           "Write a stored run's raw data: one row per request (default), one row per\n"
           "chunk that carried text (its time since the send and the gap before it), the\n"
           "summary, or the hardware telemetry samples (one row per device and sample;\n"
-          "empty where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n",
+          "empty where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n"
+          "RUN may name a group ('run --repeat'): requests and chunks of all its runs\n"
+          "under one header with a first column run_id; summary is the group's\n"
+          "document ('show GROUP --json'); samples take one run at a time.\n",
           out);
 }
 
@@ -468,6 +461,41 @@ static int export_to(FILE *f, tc_store *st, const tc_run_info *run, tc_export_wh
     return code;
 }
 
+/* A group: its document for the summary; its runs' rows one after the
+ * other under one header, with a run_id column, for requests and chunks. */
+static int export_group(FILE *f, tc_store *st, const tc_cli_runset *set, tc_export_what what,
+                        tc_export_format fmt)
+{
+    char err[512];
+    if (what == TC_EXPORT_SUMMARY) {
+        json_t *doc = tc_cli_group_doc(st, set);
+        int code = doc && tc_report_export_doc(f, fmt, doc, err, sizeof err) == TC_OK
+                       ? 0
+                       : TC_EXIT_RUNTIME;
+        if (doc && code)
+            tc_cli_error("export: %s", err);
+        json_decref(doc);
+        return code;
+    }
+    size_t rows = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        tc_req_record *recs;
+        size_t n;
+        if (tc_store_load_requests(st, set->runs[i].id, &recs, &n, err, sizeof err) != TC_OK) {
+            tc_cli_error("%s", err);
+            return TC_EXIT_RUNTIME;
+        }
+        tc_err e = tc_report_export_part(f, what, fmt, &set->runs[i], recs, n, i == 0,
+                                         i + 1 == set->n, &rows, err, sizeof err);
+        tc_store_free_requests(recs, n);
+        if (e != TC_OK) {
+            tc_cli_error("export: %s", err);
+            return TC_EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
 int tc_cmd_export(int argc, char **argv)
 {
     read_args a;
@@ -489,21 +517,30 @@ int tc_cmd_export(int argc, char **argv)
         return tc_cli_usage_hint("export");
     }
     tc_store *st;
-    tc_run_info run;
+    tc_cli_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
-    if (!code)
-        code = find_run(st, a.run, &run);
+    if (!code && tc_cli_runset_find(st, a.run, &set) != 0)
+        code = TC_EXIT_USAGE; /* as show: a run that is not there is a usage error */
+    if (!code && set.is_group && samples) {
+        tc_cli_error("export: --what samples takes one run; group '%s' has runs %lld to %lld",
+                     set.name, (long long)set.runs[0].id, (long long)set.runs[set.n - 1].id);
+        code = TC_EXIT_USAGE;
+    }
     FILE *f = stdout;
     if (!code && a.output && !(f = fopen(a.output, "w"))) {
         tc_cli_error("export: -o %s: cannot write: %s", a.output, strerror(errno));
         code = TC_EXIT_RUNTIME;
     }
-    if (!code)
-        code = samples ? export_samples(f, st, &run, fmt) : export_to(f, st, &run, what, fmt);
+    if (!code && set.is_group)
+        code = export_group(f, st, &set, what, fmt);
+    else if (!code)
+        code = samples ? export_samples(f, st, &set.runs[0], fmt)
+                       : export_to(f, st, &set.runs[0], what, fmt);
     if (f && f != stdout && fclose(f) != 0 && !code) {
         tc_cli_error("export: -o %s: write failed", a.output);
         code = TC_EXIT_RUNTIME;
     }
+    tc_cli_runset_free(&set);
     tc_store_close(st);
     return code;
 }

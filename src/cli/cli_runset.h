@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "analysis/compare.h"
 #include "analysis/cost.h"
 #include "analysis/run_energy.h"
@@ -57,6 +59,9 @@ void tc_cli_mean_cost_inputs(const tc_cli_figures *f, size_t n, tc_cost_measured
  * JSON document {group, simulated, runs: [...], throughput: {runs, mean,
  * stddev, cv, cv_limit, noisy}}. Returns 0 or TC_EXIT_RUNTIME (said). */
 int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json);
+
+/* The same JSON document, new reference; NULL after saying why. */
+json_t *tc_cli_group_doc(tc_store *st, const tc_cli_runset *set);
 
 /* The cost model's inputs of a run's figures: power and idle count only
  * when every sampled device has them, so a partial sum is never taken for

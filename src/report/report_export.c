@@ -104,6 +104,10 @@ typedef struct writer {
     int ncols;
     size_t rows;
     int nomem;
+    /* A group's export: a first column "run_id", and the begin and end of
+     * the list written only around the first and the last run. */
+    int with_run_id, skip_begin, skip_end;
+    int64_t run_id;
 } writer;
 
 static void csv_cell(FILE *out, const cell *c)
@@ -144,10 +148,14 @@ static json_t *json_cell(const cell *c)
 
 static void w_begin(writer *w)
 {
+    if (w->skip_begin)
+        return;
     if (w->fmt == TC_EXPORT_JSON) {
         fputc('[', w->out);
         return;
     }
+    if (w->with_run_id)
+        fputs(w->ncols ? "run_id," : "run_id", w->out);
     for (int i = 0; i < w->ncols; i++) {
         if (i)
             fputc(',', w->out);
@@ -159,6 +167,8 @@ static void w_begin(writer *w)
 static void w_json_row(writer *w, const cell *row)
 {
     json_t *o = json_object();
+    if (o && w->with_run_id && json_object_set_new(o, "run_id", json_integer(w->run_id)) != 0)
+        w->nomem = 1;
     for (int i = 0; o && i < w->ncols; i++)
         if (json_object_set_new(o, w->cols[i], json_cell(&row[i])) != 0)
             w->nomem = 1;
@@ -179,6 +189,8 @@ static void w_row(writer *w, const cell *row)
     if (w->fmt == TC_EXPORT_JSON) {
         w_json_row(w, row);
     } else {
+        if (w->with_run_id)
+            fprintf(w->out, "%lld%s", (long long)w->run_id, w->ncols ? "," : "");
         for (int i = 0; i < w->ncols; i++) {
             if (i)
                 fputc(',', w->out);
@@ -191,6 +203,8 @@ static void w_row(writer *w, const cell *row)
 
 static void w_end(writer *w)
 {
+    if (w->skip_end)
+        return;
     if (w->fmt == TC_EXPORT_JSON)
         fputs(w->rows ? "\n]\n" : "]\n", w->out);
 }
@@ -286,12 +300,22 @@ static void export_chunks(writer *w, const tc_req_record *recs, size_t n, int si
     w_end(w);
 }
 
-/* One "key,value" row per leaf of the document; dotted keys. */
+/* One "key,value" row per leaf of the document; dotted keys, array
+ * elements by index ("runs.0.id"). */
 static void flatten(FILE *out, const char *prefix, json_t *v)
 {
     char key[256];
     const char *k;
     json_t *child;
+    size_t i;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, child)
+        {
+            snprintf(key, sizeof key, "%s%s%zu", prefix, prefix[0] ? "." : "", i);
+            flatten(out, key, child);
+        }
+        return;
+    }
     if (json_is_object(v)) {
         json_object_foreach(v, k, child)
         {
@@ -313,8 +337,7 @@ static void flatten(FILE *out, const char *prefix, json_t *v)
     fputc('\n', out);
 }
 
-tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err,
-                            size_t errlen)
+tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err, size_t errlen)
 {
     if (fmt == TC_EXPORT_JSON)
         return tc_report_json_dump(out, doc, err, errlen);
@@ -353,6 +376,21 @@ done:
     return e;
 }
 
+static tc_err export_rows(writer *w, tc_export_what what, const tc_run_info *run,
+                          const tc_req_record *recs, size_t n, char *err, size_t errlen)
+{
+    if (what == TC_EXPORT_REQUESTS)
+        export_requests(w, recs, n, run->simulated);
+    else
+        export_chunks(w, recs, n, run->simulated);
+    if (w->nomem)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "export: %s", tc_strerror(TC_ERR_NOMEM));
+    if (fflush(w->out) == EOF || ferror(w->out))
+        return tc_fail(err, errlen, TC_ERR_IO, "export: writing %s failed",
+                       tc_report_export_what_name(what));
+    return TC_OK;
+}
+
 tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
                         const tc_run_info *run, const tc_req_record *recs, size_t n, char *err,
                         size_t errlen)
@@ -360,20 +398,32 @@ tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
     if (!out || !run || (!recs && n > 0) || (unsigned)what >= TC_EXPORT_WHAT_COUNT ||
         (unsigned)fmt >= TC_EXPORT_FORMAT_COUNT)
         return tc_fail(err, errlen, TC_ERR_INVALID, "export: invalid argument");
-    tc_err e = TC_OK;
-    if (what == TC_EXPORT_SUMMARY) {
-        e = export_summary(out, fmt, run, recs, n, err, errlen);
-    } else {
+    if (what != TC_EXPORT_SUMMARY) {
         writer w = {.out = out, .fmt = fmt};
-        if (what == TC_EXPORT_REQUESTS)
-            export_requests(&w, recs, n, run->simulated);
-        else
-            export_chunks(&w, recs, n, run->simulated);
-        if (w.nomem)
-            e = tc_fail(err, errlen, TC_ERR_NOMEM, "export: %s", tc_strerror(TC_ERR_NOMEM));
+        return export_rows(&w, what, run, recs, n, err, errlen);
     }
+    tc_err e = export_summary(out, fmt, run, recs, n, err, errlen);
     if (!e && (fflush(out) == EOF || ferror(out)))
-        e = tc_fail(err, errlen, TC_ERR_IO, "export: writing %s failed",
-                    tc_report_export_what_name(what));
+        e = tc_fail(err, errlen, TC_ERR_IO, "export: writing the summary failed");
+    return e;
+}
+
+tc_err tc_report_export_part(FILE *out, tc_export_what what, tc_export_format fmt,
+                             const tc_run_info *run, const tc_req_record *recs, size_t n, int first,
+                             int last, size_t *rows, char *err, size_t errlen)
+{
+    if (!out || !run || !rows || (!recs && n > 0) ||
+        (what != TC_EXPORT_REQUESTS && what != TC_EXPORT_CHUNKS) ||
+        (unsigned)fmt >= TC_EXPORT_FORMAT_COUNT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "export: invalid argument");
+    writer w = {.out = out,
+                .fmt = fmt,
+                .with_run_id = 1,
+                .run_id = run->id,
+                .skip_begin = !first,
+                .skip_end = !last,
+                .rows = *rows}; /* JSON: a comma before every row but the very first */
+    tc_err e = export_rows(&w, what, run, recs, n, err, errlen);
+    *rows = w.rows;
     return e;
 }

@@ -48,6 +48,19 @@ test('run --repeat 3 stores a group; show and cost take its name; the CV is repo
   assert.deepEqual(c.group.run_ids, g.runs.map((x) => x.id));
   assert.ok(Math.abs(c.inputs.output_tokens_per_s.value - g.throughput.mean) < 1e-6 * mean);
 
+  // export takes the group: every run's requests under one header.
+  const csv = await cli(['export', 'slow', '--db', db]);
+  assert.equal(csv.code, 0, csv.stderr);
+  const lines = csv.stdout.trim().split('\n');
+  assert.match(lines[0], /^run_id,seq,/);
+  assert.equal(lines.length, 1 + 3 * 5); // 4 measured + 1 warm-up per run
+  assert.deepEqual([...new Set(lines.slice(1).map((l) => Number(l.split(',')[0])))], g.runs.map((x) => x.id));
+  const sum = await cli(['export', 'slow', '--db', db, '--what', 'summary', '--format', 'json']);
+  assert.deepEqual(JSON.parse(sum.stdout), JSON.parse((await cli(['show', 'slow', '--db', db, '--json'])).stdout));
+  const samples = await cli(['export', 'slow', '--db', db, '--what', 'samples']);
+  assert.equal(samples.code, 1);
+  assert.match(samples.stderr, /takes one run; group 'slow' has runs/);
+
   // The group name is taken: a second --repeat with it is refused.
   const again = await run(slow.url, ['--repeat', '2', '--label', 'slow']);
   assert.equal(again.code, 1);

@@ -590,6 +590,73 @@ static void export_chunks_counts(void **state)
     clear_all(r, N_RECS);
 }
 
+/* A group: three runs (the middle one without records) under one header
+ * with a run_id column; JSON stays one valid array. */
+static void export_group_parts(void **state)
+{
+    (void)state;
+    tc_req_record r[N_RECS];
+    tc_run_info runs[3] = {make_run(0, ""), make_run(0, ""), make_run(0, "")};
+    for (int i = 0; i < 3; i++)
+        runs[i].id = 7 + i;
+    build(r, 0);
+    for (int fmt = TC_EXPORT_CSV; fmt <= TC_EXPORT_JSON; fmt++) {
+        capture c;
+        char err[128] = "";
+        size_t rows = 0;
+        FILE *f = cap_open(&c);
+        for (int i = 0; i < 3; i++) {
+            size_t n = i == 1 ? 0 : N_RECS;
+            assert_int_equal(tc_report_export_part(f, TC_EXPORT_CHUNKS, (tc_export_format)fmt,
+                                                   &runs[i], n ? r : NULL, n, i == 0, i == 2, &rows,
+                                                   err, sizeof err),
+                             TC_OK);
+        }
+        char *t = cap_close(&c);
+        assert_int_equal(rows, 2 * N_CHUNKS);
+        if (fmt == TC_EXPORT_CSV) {
+            assert_int_equal(count_char(t, '\n'), 1 + 2 * N_CHUNKS);
+            assert_memory_equal(t, "run_id,seq,index,t_ms,gap_ms,simulated\n7,0,0,3,,false\n",
+                                strlen("run_id,seq,index,t_ms,gap_ms,simulated\n7,0,0,3,,false\n"));
+            assert_non_null(strstr(t, "\n9,1,2,40,20,false\n"));
+            assert_null(strstr(t, "\n8,")); /* the empty run has no rows */
+        } else {
+            json_error_t je;
+            json_t *arr = json_loads(t, 0, &je);
+            if (!arr)
+                fail_msg("not JSON: %s in %s", je.text, t);
+            assert_int_equal(json_array_size(arr), 2 * N_CHUNKS);
+            assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 0), "run_id")),
+                             7);
+            assert_int_equal(
+                json_integer_value(json_object_get(json_array_get(arr, N_CHUNKS), "run_id")), 9);
+            json_decref(arr);
+        }
+        free(t);
+    }
+    char err[128] = "";
+    size_t rows = 0;
+    assert_int_equal(tc_report_export_part(stdout, TC_EXPORT_SUMMARY, TC_EXPORT_CSV, &runs[0], r,
+                                           N_RECS, 1, 1, &rows, err, sizeof err),
+                     TC_ERR_INVALID);
+    clear_all(r, N_RECS);
+}
+
+/* Arrays in a summary document flatten by index. */
+static void export_doc_flattens_arrays(void **state)
+{
+    (void)state;
+    json_t *doc = json_pack("{s:s,s:[{s:i},{s:i}]}", "group", "g", "runs", "id", 4, "id", 5);
+    capture c;
+    char err[128];
+    assert_int_equal(tc_report_export_doc(cap_open(&c), TC_EXPORT_CSV, doc, err, sizeof err),
+                     TC_OK);
+    char *t = cap_close(&c);
+    assert_string_equal(t, "key,value\ngroup,g\nruns.0.id,4\nruns.1.id,5\n");
+    free(t);
+    json_decref(doc);
+}
+
 static void export_summary_both(void **state)
 {
     (void)state;
@@ -651,6 +718,8 @@ int main(void)
         cmocka_unit_test(export_requests_csv),
         cmocka_unit_test(export_requests_json),
         cmocka_unit_test(export_chunks_counts),
+        cmocka_unit_test(export_group_parts),
+        cmocka_unit_test(export_doc_flattens_arrays),
         cmocka_unit_test(export_summary_both),
         cmocka_unit_test(export_names),
     };
