@@ -63,9 +63,22 @@ static tc_err check_args(const tc_boot_sample *a, const tc_boot_sample *b, tc_bo
     return TC_OK;
 }
 
-tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_boot_map map,
-                          void *ctx, int resamples, uint64_t seed, double level, tc_boot_ci *out,
-                          char *err, size_t errlen)
+void tc_boot_draw(const tc_boot_sample *a, const tc_boot_sample *b, int resamples, uint64_t seed,
+                  double *sa, double *sb)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    for (int r = 0; r < resamples; r++) {
+        /* A before B, each with its own n draws: the order is part of what
+         * the seed reproduces. */
+        sa[r] = tc_boot_resample(a, &rng);
+        sb[r] = tc_boot_resample(b, &rng);
+    }
+}
+
+tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b, const double *sa,
+                             const double *sb, int resamples, uint64_t seed, tc_boot_map map,
+                             void *ctx, double level, tc_boot_ci *out, char *err, size_t errlen)
 {
     tc_err e = check_args(a, b, map, resamples, level, out, err, errlen);
     if (e != TC_OK)
@@ -79,15 +92,9 @@ tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_b
     double *v = malloc((size_t)resamples * sizeof *v);
     if (!v)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "bootstrap: %d resamples", resamples);
-    tc_rng rng;
-    tc_rng_seed(&rng, seed);
     int used = 0;
     for (int r = 0; r < resamples; r++) {
-        /* A before B, each with its own n draws: the order is part of what
-         * the seed reproduces. */
-        double sa = tc_boot_resample(a, &rng);
-        double sb = tc_boot_resample(b, &rng);
-        double x = map(sa, sb, ctx);
+        double x = map(sa[r], sb[r], ctx);
         if (isfinite(x))
             v[used++] = x;
     }
@@ -102,6 +109,27 @@ tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_b
     out->hi = tc_stats_percentile(v, (size_t)used, 50.0 * (1 + level));
     free(v);
     return TC_OK;
+}
+
+tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_boot_map map,
+                          void *ctx, int resamples, uint64_t seed, double level, tc_boot_ci *out,
+                          char *err, size_t errlen)
+{
+    tc_err e = check_args(a, b, map, resamples, level, out, err, errlen);
+    if (e != TC_OK)
+        return e;
+    double *sa = malloc((size_t)resamples * sizeof *sa),
+           *sb = malloc((size_t)resamples * sizeof *sb);
+    if (!sa || !sb) {
+        free(sa);
+        free(sb);
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "bootstrap: %d resamples", resamples);
+    }
+    tc_boot_draw(a, b, resamples, seed, sa, sb);
+    e = tc_boot_ci_from_draws(a, b, sa, sb, resamples, seed, map, ctx, level, out, err, errlen);
+    free(sa);
+    free(sb);
+    return e;
 }
 
 tc_claim_verdict tc_claim_judge(const tc_boot_ci *ci, double claim)

@@ -67,6 +67,19 @@ tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_b
                           void *ctx, int resamples, uint64_t seed, double level, tc_boot_ci *out,
                           char *err, size_t errlen);
 
+/* The two steps of tc_boot_ci_compute, for several figures of the same
+ * resamples (a throughput ratio and a cost ratio): draw once, then map.
+ * tc_boot_draw fills sa[] and sb[] (`resamples` each) with the statistics
+ * of a's and b's resamples, in the order tc_boot_ci_compute draws them.
+ * tc_boot_ci_from_draws computes the interval of map over them; its
+ * arguments and errors are those of tc_boot_ci_compute (`seed` is only
+ * recorded). */
+void tc_boot_draw(const tc_boot_sample *a, const tc_boot_sample *b, int resamples, uint64_t seed,
+                  double *sa, double *sb);
+tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b, const double *sa,
+                             const double *sb, int resamples, uint64_t seed, tc_boot_map map,
+                             void *ctx, double level, tc_boot_ci *out, char *err, size_t errlen);
+
 /* b / a, the map for "ratio B/A" of a figure. */
 double tc_boot_ratio_b_over_a(double stat_a, double stat_b, void *ctx);
 

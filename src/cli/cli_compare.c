@@ -211,19 +211,23 @@ static void price_side(compare_side *s)
 
 /* ---- the comparison ------------------------------------------------------ */
 
-static int confidence(const compare_args *a, compare_result *r)
+/* The intervals of every figure from one set of resamples: the draws are
+ * the costly part (n draws a resample), the maps are cheap. */
+static int intervals(const compare_args *a, compare_result *r, const double *sa, const double *sb)
 {
-    tc_boot_sample sa = tc_compare_side_sample(&r->a.boot), sb = tc_compare_side_sample(&r->b.boot);
+    tc_boot_sample A = tc_compare_side_sample(&r->a.boot), B = tc_compare_side_sample(&r->b.boot);
+    int n = (int)a->resamples;
+    uint64_t seed = (uint64_t)a->seed;
     char err[256];
-    if (tc_boot_ci_compute(&sa, &sb, tc_boot_ratio_b_over_a, NULL, (int)a->resamples,
-                           (uint64_t)a->seed, 0.95, &r->tps_ratio, err, sizeof err) != TC_OK) {
+    if (tc_boot_ci_from_draws(&A, &B, sa, sb, n, seed, tc_boot_ratio_b_over_a, NULL, 0.95,
+                              &r->tps_ratio, err, sizeof err) != TC_OK) {
         tc_cli_error("compare: throughput ratio: %s", err);
         return -1;
     }
     tc_compare_cost_ctx cc = {r->a.profile, r->b.profile, r->a.cost_in, r->b.cost_in};
     if (r->a.has_cost && r->b.has_cost) {
-        if (tc_boot_ci_compute(&sa, &sb, tc_compare_cost_ratio, &cc, (int)a->resamples,
-                               (uint64_t)a->seed, 0.95, &r->cost_ratio, err, sizeof err) != TC_OK) {
+        if (tc_boot_ci_from_draws(&A, &B, sa, sb, n, seed, tc_compare_cost_ratio, &cc, 0.95,
+                                  &r->cost_ratio, err, sizeof err) != TC_OK) {
             tc_cli_error("compare: cost ratio: %s", err);
             return -1;
         }
@@ -241,13 +245,30 @@ static int confidence(const compare_args *a, compare_result *r)
                              "busy_watts in its profile): judged on throughput instead";
     if (c->on_cost)
         c->ci = r->cost_ratio;
-    else if (tc_boot_ci_compute(&sa, &sb, tc_compare_a_over_b, NULL, (int)a->resamples,
-                                (uint64_t)a->seed, 0.95, &c->ci, err, sizeof err) != TC_OK) {
+    else if (tc_boot_ci_from_draws(&A, &B, sa, sb, n, seed, tc_compare_a_over_b, NULL, 0.95, &c->ci,
+                                   err, sizeof err) != TC_OK) {
         tc_cli_error("compare: claim: %s", err);
         return -1;
     }
     c->verdict = tc_claim_judge(&c->ci, c->x);
     return 0;
+}
+
+static int confidence(const compare_args *a, compare_result *r)
+{
+    tc_boot_sample A = tc_compare_side_sample(&r->a.boot), B = tc_compare_side_sample(&r->b.boot);
+    double *sa = malloc((size_t)a->resamples * sizeof *sa);
+    double *sb = malloc((size_t)a->resamples * sizeof *sb);
+    int rc = -1;
+    if (!sa || !sb)
+        tc_cli_error("compare: out of memory for %lld resamples", a->resamples);
+    else {
+        tc_boot_draw(&A, &B, (int)a->resamples, (uint64_t)a->seed, sa, sb);
+        rc = intervals(a, r, sa, sb);
+    }
+    free(sa);
+    free(sb);
+    return rc;
 }
 
 static int load_profiles(const compare_args *a, tc_cost_profile *pa, tc_cost_profile *pb)

@@ -61,6 +61,16 @@ static void bootstrap_is_reproducible_with_a_seed(void **state)
     assert_true(c1.lo < c1.point && c1.point < c1.hi);
     assert_int_equal(c1.used, 2000);
     assert_int_equal(c1.seed, 42);
+    /* Drawing once and mapping gives the very interval compute gives. */
+    double sa[2000], sb[2000];
+    tc_boot_sample a = {na, da, N, 1}, b = {nb, db, N, 1};
+    tc_boot_draw(&a, &b, 2000, 42, sa, sb);
+    tc_boot_ci c4;
+    char err[256];
+    assert_int_equal(tc_boot_ci_from_draws(&a, &b, sa, sb, 2000, 42, tc_boot_ratio_b_over_a, NULL,
+                                           0.95, &c4, err, sizeof err),
+                     TC_OK);
+    assert_true(c4.lo == c1.lo && c4.hi == c1.hi && c4.point == c1.point);
 }
 
 /* On synthetic data whose true ratio is known, the 95% interval covers it

@@ -376,20 +376,6 @@ static void seeds_reproduce(void **state)
     tc_lockin_result_free(&z);
 }
 
-static void fast_enough(void **state)
-{
-    (void)state;
-    tc_lockin a = parse_ok(base_with(0, NULL));
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    tc_lockin_result r = evaluate(&a, NULL, TC_LOCKIN_DEFAULT_SAMPLES, 1);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (s >= 1.0)
-        fail_msg("100,000 samples took %.3f s", s);
-    tc_lockin_result_free(&r);
-}
-
 /* ---- sensitivity, break-even, evidence ---------------------------------- */
 
 static void sensitivity_order(void **state)
@@ -566,7 +552,6 @@ int main(void)
         cmocka_unit_test(sum_of_symmetric_triangles),
         cmocka_unit_test(bernoulli_risk_only),
         cmocka_unit_test(seeds_reproduce),
-        cmocka_unit_test(fast_enough),
         cmocka_unit_test(sensitivity_order),
         cmocka_unit_test(break_even_and_never),
         cmocka_unit_test(perf_ratio_edges),
