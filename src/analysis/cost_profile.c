@@ -1,5 +1,7 @@
 #include "cost_profile.h"
 
+#include "core/tc_number.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -104,38 +106,6 @@ static int fail(parse_ctx *c, const char *fmt, ...)
     return 0;
 }
 
-/* A plain decimal: digits, an optional fraction, an optional exponent; no
- * sign, no hex, no inf/nan, nothing after it. */
-static int plain_number(const char *s, double *out)
-{
-    const char *q = s;
-    int digits = 0;
-    while (*q >= '0' && *q <= '9')
-        q++, digits++;
-    if (*q == '.')
-        for (q++; *q >= '0' && *q <= '9'; q++)
-            digits++;
-    if (!digits)
-        return -1;
-    if (*q == 'e' || *q == 'E') {
-        q++;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (!(*q >= '0' && *q <= '9'))
-            return -1;
-        while (*q >= '0' && *q <= '9')
-            q++;
-    }
-    if (*q)
-        return -1;
-    errno = 0;
-    double v = strtod(s, NULL);
-    if (errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int set_top_level(parse_ctx *c, const char *name, const char *value)
 {
     if (strcmp(name, "currency") != 0)
@@ -190,7 +160,7 @@ static int set_value(parse_ctx *c, const key_spec *k, const char *value)
     if (f->valid)
         return fail(c, "[%s] %s: given twice", k->section, k->key);
     double v;
-    if (plain_number(value, &v) < 0)
+    if (tc_parse_plain_number(value, &v) < 0)
         return fail(c, "[%s] %s: '%s' is not a number (expected %s)", k->section, k->key, value,
                     k->expect);
     if (v < k->min || v > k->max || (k->min_open && v <= k->min))

@@ -274,36 +274,6 @@ const char *tc_gaps_cell(const tc_csv_row *row, int col)
     return col >= 0 && (size_t)col < row->n ? row->fields[col] : "";
 }
 
-int tc_gaps_number(const char *s, double *out)
-{
-    const char *q = s;
-    int digits = 0;
-    while (*q >= '0' && *q <= '9')
-        q++, digits++;
-    if (*q == '.')
-        for (q++; *q >= '0' && *q <= '9'; q++)
-            digits++;
-    if (!digits)
-        return -1;
-    if (*q == 'e' || *q == 'E') {
-        q++;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (!(*q >= '0' && *q <= '9'))
-            return -1;
-        while (*q >= '0' && *q <= '9')
-            q++;
-    }
-    if (*q)
-        return -1;
-    errno = 0;
-    double v = strtod(s, NULL);
-    if (errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int tc_gaps_time_us(const char *s, double *out)
 {
     static const struct {
@@ -318,7 +288,7 @@ int tc_gaps_time_us(const char *s, double *out)
     memcpy(num, s, n);
     num[n] = '\0';
     double v;
-    if (tc_gaps_number(num, &v) < 0)
+    if (tc_parse_plain_number(num, &v) < 0)
         return -1;
     const char *unit = s + n;
     while (*unit == ' ')

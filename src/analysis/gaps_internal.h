@@ -1,15 +1,12 @@
 /* Helpers shared by the gap table's files (gaps.c, gaps_csv.c,
  * gaps_ops.c); not part of the public contract. */
 #ifndef TC_GAPS_INTERNAL_H
+#include "core/tc_number.h"
 #define TC_GAPS_INTERNAL_H
 
 #include <stddef.h>
 
 #include "gaps.h"
-
-/* A plain non-negative decimal (digits, optional fraction and exponent;
- * no sign, hex, inf or nan, nothing after it). 0 or -1. */
-int tc_gaps_number(const char *s, double *out);
 
 /* A time: a plain number with an optional unit ns, us, ms or s (spaces
  * allowed before it); no unit means microseconds, PyTorch's unit. The

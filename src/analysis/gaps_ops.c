@@ -360,7 +360,7 @@ static tc_err calls_cell(const char *name, const tc_csv_row *h, const tc_csv_row
     const char *cell = tc_gaps_cell(row, col);
     if (col < 0 || !cell[0])
         return TC_OK;
-    if (tc_gaps_number(cell, &out->calls) < 0)
+    if (tc_parse_plain_number(cell, &out->calls) < 0)
         return tc_fail(err, errlen, TC_ERR_PARSE,
                        "%s:%d: %s of %s: '%s' is not a count (expected a number >= 0)", name,
                        row->line, h->fields[col], out->name, cell);
@@ -565,7 +565,7 @@ static tc_err plain_share(const char *name, const tc_csv_row *row, const plain_c
         goto bad;
     memcpy(num, cell, n);
     num[n] = '\0';
-    if (tc_gaps_number(num, share) < 0)
+    if (tc_parse_plain_number(num, share) < 0)
         goto bad;
     if (pct)
         *share /= 100;
@@ -585,7 +585,7 @@ static tc_err plain_row(const char *name, const tc_csv_row *row, const plain_col
     double share = 0, calls = 0;
     if (!op[0])
         return tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: empty op", name, row->line);
-    if (count[0] && tc_gaps_number(count, &calls) < 0)
+    if (count[0] && tc_parse_plain_number(count, &calls) < 0)
         return tc_fail(err, errlen, TC_ERR_PARSE,
                        "%s:%d: count '%s' of %s is not a number (expected a count >= 0)", name,
                        row->line, count, op);

@@ -2,6 +2,8 @@
  * inih, in the manner of cost_profile.c. */
 #include "lockin.h"
 
+#include "core/tc_number.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -175,44 +177,12 @@ static char *read_line(char *str, int num, void *stream)
     return str;
 }
 
-/* A plain decimal: digits, an optional fraction, an optional exponent; no
- * sign, no hex, no inf/nan, nothing after it. */
-static int plain_number(const char *s, double *out)
-{
-    const char *q = s;
-    int digits = 0;
-    while (*q >= '0' && *q <= '9')
-        q++, digits++;
-    if (*q == '.')
-        for (q++; *q >= '0' && *q <= '9'; q++)
-            digits++;
-    if (!digits)
-        return -1;
-    if (*q == 'e' || *q == 'E') {
-        q++;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (!(*q >= '0' && *q <= '9'))
-            return -1;
-        while (*q >= '0' && *q <= '9')
-            q++;
-    }
-    if (*q)
-        return -1;
-    errno = 0;
-    double v = strtod(s, NULL);
-    if (errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* One number of a range or a value: why it is not one, or 0. */
 static const char *number_of(const char *s, double *out)
 {
-    if (plain_number(s, out) == 0)
+    if (tc_parse_plain_number(s, out) == 0)
         return NULL;
-    if (s[0] == '-' && plain_number(s + 1, out) == 0)
+    if (s[0] == '-' && tc_parse_plain_number(s + 1, out) == 0)
         return "is negative";
     return "is not a number";
 }

@@ -10,6 +10,7 @@
 
 #include "core/tc_buf.h"
 #include "core/tc_error.h"
+#include "core/tc_number.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 
@@ -96,6 +97,30 @@ static void rng_is_reproducible_and_uniform(void **state)
     assert_true(tc_hash3(1, 2, 3) != tc_hash3(1, 2, 4));
 }
 
+/* Plain decimals only: a typo in a profile must not become a number. */
+static void plain_numbers_are_strict(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        double value;
+    } ok[] = {{"0", 0},           {"0.3", 0.3}, {"36", 36}, {"2e9", 2e9},
+              {"1.5E-3", 1.5e-3}, {".5", 0.5},  {"7.", 7}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        double v = -1;
+        assert_int_equal(tc_parse_plain_number(ok[i].text, &v), 0);
+        assert_true(v == ok[i].value);
+    }
+    static const char *const bad[] = {"",   "-1",  "+1",  "1,5",   "0x10", "inf", "nan",
+                                      "1e", "1e+", "3 W", "1e999", ".",    "e5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v = 42;
+        if (tc_parse_plain_number(bad[i], &v) != -1)
+            fail_msg("'%s' was taken as a number", bad[i]);
+        assert_true(v == 42); /* unchanged */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -105,6 +130,7 @@ int main(void)
         cmocka_unit_test(json_escaping_round_trips),
         cmocka_unit_test(rfc3339_is_utc_with_nanoseconds),
         cmocka_unit_test(rng_is_reproducible_and_uniform),
+        cmocka_unit_test(plain_numbers_are_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,12 @@
+/* Strict numbers for the readers of user files (cost profiles, assessments,
+ * gap tables): a typo must never become a silently different value. */
+#ifndef TC_NUMBER_H
+#define TC_NUMBER_H
+
+/* Parses a plain decimal: digits, an optional fraction, an optional
+ * exponent; no sign, no hex, no inf/nan, nothing after it ("0.3", "36",
+ * "2e9"). Returns 0 and sets *out, or -1 (also for a value out of range);
+ * *out is unchanged on failure. */
+int tc_parse_plain_number(const char *s, double *out);
+
+#endif
