@@ -513,6 +513,9 @@ const char *tc_roofline_reading_text(tc_roofline_reading r)
     case TC_ROOF_READING_LOW:
         return "below what well-tuned engines reach: look at the software (kernels, offload, "
                "fallback) before the card";
+    case TC_ROOF_READING_NEAR:
+        return "near the bound, above what well-tuned engines usually reach (60-85%): check "
+               "that the model bytes are right";
     case TC_ROOF_READING_ABOVE:
         return "above the bound: the model bytes or the GPU match are wrong (or speculative "
                "decoding)";
@@ -598,6 +601,7 @@ static void ceilings(const tc_roofline_inputs *in, tc_roofline_result *r)
     r->measured_decode_tps = in->measured_decode_tps;
     r->percent_of_ceiling = 100 * in->measured_decode_tps / r->decode_ceiling_tps;
     r->reading = r->percent_of_ceiling > 100  ? TC_ROOF_READING_ABOVE
+                 : r->percent_of_ceiling > 85 ? TC_ROOF_READING_NEAR
                  : r->percent_of_ceiling < 60 ? TC_ROOF_READING_LOW
                                               : TC_ROOF_READING_TUNED;
 }

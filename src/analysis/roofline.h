@@ -122,7 +122,8 @@ enum {
 typedef enum tc_roofline_reading {
     TC_ROOF_READING_NONE = 0, /* no measurement or no ceiling */
     TC_ROOF_READING_LOW,      /* < 60% */
-    TC_ROOF_READING_TUNED,    /* 60-100% */
+    TC_ROOF_READING_TUNED,    /* 60-85% */
+    TC_ROOF_READING_NEAR,     /* 85-100%: better than engines usually reach */
     TC_ROOF_READING_ABOVE     /* > 100% */
 } tc_roofline_reading;
 

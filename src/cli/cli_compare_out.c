@@ -233,7 +233,8 @@ static json_t *side_json(const compare_side *s)
     if (o && s->profile)
         json_object_set_new(o, "profile", json_string(s->profile->name));
     if (o)
-        json_object_set_new(o, "roofline", tc_cli_roofline_brief_json(&s->roof));
+        json_object_set_new(o, "roofline",
+                            tc_cli_roofline_brief_json(&s->roof, s->set.runs[0].concurrency));
     if (o && s->set.n >= 2)
         json_object_set_new(o, "throughput_spread",
                             json_pack("{s:I,s:f,s:f,s:f,s:b}", "runs", (json_int_t)s->tps.n, "mean",

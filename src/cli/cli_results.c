@@ -160,7 +160,8 @@ static json_t *run_document(tc_store *st, const tc_run_info *run)
         doc = tc_report_run_json(run, &m);
         if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
-            json_object_set_new(doc, "roofline", tc_cli_roofline_brief_json(&roof));
+            json_object_set_new(doc, "roofline",
+                                tc_cli_roofline_brief_json(&roof, run->concurrency));
             json_object_set_new(doc, "environment", environment_of(st, run));
         }
         tc_run_energy_free(&e);
@@ -190,7 +191,8 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         json_t *doc = tc_report_run_json(run, &m);
         if (doc) {
             json_object_set_new(doc, "energy", tc_report_energy_json(&e));
-            json_object_set_new(doc, "roofline", tc_cli_roofline_brief_json(&roof));
+            json_object_set_new(doc, "roofline",
+                                tc_cli_roofline_brief_json(&roof, run->concurrency));
             json_object_set_new(doc, "environment", environment_of(st, run));
         }
         if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)

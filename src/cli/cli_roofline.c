@@ -323,19 +323,20 @@ static json_t *model_json(const tc_roofline_result *r)
 static json_t *result_json(const tc_run_info *run, const roof_run *rr, const tc_roofline_result *r,
                            const char *specs)
 {
-    json_t *doc =
-        json_pack("{s:I,s:s,s:b,s:i,s:{s:s,s:o},s:o,s:f,s:o,s:o,s:I,s:o,s:o,s:b}", "run_id",
-                  (json_int_t)run->id, "label", run->label, "simulated", run->simulated,
-                  "concurrency", run->concurrency, "gpu", "device", r->gpu_name, "spec",
-                  spec_json(&r->spec, specs), "model", model_json(r), "decode_ceiling_tokens_per_s",
-                  r->decode_ceiling_tps, "prefill_ceiling_tokens_per_s",
-                  r->has_prefill ? json_real(r->prefill_ceiling_tps) : json_null(),
-                  "measured_decode_tokens_per_s",
-                  r->has_measured ? json_real(r->measured_decode_tps) : json_null(),
-                  "measured_requests", (json_int_t)rr->decode_n, "percent_of_ceiling",
-                  r->has_measured ? json_real(r->percent_of_ceiling) : json_null(), "reading",
-                  r->has_measured ? json_string(tc_roofline_reading_text(r->reading)) : json_null(),
-                  "per_stream", run->concurrency > 1);
+    json_t *doc = json_pack(
+        "{s:I,s:s,s:b,s:i,s:{s:s,s:o},s:o,s:f,s:o,s:o,s:I,s:o,s:o,s:b}", "run_id",
+        (json_int_t)run->id, "label", run->label, "simulated", run->simulated, "concurrency",
+        run->concurrency, "gpu", "device", r->gpu_name, "spec", spec_json(&r->spec, specs), "model",
+        model_json(r), "decode_ceiling_tokens_per_s", r->decode_ceiling_tps,
+        "prefill_ceiling_tokens_per_s",
+        r->has_prefill ? json_real(r->prefill_ceiling_tps) : json_null(),
+        "measured_decode_tokens_per_s",
+        r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "measured_requests",
+        (json_int_t)rr->decode_n, "percent_of_ceiling",
+        r->has_measured ? json_real(r->percent_of_ceiling) : json_null(), "reading",
+        r->has_measured && run->concurrency <= 1 ? json_string(tc_roofline_reading_text(r->reading))
+                                                 : json_null(),
+        "per_stream", run->concurrency > 1);
     if (doc && !r->has_prefill)
         json_object_set_new(doc, "prefill_note", json_string(prefill_why(r->missing)));
     return doc;
@@ -401,7 +402,8 @@ static void print_result(const tc_run_info *run, const roof_run *rr, const tc_ro
         printf("Measured decode (median of %zu requests): %.1f tokens/s = %.0f%% of the "
                "bandwidth bound\n  %s\n",
                rr->decode_n, r->measured_decode_tps, r->percent_of_ceiling,
-               tc_roofline_reading_text(r->reading));
+               run->concurrency > 1 ? "(no reading at concurrency > 1: measure with -c 1)"
+                                    : tc_roofline_reading_text(r->reading));
     else
         puts("Measured decode: none (no completed request with 2 or more tokens)");
     if (run->concurrency > 1)

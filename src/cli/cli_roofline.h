@@ -27,8 +27,9 @@ int tc_cli_roofline_brief(tc_store *st, const tc_run_info *run, const char *gpu_
 
 /* {gpu, bandwidth_gb_s, weight_bytes, decode_ceiling_tokens_per_s,
  * measured_decode_tokens_per_s, percent_of_ceiling, reading, source}, or
- * JSON null when there is no decode ceiling. A new reference. */
-json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r);
+ * JSON null when there is no decode ceiling. The reading says there is
+ * none at concurrency > 1. A new reference. */
+json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency);
 
 /* One or two lines on out: the bound and the measured share of it, or why
  * there is none when the run had a GPU; nothing when it had none. */

@@ -33,7 +33,20 @@ int tc_cli_roofline_brief(tc_store *st, const tc_run_info *run, const char *gpu_
     return code;
 }
 
-json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r)
+/* The reading of a measured share, or NULL when there is none: at
+ * concurrency > 1 the streams share the bandwidth, so a low share per
+ * stream says nothing about the software. */
+static const char *reading_of(const tc_roofline_result *r, int concurrency)
+{
+    if (!r->has_measured)
+        return NULL;
+    if (concurrency > 1)
+        return "per stream at concurrency > 1, where streams share the bandwidth: no reading "
+               "(measure with -c 1 for one)";
+    return tc_roofline_reading_text(r->reading);
+}
+
+json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency)
 {
     if (!r->has_decode)
         return json_null();
@@ -43,7 +56,7 @@ json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r)
         r->decode_ceiling_tps, "measured_decode_tokens_per_s",
         r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "percent_of_ceiling",
         r->has_measured ? json_real(r->percent_of_ceiling) : json_null(), "reading",
-        r->has_measured ? json_string(tc_roofline_reading_text(r->reading)) : json_null(),
+        reading_of(r, concurrency) ? json_string(reading_of(r, concurrency)) : json_null(),
         "weight_bytes_source", tc_roofline_bytes_source_name(r->bytes_source));
 }
 
@@ -69,5 +82,5 @@ void tc_cli_roofline_brief_print(FILE *out, const tc_roofline_result *r, int con
     if (r->has_measured)
         fprintf(out, "  measured decode p50 %.1f tokens/s = %.0f%% of the bound%s: %s\n",
                 r->measured_decode_tps, r->percent_of_ceiling,
-                concurrency > 1 ? " (per stream)" : "", tc_roofline_reading_text(r->reading));
+                concurrency > 1 ? " (per stream)" : "", reading_of(r, concurrency));
 }

@@ -345,6 +345,14 @@ static void a_run_from_its_fingerprint(void **state)
     near(r.percent_of_ceiling, 110);
     assert_int_equal(r.reading, TC_ROOF_READING_ABOVE);
     assert_string_equal(r.params_source, "given");
+    /* 90% is near the bound, not "in the range well-tuned engines reach". */
+    in.measured_decode_tps = 900;
+    assert_int_equal(tc_roofline_for_run(&t, &in, &r, err, sizeof err), TC_OK);
+    assert_int_equal(r.reading, TC_ROOF_READING_NEAR);
+    assert_non_null(strstr(tc_roofline_reading_text(r.reading), "check"));
+    in.measured_decode_tps = 850; /* exactly 85%: still the tuned range */
+    assert_int_equal(tc_roofline_for_run(&t, &in, &r, err, sizeof err), TC_OK);
+    assert_int_equal(r.reading, TC_ROOF_READING_TUNED);
     tc_roofline_table_free(&t);
 }
 
