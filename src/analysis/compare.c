@@ -102,6 +102,64 @@ tc_boot_sample tc_compare_side_sample(const tc_compare_side *s)
     return (tc_boot_sample){.num = s->num, .den = s->den, .n = s->n, .scale = s->scale};
 }
 
+double tc_compare_t975(double df)
+{
+    static const double t[31] = {0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                                 2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                                 2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                                 2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    static const double big_df[] = {30, 40, 60, 120, INFINITY};
+    static const double big_t[] = {2.042, 2.021, 2.000, 1.980, 1.960};
+    if (!(df >= 1))
+        df = 1;
+    if (df <= 30) {
+        int k = (int)floor(df);
+        if (k == 30 || df == k)
+            return t[k];
+        double w = (1 / df - 1.0 / k) / (1.0 / (k + 1) - 1.0 / k); /* linear in 1/df */
+        return t[k] + w * (t[k + 1] - t[k]);
+    }
+    for (int i = 0; i < 4; i++)
+        if (df <= big_df[i + 1]) {
+            double w = (1 / df - 1 / big_df[i]) / (1 / big_df[i + 1] - 1 / big_df[i]);
+            return big_t[i] + w * (big_t[i + 1] - big_t[i]);
+        }
+    return 1.960;
+}
+
+/* Mean and squared coefficient of variation over n, of the side's runs. */
+static int run_moments(const tc_compare_side *s, double *mean, double *cv2_over_n)
+{
+    if (!s->run_level || s->n < 2)
+        return -1;
+    tc_group_stat g;
+    tc_group_stat_compute(s->num, s->n, &g);
+    if (!(g.mean > 0))
+        return -1;
+    *mean = g.mean;
+    *cv2_over_n = g.cv * g.cv / (double)s->n;
+    return 0;
+}
+
+int tc_compare_welch_log_ratio(const tc_compare_side *a, const tc_compare_side *b, double *lo,
+                               double *hi)
+{
+    double ma, mb, va, vb;
+    if (run_moments(a, &ma, &va) < 0 || run_moments(b, &mb, &vb) < 0)
+        return -1;
+    double r = mb / ma, se = sqrt(va + vb);
+    if (se == 0) { /* identical runs on both sides: no spread to widen by */
+        *lo = *hi = r;
+        return 0;
+    }
+    double df =
+        (va + vb) * (va + vb) / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+    double half = tc_compare_t975(df) * se;
+    *lo = r * exp(-half);
+    *hi = r * exp(half);
+    return 0;
+}
+
 static double cost_at(const tc_cost_profile *p, tc_cost_measured m, double tps)
 {
     tc_cost_result r;

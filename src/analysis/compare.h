@@ -54,6 +54,20 @@ void tc_compare_side_free(tc_compare_side *s); /* accepts NULL */
 /* The side as a bootstrap sample (borrows its arrays). */
 tc_boot_sample tc_compare_side_sample(const tc_compare_side *s);
 
+/* The two-sided 97.5% quantile of Student's t with df degrees of freedom
+ * (df >= 1; from the table, interpolated in 1/df; 1.96 as df grows). */
+double tc_compare_t975(double df);
+
+/* A 95% interval of R = mean(b) / mean(a) from run-level sides (both with
+ * run_level and n >= 2): exp(log R +- t(df) SE) with SE^2 = CV_a^2 / n_a +
+ * CV_b^2 / n_b (the delta method on the log of each mean) and df by
+ * Welch-Satterthwaite. The percentile bootstrap alone is too narrow with
+ * few runs (with 3 runs, 1 resample in 27 is the lowest run thrice), so
+ * compare reports the wider of the two. Returns 0 with *lo, *hi, or -1
+ * when a side is not run level, has fewer than 2 runs or a mean <= 0. */
+int tc_compare_welch_log_ratio(const tc_compare_side *a, const tc_compare_side *b, double *lo,
+                               double *hi);
+
 /* The context of tc_compare_cost_ratio: each side's profile and measured
  * figures; the throughput in m is replaced by the resampled statistic. */
 typedef struct tc_compare_cost_ctx {

@@ -37,6 +37,7 @@ typedef struct compare_result {
     compare_side a, b;
     int simulated;
     const char *resampling; /* "requests", "runs" or "mixed" */
+    const char *method;     /* how the intervals were made, in words */
     tc_boot_ci tps_ratio;   /* B/A */
     int has_cost_ratio;
     tc_boot_ci cost_ratio; /* cost B / cost A */

@@ -141,9 +141,9 @@ static void print_ci(const char *what, const tc_boot_ci *ci)
 
 static void print_confidence(const compare_result *r)
 {
-    printf("Confidence: %.0f%% bootstrap, %d resamples, seed %llu, resampling %s\n",
-           r->tps_ratio.level * 100, r->tps_ratio.resamples, (unsigned long long)r->tps_ratio.seed,
-           r->resampling);
+    printf("Confidence: %.0f%%, %s; %d resamples, seed %llu, resampling %s\n",
+           r->tps_ratio.level * 100, r->method, r->tps_ratio.resamples,
+           (unsigned long long)r->tps_ratio.seed, r->resampling);
     print_ci("throughput B/A", &r->tps_ratio);
     if (r->has_cost_ratio)
         print_ci("cost per token B/A", &r->cost_ratio);
@@ -152,6 +152,10 @@ static void print_confidence(const compare_result *r)
     if (strcmp(r->resampling, "runs") != 0)
         puts("  Note: a single run's requests were resampled: run-to-run variation is NOT "
              "covered. Use 'truecost run --repeat K' on each platform.");
+    size_t fewest = r->a.set.n < r->b.set.n ? r->a.set.n : r->b.set.n;
+    if (strcmp(r->resampling, "runs") == 0 && fewest < 5)
+        printf("  Note: %zu runs on a side give a wide interval; 5 or more make it useful.\n",
+               fewest);
 }
 
 static void print_claim(const compare_result *r)
@@ -274,10 +278,10 @@ json_t *tc_compare_json(const compare_result *r)
 {
     json_t *conf = json_pack("{s:o,s:o}", "throughput_ratio", ci_json(&r->tps_ratio), "cost_ratio",
                              r->has_cost_ratio ? ci_json(&r->cost_ratio) : json_null());
-    return json_pack("{s:b,s:o,s:o,s:o,s:s,s:b,s:i,s:I,s:o,s:o,s:O}", "simulated", r->simulated,
+    return json_pack("{s:b,s:o,s:o,s:o,s:s,s:s,s:b,s:i,s:I,s:o,s:o,s:O}", "simulated", r->simulated,
                      "a", side_json(&r->a), "b", side_json(&r->b), "ratios_b_over_a",
-                     ratios_json(r), "resampling", r->resampling, "run_to_run_covered",
-                     strcmp(r->resampling, "runs") == 0, "resamples", r->tps_ratio.resamples,
-                     "seed", (json_int_t)r->tps_ratio.seed, "confidence", conf, "claim",
-                     claim_json(&r->claim), "differences", r->differences);
+                     ratios_json(r), "resampling", r->resampling, "interval_method", r->method,
+                     "run_to_run_covered", strcmp(r->resampling, "runs") == 0, "resamples",
+                     r->tps_ratio.resamples, "seed", (json_int_t)r->tps_ratio.seed, "confidence",
+                     conf, "claim", claim_json(&r->claim), "differences", r->differences);
 }

@@ -9,6 +9,9 @@
 #include <cmocka.h>
 
 #include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +239,70 @@ static void run_level_interval_lies_within_the_runs(void **state)
     tc_compare_side_free(&b);
 }
 
+static double normal(tc_rng *rng)
+{
+    double u = tc_rng_unit(rng), v = tc_rng_unit(rng);
+    return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
+}
+
+static void t_quantiles(void **state)
+{
+    (void)state;
+    near(tc_compare_t975(1), 12.706, 1e-9);
+    near(tc_compare_t975(4), 2.776, 1e-9);
+    near(tc_compare_t975(30), 2.042, 1e-9);
+    near(tc_compare_t975(1e9), 1.96, 1e-3);
+    double mid = tc_compare_t975(4.5); /* between df 4 and 5 */
+    assert_true(mid < 2.776 && mid > 2.571);
+    assert_true(tc_compare_t975(45) < 2.021 && tc_compare_t975(45) > 2.000);
+}
+
+/* Three runs a side, CV 3%: the percentile bootstrap alone covers the true
+ * ratio far less than 95% of the time; widened by the Welch t interval on
+ * the log ratio, it covers at least 90% (seeded, so exact and repeatable). */
+static void few_runs_are_widened_to_honest_coverage(void **state)
+{
+    (void)state;
+    enum { K = 3, TRIALS = 300 };
+    tc_rng rng;
+    tc_rng_seed(&rng, 99);
+    int boot_cov = 0, wide_cov = 0;
+    for (int t = 0; t < TRIALS; t++) {
+        double ga[K], gb[K];
+        for (int i = 0; i < K; i++) {
+            ga[i] = 100 * (1 + 0.03 * normal(&rng));
+            gb[i] = 150 * (1 + 0.03 * normal(&rng));
+        }
+        tc_compare_side a, b;
+        assert_int_equal(tc_compare_side_runs(ga, K, &a), TC_OK);
+        assert_int_equal(tc_compare_side_runs(gb, K, &b), TC_OK);
+        tc_boot_sample sa = tc_compare_side_sample(&a), sb = tc_compare_side_sample(&b);
+        tc_boot_ci ci;
+        char err[256];
+        assert_int_equal(tc_boot_ci_compute(&sa, &sb, tc_boot_ratio_b_over_a, NULL, 1000,
+                                            (uint64_t)t + 1, 0.95, &ci, err, sizeof err),
+                         TC_OK);
+        double lo, hi;
+        assert_int_equal(tc_compare_welch_log_ratio(&a, &b, &lo, &hi), 0);
+        assert_true(lo < ci.point && ci.point < hi);
+        boot_cov += ci.lo <= 1.5 && 1.5 <= ci.hi;
+        wide_cov += fmin(ci.lo, lo) <= 1.5 && 1.5 <= fmax(ci.hi, hi);
+        tc_compare_side_free(&a);
+        tc_compare_side_free(&b);
+    }
+    print_message("K=3 coverage: bootstrap %.3f, widened %.3f\n", (double)boot_cov / TRIALS,
+                  (double)wide_cov / TRIALS);
+    assert_true(boot_cov < 0.9 * TRIALS);
+    assert_true(wide_cov >= 0.9 * TRIALS);
+    /* A single run, or request-level sides, have no run-level interval. */
+    double one[1] = {100};
+    tc_compare_side s1;
+    assert_int_equal(tc_compare_side_runs(one, 1, &s1), TC_OK);
+    double lo, hi;
+    assert_int_equal(tc_compare_welch_log_ratio(&s1, &s1, &lo, &hi), -1);
+    tc_compare_side_free(&s1);
+}
+
 static void group_spread_and_noise_flag(void **state)
 {
     (void)state;
@@ -376,6 +443,8 @@ int main(void)
         cmocka_unit_test(claim_verdicts_on_constructed_runs),
         cmocka_unit_test(side_without_completed_requests_is_refused),
         cmocka_unit_test(run_level_interval_lies_within_the_runs),
+        cmocka_unit_test(t_quantiles),
+        cmocka_unit_test(few_runs_are_widened_to_honest_coverage),
         cmocka_unit_test(group_spread_and_noise_flag),
         cmocka_unit_test(cost_ratio_is_cost_b_over_cost_a),
         cmocka_unit_test(differences_separate_hardware_from_warnings),
