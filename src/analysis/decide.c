@@ -43,11 +43,15 @@ static void tick_gaps(const tc_decide_input *in, tc_decide_item *it)
                  "it with --gaps");
         return;
     }
-    it->state = in->gaps_key_without_alternative == 0 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+    if (in->gaps_key_without_alternative > 0)
+        it->state = TC_ITEM_FAILED;
+    else
+        it->state = in->gaps_key_unchecked > 0 ? TC_ITEM_MISSING : TC_ITEM_TICKED;
     snprintf(it->evidence, sizeof it->evidence,
-             "%d missing operator(s), %d key gap(s) without an alternative (%.1f%% of time)",
+             "%d missing, %d key gap(s) without an alternative (%.1f%% of time), %d key "
+             "operator(s) not in the support list",
              in->gaps_missing, in->gaps_key_without_alternative,
-             in->gaps_share_without_alternative * 100);
+             in->gaps_share_without_alternative * 100, in->gaps_key_unchecked);
 }
 
 static void tick_run(const tc_decide_input *in, tc_decide_item *it)
@@ -69,6 +73,12 @@ static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
     if (!in->has_perf) {
         snprintf(it->evidence, sizeof it->evidence,
                  "not measured: pass --runs INCUMBENT ALTERNATIVE (same workload)");
+        return;
+    }
+    if (!(in->perf_ratio > 0)) {
+        it->state = TC_ITEM_FAILED;
+        snprintf(it->evidence, sizeof it->evidence,
+                 "the alternative completed no request: no performance to compare");
         return;
     }
     double gap = 1 - in->perf_ratio;
@@ -139,6 +149,10 @@ static tc_decide_verdict verdict(const tc_decide_input *in, tc_decide_result *r)
     int key_gaps = in->has_gaps && in->gaps_key_without_alternative > 0;
     int fallback = in->fallback_path == 1;
     double p = in->p_net_positive;
+    if (in->has_perf && !(in->perf_ratio > 0)) {
+        reason(r, "the alternative completed no request on the target: make it run first");
+        return TC_DECIDE_STAY;
+    }
     if (in->has_economics && p < 0.2) {
         reason(r, "the move pays off in only %.0f%% of outcomes", p * 100);
         return TC_DECIDE_STAY;
@@ -165,14 +179,20 @@ static tc_decide_verdict verdict(const tc_decide_input *in, tc_decide_result *r)
         return TC_DECIDE_MIGRATE;
     }
     if (fallback && p >= 0.5 && in->has_perf && count(r, TC_ITEM_MISSING) == 0) {
+        char unmet[160] = "";
+        for (int i = 0; i < TC_DECIDE_ITEMS; i++)
+            if (r->items[i].state == TC_ITEM_FAILED)
+                snprintf(unmet + strlen(unmet), sizeof unmet - strlen(unmet), "%s%s",
+                         unmet[0] ? ", " : "", r->items[i].id);
         reason(r,
-               "the move pays off in %.0f%% of outcomes, but %s: keep that part on the "
+               "the move pays off in %.0f%% of outcomes, but %s%s%s: keep that part on the "
                "incumbent behind the fallback path",
                p * 100,
                key_gaps    ? "key operator gaps have no alternative"
                : !within20 ? "the performance gap is 20-50%"
                : p < 0.8   ? "the economics are not yet clear-cut"
-                           : "a checklist item is not met");
+                           : "a checklist item is not met",
+               unmet[0] ? "; not met: " : "", unmet);
         return TC_DECIDE_HYBRID;
     }
     reason(r,

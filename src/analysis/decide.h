@@ -4,8 +4,9 @@
  * migrate — with its reasons and the evidence still missing.
  *
  * The checklist:
- *   gaps        the operator gap table is done and the key gaps (missing,
- *               high-risk operators) have alternatives       (gaps --json)
+ *   gaps        the operator gap table is done (no key operator left
+ *               unchecked) and the key gaps (missing, high-risk or 1%+ of
+ *               time) have alternatives                     (gaps --json)
  *   target_run  a minimal run on the target platform completed without
  *               errors                                       (a stored run)
  *   perf_gap    the performance gap is measured and within 20%, or 20-50%
@@ -17,7 +18,8 @@
  *                                                            (declared)
  *
  * The verdict (first rule that applies):
- *   stay     the lock-in cost beats the saving in most outcomes (P(net
+ *   stay     the alternative completed no request on the target; or the
+ *            lock-in cost beats the saving in most outcomes (P(net
  *            benefit > 0) < 0.2), or the performance gap is over 50%
  *            (suspect operator fallback: find it first), or key gaps have
  *            no alternative and no fallback path is designed;
@@ -53,6 +55,7 @@ typedef struct tc_decide_input {
      * high-risk ones without an alternative, and the time share they hold. */
     int has_gaps;
     int gaps_missing, gaps_key_without_alternative;
+    int gaps_key_unchecked; /* key operators the support list does not cover */
     double gaps_share_without_alternative;
     /* A run on the target: completed and failed measured requests, and
      * its status ("complete", ...). */

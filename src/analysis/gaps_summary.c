@@ -32,7 +32,11 @@ static tc_err count_op(const char *name, size_t i, json_t *op, tc_gaps_summary *
                        name, i);
     out->ops++;
     out->fallback += strcmp(status, "fallback") == 0;
-    out->unknown += strcmp(status, "unknown") == 0;
+    if (strcmp(status, "unknown") == 0) {
+        out->unknown++;
+        out->key_unchecked += is_key(risk, share);
+        return TC_OK;
+    }
     if (strcmp(status, "missing") != 0)
         return TC_OK;
     out->missing++;

@@ -22,6 +22,7 @@ typedef struct tc_gaps_summary {
     int missing, fallback, unknown;   /* operators by status */
     int key_gaps;                     /* missing and key */
     int key_without_alternative;      /* of those, with no alternative */
+    int key_unchecked;                /* unknown status, and key by risk or share */
     double share_without_alternative; /* their time share, 0..1 */
     double t_low, t_mode, t_high;     /* T_op, person-days */
 } tc_gaps_summary;

@@ -116,6 +116,7 @@ static void fill_input(const tc_lockin_result *r, const tc_cli_evidence *ev, tc_
     in->has_gaps = ev->has_gaps;
     in->gaps_missing = ev->gaps.missing;
     in->gaps_key_without_alternative = ev->gaps.key_without_alternative;
+    in->gaps_key_unchecked = ev->gaps.key_unchecked;
     in->gaps_share_without_alternative = ev->gaps.share_without_alternative;
     in->has_target_run = ev->has_runs;
     in->target_completed = ev->target_completed;

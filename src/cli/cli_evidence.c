@@ -90,20 +90,32 @@ static void target_of(const tc_cli_runset *set, const tc_cli_figures *f, tc_cli_
     }
 }
 
-static int price(const char *path, const tc_cost_measured *m, double *out)
+static int load_profile(const char *path, const tc_lockin *a, tc_cost_profile *p)
 {
-    tc_cost_profile p;
-    tc_cost_result r;
     char err[1024];
-    if (tc_cost_profile_load(path, &p, err, sizeof err) != TC_OK) {
+    if (tc_cost_profile_load(path, p, err, sizeof err) != TC_OK) {
         tc_cli_error("%s", err);
         return TC_EXIT_USAGE;
     }
-    if (tc_cost_compute(&p, m, &r) != TC_OK || !r.has_cost) {
-        tc_cli_error("%s: the cost per token is not available for its run (no power measured "
-                     "and no [power] busy_watts?); see 'truecost cost RUN --profile %s'",
-                     path, path);
-        return TC_EXIT_RUNTIME;
+    if (strcmp(p->currency, a->currency) != 0) {
+        tc_cli_error("%s is in %s but %s is in %s: give both in one currency", path, p->currency,
+                     a->name, a->currency);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Cost per million tokens of a side; -1 (said) when not available. */
+static int price(const char *path, const tc_cost_profile *p, const tc_cost_measured *m, double *out)
+{
+    tc_cost_result r;
+    if (tc_cost_compute(p, m, &r) != TC_OK || !r.has_cost) {
+        fprintf(stderr,
+                "truecost: %s: no cost per token for its run (no completed request, or no power "
+                "measured and no [power] busy_watts; see 'truecost cost RUN --profile %s'): no "
+                "running saving\n",
+                path, path);
+        return -1;
     }
     *out = r.cost_per_million_tokens;
     return 0;
@@ -126,14 +138,44 @@ static int load_side(tc_store *st, const char *which, int target, tc_cli_evidenc
             ev->simulated |= set.runs[i].simulated;
         if (target)
             target_of(&set, f, ev);
-        if (!(m->output_tokens_per_s > 0)) {
-            tc_cli_error("'%s' has no output throughput (no completed request)", which);
+        /* A target that completed nothing is evidence, not an error. */
+        if (!target && !(m->output_tokens_per_s > 0)) {
+            tc_cli_error("'%s' (the incumbent) has no output throughput (no completed request): "
+                         "nothing to compare the alternative with",
+                         which);
             code = TC_EXIT_RUNTIME;
         }
     }
     tc_cli_runset_figures_free(f, set.n);
     tc_cli_runset_free(&set);
     return code;
+}
+
+/* The running saving per month from each side's cost profile. */
+static int running_saving(const tc_cli_evidence_opts *o, const tc_lockin *a,
+                          const tc_cost_measured *ma, const tc_cost_measured *mb,
+                          tc_cli_evidence *ev, tc_lockin_overrides *ov)
+{
+    tc_cost_profile pa, pb;
+    int code;
+    if (!a->tokens_per_month.valid) {
+        tc_cli_error("%s: give [horizon] tokens_per_month, so that the cost per token of the "
+                     "profiles becomes a saving per month",
+                     a->name);
+        return TC_EXIT_USAGE;
+    }
+    if ((code = load_profile(o->profile_a, a, &pa)) || (code = load_profile(o->profile_b, a, &pb)))
+        return code;
+    if (price(o->profile_a, &pa, ma, &ev->cost_a) < 0 ||
+        price(o->profile_b, &pb, mb, &ev->cost_b) < 0)
+        return 0;
+    ev->has_costs = 1;
+    ev->running_saving_per_month = (ev->cost_a - ev->cost_b) * a->tokens_per_month.value / 1e6;
+    ov->has_running_saving = 1;
+    ov->running_saving_per_month = ev->running_saving_per_month;
+    snprintf(ov->running_source, sizeof ov->running_source, "profiles at %.3g tokens/month",
+             a->tokens_per_month.value);
+    return 0;
 }
 
 static int read_runs(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_evidence *ev,
@@ -154,29 +196,19 @@ static int read_runs(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_e
     ev->tps_a = ma.output_tokens_per_s;
     ev->tps_b = mb.output_tokens_per_s;
     ev->ratio = ev->tps_b / ev->tps_a;
+    ov->simulated |= ev->simulated;
+    if (!(ev->ratio > 0)) {
+        fprintf(stderr,
+                "truecost: '%s' (the alternative) completed no request: no performance "
+                "ratio; the target run and the gap count as not met\n",
+                o->run_b);
+        return 0;
+    }
     ov->has_perf_ratio = 1;
     ov->perf_ratio = ev->ratio;
-    ov->simulated |= ev->simulated;
     snprintf(ov->perf_source, sizeof ov->perf_source, "runs %.35s vs %.35s%s", o->run_a, o->run_b,
              ev->simulated ? " (SIMULATED)" : "");
-    if (!o->profile_a)
-        return 0;
-    if (!a->tokens_per_month.valid) {
-        tc_cli_error("%s: give [horizon] tokens_per_month, so that the cost per token of the "
-                     "profiles becomes a saving per month",
-                     a->name);
-        return TC_EXIT_USAGE;
-    }
-    if ((code = price(o->profile_a, &ma, &ev->cost_a)) ||
-        (code = price(o->profile_b, &mb, &ev->cost_b)))
-        return code;
-    ev->has_costs = 1;
-    ev->running_saving_per_month = (ev->cost_a - ev->cost_b) * a->tokens_per_month.value / 1e6;
-    ov->has_running_saving = 1;
-    ov->running_saving_per_month = ev->running_saving_per_month;
-    snprintf(ov->running_source, sizeof ov->running_source, "profiles at %.3g tokens/month",
-             a->tokens_per_month.value);
-    return 0;
+    return o->profile_a ? running_saving(o, a, &ma, &mb, ev, ov) : 0;
 }
 
 int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_evidence *ev,

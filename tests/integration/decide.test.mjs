@@ -2,7 +2,7 @@
 // truecost decide: the checklist ticked from that evidence and a verdict.
 // The incumbent and alternative are two simulators (SIMULATED evidence).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -99,6 +99,26 @@ test('decide: the checklist from evidence, declared items, verdict and reasons',
   assert.match(text.stdout, /\[\?\] a long \(24 h\) stability run passed/);
 });
 
+test('decide: a target that completed no request is evidence (stay), not an error', async (t) => {
+  const { sc, db } = await evidence(t);
+  const dead = await sc.sim(['--fault', 'http500:1']);
+  const r0 = await cli(['run', dead.url, '--db', db, ...RUN, '--label', 'dead', '--max-error-rate', '1']);
+  assert.equal(r0.code, 0, r0.stderr);
+  const r = await cli(['decide', FP16, '--json', '--runs', 'inc', 'dead', '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /'dead' \(the alternative\) completed no request/);
+  const d = JSON.parse(r.stdout);
+  const state = Object.fromEntries(d.checklist.map((x) => [x.id, x.state]));
+  assert.equal(state.target_run, 'not met');
+  assert.equal(state.perf_gap, 'not met');
+  assert.equal(d.verdict, 'stay');
+  assert.ok(d.reasons.some((x) => /completed no request/.test(x)), d.reasons.join('\n'));
+  // The incumbent completing nothing leaves nothing to compare with: an error.
+  const bad = await cli(['decide', FP16, '--runs', 'dead', 'inc', '--db', db]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /the incumbent\) has no output throughput/);
+});
+
 test('lockin and decide: evidence options are checked, with the fix', async (t) => {
   const { sc, db, gaps } = await evidence(t);
   let r = await cli(['decide', FP16, '--profile-a', PROFILE, '--profile-b', PROFILE]);
@@ -118,6 +138,11 @@ test('lockin and decide: evidence options are checked, with the fix', async (t) 
   r = await cli(['lockin', LORA, '--perf', 'inc', 'alt', '--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE]);
   assert.equal(r.code, 1); // the LoRA example gives no tokens_per_month
   assert.match(r.stderr, /tokens_per_month/);
+  const eur = path.join(sc.dir(), 'eur.ini');
+  writeFileSync(eur, readFileSync(PROFILE, 'utf8').replace(/^currency = .*$/m, 'currency = EUR'));
+  r = await cli(['lockin', FP16, '--perf', 'inc', 'alt', '--db', db, '--profile-a', PROFILE, '--profile-b', eur]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /eur\.ini is in EUR but .* is in USD: give both in one currency/);
   r = await cli(['decide', FP16, '--runs', 'inc', 'nosuch', '--db', db]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /nosuch/);

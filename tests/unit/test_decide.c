@@ -98,6 +98,19 @@ static void checklist_items_follow_their_evidence(void **state)
     assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
 }
 
+/* A key operator the support list does not cover: the table is not done. */
+static void unchecked_key_operators_keep_gaps_open(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    in.gaps_key_unchecked = 1;
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "gaps")->state, TC_ITEM_MISSING);
+    assert_non_null(strstr(find(&r, "gaps")->evidence, "1 key operator(s) not in the support"));
+    assert_int_equal(r.verdict, TC_DECIDE_PILOT); /* not migrate */
+}
+
 static void perf_gap_edges(void **state)
 {
     (void)state;
@@ -119,6 +132,14 @@ static void perf_gap_edges(void **state)
     assert_int_equal(find(&r, "perf_gap")->state, TC_ITEM_FAILED);
     assert_int_equal(r.verdict, TC_DECIDE_STAY);
     assert_true(has_reason(&r, "operator fallback"));
+    in.perf_ratio = 0; /* the target completed nothing */
+    in.target_completed = 0;
+    in.target_failed = 5;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "perf_gap")->state, TC_ITEM_FAILED);
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
+    assert_int_equal(r.verdict, TC_DECIDE_STAY);
+    assert_true(has_reason(&r, "completed no request"));
 }
 
 static void economics_rules(void **state)
@@ -159,6 +180,7 @@ static void key_gaps_rules(void **state)
     tc_decide(&in, &r);
     assert_int_equal(r.verdict, TC_DECIDE_HYBRID);
     assert_true(has_reason(&r, "no alternative"));
+    assert_true(has_reason(&r, "not met: gaps")); /* the unmet items are named */
 }
 
 static void price_rule_of_003(void **state)
@@ -188,6 +210,8 @@ static const char GAPS[] =
     "   \"alternative\": \"\"},\n"
     "  {\"name\": \"sdpa\", \"status\": \"fallback\", \"risk\": \"medium-high\", \"share\": 0.1,"
     "   \"alternative\": null},\n"
+    "  {\"name\": \"marlin\", \"status\": \"unknown\", \"risk\": \"high\", \"share\": 0},\n"
+    "  {\"name\": \"view\", \"status\": \"unknown\", \"risk\": \"medium\", \"share\": 0},\n"
     "  {\"name\": \"mm\", \"status\": \"native\", \"risk\": \"low\", \"share\": 0.6}\n"
     "]}\n";
 
@@ -200,7 +224,9 @@ static void gaps_summary_counts_key_gaps(void **state)
     char err[512] = "";
     assert_int_equal(tc_gaps_summary_parse("g.json", GAPS, strlen(GAPS), &g, err, sizeof err),
                      TC_OK);
-    assert_int_equal(g.ops, 6);
+    assert_int_equal(g.ops, 8);
+    assert_int_equal(g.unknown, 2);
+    assert_int_equal(g.key_unchecked, 1); /* marlin: high risk, not in the list */
     assert_int_equal(g.missing, 4);
     assert_int_equal(g.fallback, 1);
     assert_int_equal(g.key_gaps, 3);                /* gptq (high), big, heavy (share) */
@@ -235,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_ticked_and_paying_off_migrates),
         cmocka_unit_test(checklist_items_follow_their_evidence),
+        cmocka_unit_test(unchecked_key_operators_keep_gaps_open),
         cmocka_unit_test(perf_gap_edges),
         cmocka_unit_test(economics_rules),
         cmocka_unit_test(key_gaps_rules),
