@@ -317,7 +317,35 @@ static int load_profiles(const compare_args *a, tc_cost_profile *pa, tc_cost_pro
         tc_cli_error("%s", err);
         return -1;
     }
+    if (strcmp(pa->currency, pb->currency) != 0) {
+        tc_cli_error("compare: %s is in %s but %s is in %s: give both profiles in one currency",
+                     a->profile_a, pa->currency, a->profile_b, pb->currency);
+        return -1;
+    }
     return 0;
+}
+
+/* 1 when both sides are the very same runs. */
+static int same_runs(const compare_side *a, const compare_side *b)
+{
+    if (a->set.n != b->set.n)
+        return 0;
+    for (size_t i = 0; i < a->set.n; i++)
+        if (a->set.runs[i].id != b->set.runs[i].id)
+            return 0;
+    return 1;
+}
+
+static void quality(compare_result *r)
+{
+    int max = (int)(sizeof r->warnings / sizeof r->warnings[0]);
+    r->n_warnings = tc_cli_quality_warnings("A", &r->a.set, r->a.f, r->warnings, max);
+    r->n_warnings += tc_cli_quality_warnings("B", &r->b.set, r->b.f, r->warnings + r->n_warnings,
+                                             max - r->n_warnings);
+    if (same_runs(&r->a, &r->b) && r->n_warnings < max)
+        snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
+                 "A and B are the same runs: the ratio is 1 by construction and the interval "
+                 "treats them as two samples");
 }
 
 static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *pa,
@@ -346,6 +374,7 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
                                                                    : "mixed";
     if (confidence(a, r) < 0)
         return TC_EXIT_RUNTIME;
+    quality(r);
     r->differences = tc_compare_differences(&r->a.set.runs[0], &r->b.set.runs[0], r->a.fingerprint,
                                             r->b.fingerprint);
     if (!r->differences) {

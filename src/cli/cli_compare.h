@@ -43,6 +43,8 @@ typedef struct compare_result {
     tc_boot_ci cost_ratio; /* cost B / cost A */
     compare_claim claim;
     json_t *differences;
+    char warnings[2 * TC_CLI_MAX_WARNINGS + 1][200]; /* partial runs, failed requests, same runs */
+    int n_warnings;
 } compare_result;
 
 /* The mean over the side's runs of a figure; *valid = 0 when no run has

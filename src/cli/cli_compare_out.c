@@ -173,6 +173,12 @@ static void print_claim(const compare_result *r)
         printf("  (%s)\n", c->why);
 }
 
+static void print_warnings(const compare_result *r)
+{
+    for (int i = 0; i < r->n_warnings; i++)
+        printf("WARNING %s\n", r->warnings[i]);
+}
+
 static void print_differences(const compare_result *r)
 {
     size_t i;
@@ -203,6 +209,7 @@ void tc_compare_print(const compare_result *r)
     print_table(r);
     print_confidence(r);
     print_claim(r);
+    print_warnings(r);
     print_differences(r);
 }
 
@@ -234,8 +241,10 @@ static json_t *side_json(const compare_side *s)
     json_t *o = json_pack("{s:s,s:b,s:o,s:s,s:b,s:o}", "name", s->set.name, "group",
                           s->set.is_group, "run_ids", ids, "model", s->set.runs[0].model,
                           "simulated", s->set.runs[0].simulated, "figures", fig);
-    if (o && s->profile)
+    if (o && s->profile) {
         json_object_set_new(o, "profile", json_string(s->profile->name));
+        json_object_set_new(o, "currency", json_string(s->profile->currency));
+    }
     if (o)
         json_object_set_new(o, "roofline",
                             tc_cli_roofline_brief_json(&s->roof, s->set.runs[0].concurrency));
@@ -276,12 +285,16 @@ static json_t *ratios_json(const compare_result *r)
 
 json_t *tc_compare_json(const compare_result *r)
 {
+    json_t *warn = json_array();
+    for (int i = 0; i < r->n_warnings; i++)
+        json_array_append_new(warn, json_string(r->warnings[i]));
     json_t *conf = json_pack("{s:o,s:o}", "throughput_ratio", ci_json(&r->tps_ratio), "cost_ratio",
                              r->has_cost_ratio ? ci_json(&r->cost_ratio) : json_null());
-    return json_pack("{s:b,s:o,s:o,s:o,s:s,s:s,s:b,s:i,s:I,s:o,s:o,s:O}", "simulated", r->simulated,
-                     "a", side_json(&r->a), "b", side_json(&r->b), "ratios_b_over_a",
+    return json_pack("{s:b,s:o,s:o,s:o,s:s,s:s,s:b,s:i,s:I,s:o,s:o,s:o,s:O}", "simulated",
+                     r->simulated, "a", side_json(&r->a), "b", side_json(&r->b), "ratios_b_over_a",
                      ratios_json(r), "resampling", r->resampling, "interval_method", r->method,
                      "run_to_run_covered", strcmp(r->resampling, "runs") == 0, "resamples",
                      r->tps_ratio.resamples, "seed", (json_int_t)r->tps_ratio.seed, "confidence",
-                     conf, "claim", claim_json(&r->claim), "differences", r->differences);
+                     conf, "claim", claim_json(&r->claim), "warnings", warn, "differences",
+                     r->differences);
 }

@@ -212,10 +212,13 @@ static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *
     tc_cost_measured m;
     tc_group_stat spread;
     tc_cost_result r;
+    char warn[TC_CLI_MAX_WARNINGS][200];
     int code = tc_cli_runset_load(st, set, &f);
     if (code)
         return code;
     tc_cli_mean_cost_inputs(f, set->n, &m, &spread);
+    int n_warn = tc_cli_quality_warnings(set->is_group ? "the group" : "the run", set, f, warn,
+                                         TC_CLI_MAX_WARNINGS);
     tc_cli_runset_figures_free(f, set->n);
     if (tc_cost_compute(p, &m, &r) != TC_OK) {
         tc_cli_error("cost: '%s' has no output throughput (no completed request), so no cost "
@@ -225,10 +228,19 @@ static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *
     }
     if (!json) {
         print_cost(set, &spread, p, &r);
+        for (int i = 0; i < n_warn; i++)
+            printf("WARNING %s\n", warn[i]);
         return 0;
     }
     char err[256];
     json_t *doc = cost_json(set, &spread, p, &r);
+    json_t *w = json_array();
+    for (int i = 0; i < n_warn; i++)
+        json_array_append_new(w, json_string(warn[i]));
+    if (doc)
+        json_object_set_new(doc, "warnings", w);
+    else
+        json_decref(w);
     if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
         code = TC_EXIT_RUNTIME;
     json_decref(doc);

@@ -35,10 +35,15 @@ static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, con
         json_array_append_new(runs, run_json(&f[i]));
         simulated |= set->runs[i].simulated;
     }
-    return json_pack("{s:s,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b}}", "group", set->name, "simulated",
-                     simulated, "runs", runs, "throughput", "runs", (json_int_t)g->n, "mean",
-                     g->mean, "stddev", g->stddev, "cv", g->cv, "cv_limit", TC_GROUP_CV_LIMIT,
-                     "noisy", g->noisy);
+    char lines[TC_CLI_MAX_WARNINGS][200];
+    int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
+    json_t *warn = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(warn, json_string(lines[i]));
+    return json_pack("{s:s,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b},s:o}", "group", set->name,
+                     "simulated", simulated, "runs", runs, "throughput", "runs", (json_int_t)g->n,
+                     "mean", g->mean, "stddev", g->stddev, "cv", g->cv, "cv_limit",
+                     TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings", warn);
 }
 
 static void print_ms(const tc_summary *s, double v)
@@ -66,6 +71,16 @@ static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const
         print_ms(&m->itl_ms, m->itl_ms.p50);
         print_ms(&m->e2e_ms, m->e2e_ms.p50);
         printf(" %6lld\n", (long long)m->requests.failed);
+    }
+    char lines[TC_CLI_MAX_WARNINGS][200];
+    int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
+    for (int i = 0; i < n; i++)
+        printf("WARNING %s\n", lines[i]);
+    if (g->n < 2 || !(g->mean > 0)) {
+        printf("Throughput over the runs: %s\n",
+               g->n < 2 ? "one run: no spread to measure (repeat it with --repeat K)"
+                        : "no run completed a request: no throughput");
+        return;
     }
     printf("Throughput over the runs: mean %.2f tok/s, stddev %.2f, CV %.2f%%", g->mean, g->stddev,
            g->cv * 100);

@@ -400,6 +400,28 @@ static int group_name(const run_args *a, tc_store *st, char *out, size_t len)
     return 0;
 }
 
+/* A plain run may not take a group's name: every command would take the
+ * name for the group and never see this run. */
+static int label_free_of_group(const char *label, tc_store *st)
+{
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    char err[512];
+    tc_err rc = tc_store_find_group(st, label, &runs, &n, err, sizeof err);
+    free(runs);
+    if (rc != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (n > 0) {
+        tc_cli_error("run: --label '%s' names a group of %zu repeated runs; commands would take "
+                     "the name for the group: choose another label",
+                     label, n);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The workload, found and loaded once for every repetition. */
 typedef struct run_plan {
     tc_endpoint ep;
@@ -510,6 +532,8 @@ int tc_cmd_run(int argc, char **argv)
         code = tc_cli_open_store(a.db, TC_STORE_WRITE, &store);
     if (!code && a.repeat > 1)
         code = group_name(&a, store, p.group, sizeof p.group);
+    else if (!code && a.label)
+        code = label_free_of_group(a.label, store);
     if (!code) {
         prompt_set_id(&p.prompts, p.prompt_set, sizeof p.prompt_set);
         code = measure_all(&a, &p, store);

@@ -149,3 +149,24 @@ void tc_cli_mean_cost_inputs(const tc_cli_figures *f, size_t n, tc_cost_measured
     out->output_tokens_per_s = tps->mean;
     free(v);
 }
+
+int tc_cli_quality_warnings(const char *who, const tc_cli_runset *set, const tc_cli_figures *f,
+                            char lines[][200], int max)
+{
+    int n = 0;
+    int64_t measured = 0, failed = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->runs[i].status, "complete") != 0 && n < max)
+            snprintf(lines[n++], 200, "%s: run %lld is %s: its figures are partial", who,
+                     (long long)set->runs[i].id, set->runs[i].status);
+        measured += f[i].m.requests.measured;
+        failed += f[i].m.requests.failed;
+    }
+    if (failed > 0 && n < max)
+        snprintf(lines[n++], 200,
+                 "%s: %lld of %lld measured requests failed (%.1f%%): the figures are of the "
+                 "completed ones",
+                 who, (long long)failed, (long long)measured,
+                 100.0 * (double)failed / (double)measured);
+    return n;
+}

@@ -63,6 +63,15 @@ int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json);
 /* The same JSON document, new reference; NULL after saying why. */
 json_t *tc_cli_group_doc(tc_store *st, const tc_cli_runset *set);
 
+#define TC_CLI_MAX_WARNINGS 8
+
+/* What makes a set's figures partial, one line each into lines (at most
+ * TC_CLI_MAX_WARNINGS): runs that are not "complete" (interrupted, failed,
+ * still running) and failed measured requests. `who` starts each line
+ * ("A", "group 'x'"). Returns the number of lines. */
+int tc_cli_quality_warnings(const char *who, const tc_cli_runset *set, const tc_cli_figures *f,
+                            char lines[][200], int max);
+
 /* The cost model's inputs of a run's figures: power and idle count only
  * when every sampled device has them, so a partial sum is never taken for
  * the whole. */

@@ -3,6 +3,7 @@
 // the ratio, its seeded interval, claim verdicts, cost ratios, warnings
 // for differences other than the hardware, and the usage errors.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -153,4 +154,37 @@ test('compare usage errors name the fix', async (t) => {
   r = await cli(['compare', 'only', 'only', '--db', db, '--claim', 'five']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /--claim/);
+});
+
+test('partial evidence is said: failed requests, the same runs twice, a label taken by a group, mixed currencies', async (t) => {
+  const { sc, db, slow, run } = await twoPlatforms(t);
+  const flaky = await sc.sim(['--ttft-ms', '2', '--decode-tps', '200', '--fault', 'http500:0.5', '--seed', '3']);
+  const r0 = await run(flaky.url, ['--repeat', '2', '--label', 'flaky', '--max-error-rate', '1', '-n', '8']);
+  assert.equal(r0.code, 0, r0.stderr);
+  assert.equal((await run(slow.url, ['--label', 'base'])).code, 0);
+
+  const g = JSON.parse((await cli(['show', 'flaky', '--db', db, '--json'])).stdout);
+  assert.ok(g.warnings.some((w) => /measured requests failed/.test(w)), JSON.stringify(g.warnings));
+
+  const c = await cli(['compare', 'base', 'flaky', '--db', db, '--json']);
+  assert.equal(c.code, 0, c.stderr);
+  const d = JSON.parse(c.stdout);
+  assert.ok(d.warnings.some((w) => /^B: \d+ of \d+ measured requests failed/.test(w)), JSON.stringify(d.warnings));
+  const text = await cli(['compare', 'base', 'flaky', '--db', db]);
+  assert.match(text.stdout, /WARNING B: \d+ of \d+ measured requests failed/);
+  const cost = await cli(['cost', 'flaky', '--db', db, '--profile', PROFILE]);
+  assert.match(cost.stdout, /WARNING the group: \d+ of \d+ measured requests failed/);
+
+  const same = JSON.parse((await cli(['compare', 'base', 'base', '--db', db, '--json'])).stdout);
+  assert.ok(same.warnings.some((w) => /same runs/.test(w)));
+
+  const taken = await run(slow.url, ['--label', 'flaky']);
+  assert.equal(taken.code, 1);
+  assert.match(taken.stderr, /--label 'flaky' names a group of 2 repeated runs/);
+
+  const eur = path.join(sc.dir(), 'eur.ini');
+  writeFileSync(eur, readFileSync(PROFILE, 'utf8').replace(/^currency = .*$/m, 'currency = EUR'));
+  const mixed = await cli(['compare', 'base', 'flaky', '--db', db, '--profile-a', PROFILE, '--profile-b', eur]);
+  assert.equal(mixed.code, 1);
+  assert.match(mixed.stderr, /is in USD but .*eur\.ini is in EUR/);
 });
