@@ -43,6 +43,11 @@ struct runner {
     CURLM *multi;
     int epfd;
     int64_t timer_due_ns; /* curl's timeout, absolute; -1 = none */
+    /* When epoll_wait returned: the bytes of every socket it reported were
+     * there by then, so chunks read while the batch is worked through are
+     * stamped with it, not with how far the loop had got (0 = outside a
+     * batch: stamp now). */
+    int64_t wake_ns;
     struct curl_slist *headers;
     char url[640];
     slot *slots;
@@ -109,7 +114,11 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 {
     slot *s = userp;
     size_t n = size * nmemb;
-    int64_t now = tc_mono_ns();
+    /* A request sent in this very batch cannot have had its bytes waiting at
+     * the wake-up: those are stamped now. */
+    int64_t now = s->r->wake_ns;
+    if (now == 0 || now < s->rec.send_ns)
+        now = tc_mono_ns();
     if (s->rec.http_status == 0) {
         long status = 0;
         curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -509,6 +518,7 @@ static void wait_and_dispatch(runner *r)
     struct epoll_event evs[256];
     int n = epoll_wait(r->epfd, evs, 256, wait_ms);
     int running;
+    r->wake_ns = n > 0 ? tc_mono_ns() : 0;
     for (int i = 0; i < n; i++) {
         int flags = 0;
         if (evs[i].events & EPOLLIN)
@@ -519,6 +529,7 @@ static void wait_and_dispatch(runner *r)
             flags |= CURL_CSELECT_ERR;
         curl_multi_socket_action(r->multi, evs[i].data.fd, flags, &running);
     }
+    r->wake_ns = 0;
     if (r->timer_due_ns >= 0 && tc_mono_ns() >= r->timer_due_ns) {
         r->timer_due_ns = -1;
         curl_multi_socket_action(r->multi, CURL_SOCKET_TIMEOUT, 0, &running);
