@@ -2,7 +2,9 @@
 #include "analysis/bootstrap.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "analysis/stats.h"
 
@@ -63,17 +65,64 @@ static tc_err check_args(const tc_boot_sample *a, const tc_boot_sample *b, tc_bo
     return TC_OK;
 }
 
-void tc_boot_draw(const tc_boot_sample *a, const tc_boot_sample *b, int resamples, uint64_t seed,
-                  double *sa, double *sb)
+/* Resample r draws from its own stream, seeded by (seed, r): the figures
+ * are the same whether one thread or eight draw them. */
+static void draw_range(const tc_boot_sample *a, const tc_boot_sample *b, uint64_t seed, int from,
+                       int to, double *sa, double *sb)
 {
-    tc_rng rng;
-    tc_rng_seed(&rng, seed);
-    for (int r = 0; r < resamples; r++) {
-        /* A before B, each with its own n draws: the order is part of what
-         * the seed reproduces. */
+    for (int r = from; r < to; r++) {
+        tc_rng rng;
+        tc_rng_seed(&rng, tc_hash3(seed, (uint64_t)r, 0x626f6f74)); /* "boot" */
         sa[r] = tc_boot_resample(a, &rng);
         sb[r] = tc_boot_resample(b, &rng);
     }
+}
+
+typedef struct draw_job {
+    const tc_boot_sample *a, *b;
+    uint64_t seed;
+    int from, to;
+    double *sa, *sb;
+} draw_job;
+
+static void *draw_thread(void *arg)
+{
+    draw_job *j = arg;
+    draw_range(j->a, j->b, j->seed, j->from, j->to, j->sa, j->sb);
+    return NULL;
+}
+
+/* Below this many draws in all, threads cost more than they save. */
+#define PARALLEL_DRAWS 4000000.0
+#define MAX_THREADS 8
+
+void tc_boot_draw(const tc_boot_sample *a, const tc_boot_sample *b, int resamples, uint64_t seed,
+                  double *sa, double *sb)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+    if ((double)resamples * (double)(a->n + b->n) < PARALLEL_DRAWS)
+        n = 1;
+    pthread_t th[MAX_THREADS];
+    draw_job jobs[MAX_THREADS];
+    int started = 0;
+    for (int i = 0; i < n; i++) {
+        jobs[i] = (draw_job){a,
+                             b,
+                             seed,
+                             (int)((long long)resamples * i / n),
+                             (int)((long long)resamples * (i + 1) / n),
+                             sa,
+                             sb};
+        /* Job 0 runs here; a thread that cannot start runs here too. */
+        if (i > 0 && pthread_create(&th[started], NULL, draw_thread, &jobs[i]) == 0)
+            started++;
+        else if (i > 0)
+            draw_thread(&jobs[i]);
+    }
+    draw_thread(&jobs[0]);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
 }
 
 tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b, const double *sa,

@@ -15,8 +15,9 @@
  *     that the statistic of the sample itself is the measured throughput
  *     and a resample moves it as the requests' own rates vary.
  *
- * Each resample draws n indices with replacement from A and from B,
- * computes both statistics, and maps them through a caller function (a
+ * Each resample draws n indices with replacement from A and from B (from
+ * its own random stream, seeded by the seed and its number, so the result
+ * does not depend on how many threads drew it), computes both statistics, and maps them through a caller function (a
  * throughput ratio, a cost ratio); the interval is the (1-level)/2 and
  * (1+level)/2 percentiles of the mapped values (tc_stats_percentile). */
 #ifndef TC_BOOTSTRAP_H

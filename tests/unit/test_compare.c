@@ -76,6 +76,25 @@ static void bootstrap_is_reproducible_with_a_seed(void **state)
     assert_true(c4.lo == c1.lo && c4.hi == c1.hi && c4.point == c1.point);
 }
 
+/* Large enough to be drawn by several threads: still the same interval
+ * every time, whatever the threads' timing. */
+static void threaded_draws_are_reproducible(void **state)
+{
+    (void)state;
+    enum { N = 2100 }; /* 1000 resamples x 4200 values: over the threshold */
+    static double na[N], da[N], nb[N], db[N];
+    tc_rng rng;
+    tc_rng_seed(&rng, 5);
+    synth(&rng, na, da, N, 100, 1.0, 0.3);
+    synth(&rng, nb, db, N, 100, 0.5, 0.3);
+    tc_boot_ci c1 = ci_of(na, da, nb, db, N, 1000, 7, tc_boot_ratio_b_over_a);
+    for (int i = 0; i < 3; i++) {
+        tc_boot_ci c2 = ci_of(na, da, nb, db, N, 1000, 7, tc_boot_ratio_b_over_a);
+        assert_true(c1.lo == c2.lo && c1.hi == c2.hi);
+    }
+    assert_true(c1.lo < 2 && 2 < c1.hi);
+}
+
 /* On synthetic data whose true ratio is known, the 95% interval covers it
  * in about 95% of experiments (the data are seeded, so this is exact and
  * repeatable: a broken resampler or percentile lands far outside). */
@@ -438,6 +457,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bootstrap_is_reproducible_with_a_seed),
         cmocka_unit_test(bootstrap_covers_a_known_ratio),
+        cmocka_unit_test(threaded_draws_are_reproducible),
         cmocka_unit_test(bootstrap_refuses_bad_input),
         cmocka_unit_test(claim_verdicts),
         cmocka_unit_test(claim_verdicts_on_constructed_runs),
