@@ -105,11 +105,16 @@ static int load_profile(const char *path, const tc_lockin *a, tc_cost_profile *p
     return 0;
 }
 
-/* Cost per million tokens of a side; -1 (said) when not available. */
-static int price(const char *path, const tc_cost_profile *p, const tc_cost_measured *m, double *out)
+/* The running cost per million tokens of a side: what goes on every month.
+ * The purchase (the [hardware] term) is the lock-in model's one-time
+ * hardware saving, and adaptation days are its lock-in cost, so neither
+ * is counted again here; a cloud rental is running cost. -1 (said) when
+ * the cost is not available. */
+static int running_cost(const char *path, const tc_cost_profile *p, const tc_cost_measured *m,
+                        double *out)
 {
     tc_cost_result r;
-    if (tc_cost_compute(p, m, &r) != TC_OK || !r.has_cost) {
+    if (tc_cost_compute(p, m, &r) != TC_OK || !r.has_cost || !(r.tokens_per_month > 0)) {
         fprintf(stderr,
                 "truecost: %s: no cost per token for its run (no completed request, or no power "
                 "measured and no [power] busy_watts; see 'truecost cost RUN --profile %s'): no "
@@ -117,7 +122,16 @@ static int price(const char *path, const tc_cost_profile *p, const tc_cost_measu
                 path, path);
         return -1;
     }
-    *out = r.cost_per_million_tokens;
+    double monthly = r.per_month - (r.is_cloud ? 0 : r.hardware.value);
+    if (!p->is_cloud && p->adaptation_days.valid && p->day_rate.valid) {
+        monthly -= p->adaptation_days.value * p->day_rate.value / p->amortize_months.value;
+        if (p->adaptation_days.value > 0)
+            fprintf(stderr,
+                    "truecost: %s: its adaptation_days belong to the lock-in cost; left out of "
+                    "the running saving\n",
+                    path);
+    }
+    *out = monthly / r.tokens_per_month * 1e6;
     return 0;
 }
 
@@ -166,8 +180,8 @@ static int running_saving(const tc_cli_evidence_opts *o, const tc_lockin *a,
     }
     if ((code = load_profile(o->profile_a, a, &pa)) || (code = load_profile(o->profile_b, a, &pb)))
         return code;
-    if (price(o->profile_a, &pa, ma, &ev->cost_a) < 0 ||
-        price(o->profile_b, &pb, mb, &ev->cost_b) < 0)
+    if (running_cost(o->profile_a, &pa, ma, &ev->cost_a) < 0 ||
+        running_cost(o->profile_b, &pb, mb, &ev->cost_b) < 0)
         return 0;
     ev->has_costs = 1;
     ev->running_saving_per_month = (ev->cost_a - ev->cost_b) * a->tokens_per_month.value / 1e6;

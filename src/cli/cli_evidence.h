@@ -1,7 +1,9 @@
 /* Evidence that replaces the guesses of an assessment, for `lockin` and
  * `decide`: a saved gap table (T_op and the key gaps), two stored runs or
  * groups (the performance gap, and whether the target ran cleanly), and a
- * cost profile for each (the running-cost saving per month). */
+ * cost profile for each (the running-cost saving per month: electricity,
+ * operations hours and cloud rental; the purchase is the one-time hardware
+ * saving of the assessment). */
 #ifndef TC_CLI_EVIDENCE_H
 #define TC_CLI_EVIDENCE_H
 
@@ -32,7 +34,10 @@ typedef struct tc_cli_evidence {
     int64_t target_completed, target_failed;
 
     int has_costs;
-    double cost_a, cost_b; /* per million output tokens */
+    /* Running cost per million output tokens: electricity, operations
+     * hours and cloud rental; not the purchase or the adaptation days,
+     * which the lock-in model counts once. */
+    double cost_a, cost_b;
     double running_saving_per_month;
 } tc_cli_evidence;
 
