@@ -475,7 +475,7 @@ static const struct {
     {"Q3_K_L", 4.27}, {"Q3_K_M", 3.91}, {"Q3_K_S", 3.50}, {"Q2_K", 3.35},    {"IQ4_NL", 4.5},
     {"IQ4_XS", 4.25}, {"IQ3_M", 3.66},  {"IQ3_S", 3.44},  {"IQ3_XS", 3.3},   {"IQ3_XXS", 3.06},
     {"IQ2_M", 2.7},   {"IQ2_S", 2.5},   {"IQ2_XS", 2.31}, {"IQ2_XXS", 2.06}, {"IQ1_M", 1.75},
-    {"IQ1_S", 1.56},
+    {"IQ1_S", 1.56},  {"MXFP4", 4.25}, /* 32 4-bit values + one 8-bit scale */
 };
 
 tc_err tc_roofline_quant_bits(const char *level, double *bits)
@@ -537,10 +537,29 @@ double tc_roofline_prefill_tps(double fp16_tflops, double params)
 
 /* ---- one run ------------------------------------------------------------ */
 
+/* A mixture-of-experts model reads only its active experts per token, so
+ * the bound from all the weights is too low; known by name or family. */
+static int looks_moe(const char *text)
+{
+    static const char *const marks[] = {"moe", "mixtral", "gpt-oss", "gptoss", "deepseek-v",
+                                        "a3b", "a22b",    "a35b",    "a17b"};
+    char low[256];
+    size_t i = 0;
+    for (; text && text[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)text[i]);
+    low[i] = '\0';
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+        if (strstr(low, marks[k]))
+            return 1;
+    return 0;
+}
+
 /* What the fingerprint says of the model and the GPU. */
 static void from_fingerprint(json_t *fp, const tc_roofline_inputs *in, tc_roofline_result *r)
 {
     json_t *model = json_object_get(json_object_get(fp, "server"), "model");
+    r->moe_suspected = looks_moe(json_string_value(json_object_get(model, "name"))) ||
+                       looks_moe(json_string_value(json_object_get(model, "family")));
     const char *size = json_string_value(json_object_get(model, "parameter_size"));
     const char *quant = json_string_value(json_object_get(model, "quantization_level"));
     json_t *loaded = json_object_get(model, "size_bytes");

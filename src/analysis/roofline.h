@@ -156,6 +156,10 @@ typedef struct tc_roofline_result {
     tc_roofline_reading reading;
 
     unsigned missing; /* TC_ROOF_NEED_* and TC_ROOF_BAD_* bits */
+    /* The model's name or family says mixture of experts (moe, mixtral,
+     * gpt-oss, deepseek-v, a3b...): only the active experts are read per
+     * token, so --model-bytes of those gives the real bound. */
+    int moe_suspected;
 } tc_roofline_result;
 
 /* Fills *out with the ceilings of a run on its GPU from table `t` and the

@@ -406,6 +406,9 @@ static void print_result(const tc_run_info *run, const roof_run *rr, const tc_ro
                                     : tc_roofline_reading_text(r->reading));
     else
         puts("Measured decode: none (no completed request with 2 or more tokens)");
+    if (r->moe_suspected && r->bytes_source != TC_ROOF_BYTES_GIVEN)
+        puts("Note: a mixture-of-experts model reads only its active experts per token; the "
+             "bound above counts all weights: give --model-bytes of the active ones.");
     if (run->concurrency > 1)
         printf("Note: the run had concurrency %d; the single-stream bound applies to each "
                "stream, and batching shares the weight reads between them.\n",

@@ -51,13 +51,14 @@ json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency)
     if (!r->has_decode)
         return json_null();
     return json_pack(
-        "{s:s,s:f,s:f,s:f,s:o,s:o,s:o,s:s}", "gpu", r->spec.name, "bandwidth_gb_s",
+        "{s:s,s:f,s:f,s:f,s:o,s:o,s:o,s:s,s:b}", "gpu", r->spec.name, "bandwidth_gb_s",
         r->spec.bandwidth_gb_s, "weight_bytes", r->weight_bytes, "decode_ceiling_tokens_per_s",
         r->decode_ceiling_tps, "measured_decode_tokens_per_s",
         r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "percent_of_ceiling",
         r->has_measured ? json_real(r->percent_of_ceiling) : json_null(), "reading",
         reading_of(r, concurrency) ? json_string(reading_of(r, concurrency)) : json_null(),
-        "weight_bytes_source", tc_roofline_bytes_source_name(r->bytes_source));
+        "weight_bytes_source", tc_roofline_bytes_source_name(r->bytes_source), "moe_suspected",
+        r->moe_suspected);
 }
 
 void tc_cli_roofline_brief_print(FILE *out, const tc_roofline_result *r, int concurrency)
@@ -79,6 +80,10 @@ void tc_cli_roofline_brief_print(FILE *out, const tc_roofline_result *r, int con
     fprintf(out, "Bandwidth bound: %s, %.0f GB/s / %.3g GB per token = %.1f tokens/s per stream\n",
             r->spec.name, r->spec.bandwidth_gb_s, (r->weight_bytes + r->kv_bytes_per_token) / 1e9,
             r->decode_ceiling_tps);
+    if (r->moe_suspected && r->bytes_source != TC_ROOF_BYTES_GIVEN)
+        fprintf(out, "  note: a mixture-of-experts model reads only its active experts per "
+                     "token; the bound above counts all weights (give --model-bytes of the "
+                     "active ones to 'truecost roofline')\n");
     if (r->has_measured)
         fprintf(out, "  measured decode p50 %.1f tokens/s = %.0f%% of the bound%s: %s\n",
                 r->measured_decode_tps, r->percent_of_ceiling,

@@ -76,7 +76,8 @@ static void quantisation_sizes(void **state)
         double bits;
     } cases[] = {{"F32", 32},    {"F16", 16},      {"BF16", 16},     {"Q8_0", 8.5},
                  {"Q6_K", 6.56}, {"Q5_K_M", 5.68}, {"Q4_K_M", 4.84}, {"q4_k_m", 4.84},
-                 {"Q4_0", 4.5},  {"Q3_K_M", 3.91}, {"Q2_K", 3.35},   {"IQ4_XS", 4.25}};
+                 {"Q4_0", 4.5},  {"Q3_K_M", 3.91}, {"Q2_K", 3.35},   {"IQ4_XS", 4.25},
+                 {"MXFP4", 4.25}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double bits = 0;
         if (tc_roofline_quant_bits(cases[i].level, &bits) != TC_OK)
@@ -303,6 +304,29 @@ static const char FINGERPRINT[] =
     "{\"gpus\":[{\"name\":\"NVIDIA GeForce RTX 4090\"}],\"server\":{\"model\":{"
     "\"parameter_size\":\"8.0B\",\"quantization_level\":\"Q4_K_M\",\"size_bytes\":4920753328}}}";
 
+/* A mixture-of-experts model is recognised by name or family and said. */
+static void moe_models_are_flagged(void **state)
+{
+    (void)state;
+    tc_roofline_table t = builtin();
+    static const char *const fps[] = {
+        "{\"server\":{\"model\":{\"name\":\"qwen3:30b-a3b\",\"parameter_size\":\"30.5B\"}}}",
+        "{\"server\":{\"model\":{\"name\":\"gpt-oss:20b\",\"family\":\"gptoss\"}}}",
+        "{\"server\":{\"model\":{\"name\":\"m\",\"family\":\"qwen3moe\"}}}"};
+    tc_roofline_result r;
+    char err[256];
+    for (size_t i = 0; i < sizeof fps / sizeof fps[0]; i++) {
+        tc_roofline_inputs in = {.gpu_name = "RTX 4090", .fingerprint_json = fps[i]};
+        assert_int_equal(tc_roofline_for_run(&t, &in, &r, err, sizeof err), TC_OK);
+        if (!r.moe_suspected)
+            fail_msg("not flagged: %s", fps[i]);
+    }
+    tc_roofline_inputs dense = {.gpu_name = "RTX 4090", .fingerprint_json = FINGERPRINT};
+    assert_int_equal(tc_roofline_for_run(&t, &dense, &r, err, sizeof err), TC_OK);
+    assert_false(r.moe_suspected);
+    tc_roofline_table_free(&t);
+}
+
 static void a_run_from_its_fingerprint(void **state)
 {
     (void)state;
@@ -421,6 +445,7 @@ int main(void)
         cmocka_unit_test(csv_errors_name_file_and_line),
         cmocka_unit_test(builtin_table_has_every_row),
         cmocka_unit_test(a_run_from_its_fingerprint),
+        cmocka_unit_test(moe_models_are_flagged),
         cmocka_unit_test(what_is_missing_is_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
