@@ -215,6 +215,9 @@ tc_err tc_lockin_range_parse(const char *text, tc_lockin_range *out, char *err, 
         return tc_fail(err, errlen, TC_ERR_INVALID, "no range");
     char parts[3][64];
     double v[3];
+    if (strstr(text, "..."))
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "'%s': three dots; a range is LOW..HIGH or LOW..MODE..HIGH, two dots", text);
     int n = split_range(text, parts);
     if (n < 0)
         return tc_fail(err, errlen, TC_ERR_PARSE, "'%s' is not a range", text);

@@ -166,6 +166,8 @@ static void range_parser(void **state)
     assert_int_equal(tc_lockin_range_parse("1.5..2.5e1", &r, err, sizeof err), TC_OK);
     near(tc_lockin_range_point(&r), 13.25);
     assert_int_equal(tc_lockin_range_parse("1..2..3..4", &r, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(tc_lockin_range_parse("6...15", &r, err, sizeof err), TC_ERR_PARSE);
+    assert_non_null(strstr(err, "three dots"));
     assert_int_equal(tc_lockin_range_parse("", &r, err, sizeof err), TC_ERR_PARSE);
     assert_int_equal(tc_lockin_range_parse("3..", &r, err, sizeof err), TC_ERR_PARSE);
     assert_int_equal(tc_lockin_range_parse("1..2 days", &r, err, sizeof err), TC_ERR_PARSE);
