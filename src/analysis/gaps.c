@@ -26,8 +26,8 @@ const char *tc_gaps_risk_name(tc_gap_risk r)
 
 const char *tc_gaps_match_name(tc_gap_match m)
 {
-    static const char *const names[] = {"none", "exact", "case", "normalised"};
-    return (unsigned)m <= TC_MATCH_NORMALISED ? names[m] : "?";
+    static const char *const names[] = {"none", "exact", "case", "normalised", "prefix"};
+    return (unsigned)m <= TC_MATCH_PREFIX ? names[m] : "?";
 }
 
 const char *tc_gaps_format_name(tc_gap_format f)
@@ -138,7 +138,9 @@ typedef struct builtin_rule {
 } builtin_rule;
 
 /* The seed's section 4.2, most specific first: a quantised matmul must not
- * fall into the plain GEMM class. */
+ * fall into the plain GEMM class. The seed's medium class is custom
+ * normalisation kernels; the patterns also catch the standard layer_norm,
+ * so the category says "normalisation", not "custom". */
 static const builtin_rule builtins[] = {
     {"*int4*", TC_RISK_HIGH, "quantised GEMM"},
     {"*int8*", TC_RISK_HIGH, "quantised GEMM"},
@@ -160,12 +162,12 @@ static const builtin_rule builtins[] = {
     {"*scaled_dot_product*", TC_RISK_MEDIUM_HIGH, "fused attention"},
     {"*attention*", TC_RISK_MEDIUM_HIGH, "fused attention"},
     {"*attn*", TC_RISK_MEDIUM_HIGH, "fused attention"},
-    {"*rms_norm*", TC_RISK_MEDIUM, "custom normalisation"},
-    {"*rmsnorm*", TC_RISK_MEDIUM, "custom normalisation"},
-    {"*layer_norm*", TC_RISK_MEDIUM, "custom normalisation"},
-    {"*layernorm*", TC_RISK_MEDIUM, "custom normalisation"},
-    {"*group_norm*", TC_RISK_MEDIUM, "custom normalisation"},
-    {"*groupnorm*", TC_RISK_MEDIUM, "custom normalisation"},
+    {"*rms_norm*", TC_RISK_MEDIUM, "normalisation"},
+    {"*rmsnorm*", TC_RISK_MEDIUM, "normalisation"},
+    {"*layer_norm*", TC_RISK_MEDIUM, "normalisation"},
+    {"*layernorm*", TC_RISK_MEDIUM, "normalisation"},
+    {"*group_norm*", TC_RISK_MEDIUM, "normalisation"},
+    {"*groupnorm*", TC_RISK_MEDIUM, "normalisation"},
     {"mm", TC_RISK_LOW, "basic GEMM"},
     {"bmm", TC_RISK_LOW, "basic GEMM"},
     {"addmm", TC_RISK_LOW, "basic GEMM"},
@@ -278,14 +280,93 @@ static const tc_gap_support_row *pick(const tc_gap_support *sup, tc_gap_match st
     return same ? same : any;
 }
 
+/* A name PyTorch's table cut to max_name_column_width: "xxx...". The
+ * length of xxx, or 0 when the name is not cut. */
+static size_t cut_prefix_len(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, "...") == 0 ? n - 3 : 0;
+}
+
+/* 1 when support operator `row` (or its normalised form) starts with the
+ * cut name's prefix `pre` (`npre`: its normalised form). */
+static int prefix_matches(const char *pre, const char *npre, const char *row)
+{
+    char b[256];
+    if (strncasecmp(row, pre, strlen(pre)) == 0)
+        return 1;
+    tc_gaps_normalise_name(row, b, sizeof b);
+    return npre[0] && strncmp(b, npre, strlen(npre)) == 0;
+}
+
+/* Whether support row r fits a cut name: it starts with the prefix and has
+ * dtype `dt` or '*' (any dtype when dt is unknown). *named when it starts
+ * with the prefix, whatever its dtype. */
+static int prefix_fit(const tc_gap_support_row *r, const char *pre, const char *npre,
+                      const char *dt, int *named)
+{
+    char rdt[64];
+    if (!prefix_matches(pre, npre, r->op))
+        return 0;
+    *named = 1;
+    if (strcmp(dt, "unknown") == 0 || strcmp(dt, "*") == 0)
+        return 1;
+    tc_gaps_dtype_canon(r->dtype, rdt, sizeof rdt);
+    return strcmp(rdt, dt) == 0 || strcmp(rdt, "*") == 0;
+}
+
+/* The prefix stage of a cut name (prefix length n): how many distinct
+ * support operators fit it; *first is one of them, *second another (NULL
+ * when fewer). */
+static int prefix_fits(const tc_gap_support *sup, const char *name, size_t n, const char *dt,
+                       const char **first, const char **second, int *named)
+{
+    char pre[256], npre[256];
+    int distinct = 0;
+    snprintf(pre, sizeof pre, "%.*s", (int)(n < sizeof pre ? n : sizeof pre - 1), name);
+    tc_gaps_normalise_name(pre, npre, sizeof npre);
+    *first = *second = NULL;
+    for (size_t i = 0; i < sup->n; i++) {
+        const tc_gap_support_row *r = &sup->rows[i];
+        if (!prefix_fit(r, pre, npre, dt, named))
+            continue;
+        int seen = 0, unused = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(sup->rows[j].op, r->op) == 0 &&
+                   prefix_fit(&sup->rows[j], pre, npre, dt, &unused);
+        if (seen)
+            continue;
+        if (distinct == 0)
+            *first = r->op;
+        else if (distinct == 1)
+            *second = r->op;
+        distinct++;
+    }
+    return distinct;
+}
+
+static void dtype_note(const tc_gap_entry *e, char *out, size_t outlen)
+{
+    if (e->n_candidates > 1)
+        snprintf(out, outlen,
+                 "dtype unknown: the worst of %d rows (line %d); give --dtype or a dtype column",
+                 e->n_candidates, e->support->line);
+    else
+        out[0] = '\0';
+}
+
 static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
 {
-    char dt[64];
+    char dt[64], note[96];
     tc_gaps_dtype_canon(e->op->dtype, dt, sizeof dt);
     int named = 0, n_rows = 0;
+    size_t cut = cut_prefix_len(e->op->name);
     e->status = TC_GAP_UNKNOWN;
     e->match = TC_MATCH_NONE;
-    for (int stage = TC_MATCH_EXACT; stage <= TC_MATCH_NORMALISED; stage++) {
+    /* A cut name skips the normalised stage: normalising drops everything
+     * after the first '.', so "aten::foo_ba..." would read as "foo_ba". */
+    int last = cut ? TC_MATCH_CASE : TC_MATCH_NORMALISED;
+    for (int stage = TC_MATCH_EXACT; stage <= last; stage++) {
         n_rows = 0;
         const tc_gap_support_row *r =
             pick(sup, (tc_gap_match)stage, e->op->name, dt, &named, &n_rows);
@@ -293,17 +374,52 @@ static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
             e->support = r;
             e->status = r->status;
             e->match = (tc_gap_match)stage;
-            if (n_rows > 1)
-                snprintf(e->why, sizeof e->why,
-                         "dtype unknown: the worst of %d rows (line %d); give --dtype or a "
-                         "dtype column",
-                         n_rows, r->line);
+            e->n_candidates = n_rows;
+            dtype_note(e, e->why, sizeof e->why);
+            return;
+        }
+    }
+    if (cut) {
+        const char *first, *second;
+        int fits = prefix_fits(sup, e->op->name, cut, dt, &first, &second, &named);
+        if (fits == 1) {
+            int unused = 0;
+            n_rows = 0;
+            const tc_gap_support_row *r = pick(sup, TC_MATCH_EXACT, first, dt, &unused, &n_rows);
+            e->support = r;
+            e->status = r->status;
+            e->match = TC_MATCH_PREFIX;
+            e->n_candidates = n_rows;
+            dtype_note(e, note, sizeof note);
+            snprintf(e->why, sizeof e->why,
+                     "matched by prefix: the profiler cut the name, and %.72s is the only support "
+                     "operator that starts with it%s%s",
+                     r->op, note[0] ? "; " : "", note);
+            return;
+        }
+        if (fits > 1) {
+            e->ambiguous = 1;
+            snprintf(e->why, sizeof e->why,
+                     "the profiler cut the name, and %d support operators start with it (%.56s, "
+                     "%.56s%s): print the table with a wider max_name_column_width",
+                     fits, first, second, fits > 2 ? ", ..." : "");
             return;
         }
     }
     snprintf(e->why, sizeof e->why, "%s",
              named ? "the support list has this operator, but not for this dtype"
                    : "not in the support list: check it and add a row");
+}
+
+/* 1 when some support row names operator `name` (exact, ignoring case or
+ * normalised; any dtype). */
+static int support_names(const tc_gap_support *sup, const char *name)
+{
+    for (size_t i = 0; i < sup->n; i++)
+        for (int stage = TC_MATCH_EXACT; stage <= TC_MATCH_NORMALISED; stage++)
+            if (name_matches((tc_gap_match)stage, name, sup->rows[i].op))
+                return 1;
+    return 0;
 }
 
 static int by_share(const void *a, const void *b)
@@ -326,13 +442,19 @@ tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
     out->rows = calloc(inv->n, sizeof *out->rows);
     if (!out->rows)
         return TC_ERR_NOMEM;
-    out->n = inv->n;
     double ops_share = 0;
     for (size_t i = 0; i < inv->n; i++) {
-        tc_gap_entry *e = &out->rows[i];
+        if (inv->ops[i].label && !support_names(sup, inv->ops[i].name)) {
+            out->n_labels++; /* a record_function label, not an operator */
+            continue;
+        }
+        tc_gap_entry *e = &out->rows[out->n++];
         e->op = &inv->ops[i];
         match_entry(sup, e);
-        e->risk = tc_gaps_classify(user, e->op->name, &e->risk_category, &e->risk_pattern,
+        out->n_ambiguous += e->ambiguous != 0;
+        /* A cut name is classed by the full name it was matched to. */
+        const char *risk_name = e->match == TC_MATCH_PREFIX ? e->support->op : e->op->name;
+        e->risk = tc_gaps_classify(user, risk_name, &e->risk_category, &e->risk_pattern,
                                    &e->risk_from_user);
         tc_gaps_status_days(e->status, &e->t_low, &e->t_mode, &e->t_high);
         out->share[e->status] += e->op->share;

@@ -93,7 +93,11 @@ typedef struct tc_gap_op {
     double time_us; /* self time behind the share; 0 for count/given */
     double calls;   /* valid when has_calls */
     int has_calls;
-    int line; /* of its first row, for messages */
+    int line;  /* of its first row, for messages */
+    int label; /* 1: named like a record_function label (no "::") with no self
+                * device time in a profiler inventory that has device time
+                * (e.g. "model_inference"): tc_gaps_build leaves it out unless
+                * the support list names it. Always 0 for the plain CSV. */
 } tc_gap_op;
 
 typedef struct tc_gap_inventory {
@@ -104,12 +108,18 @@ typedef struct tc_gap_inventory {
     double total_us;       /* the time the shares divide (time sources only) */
     int total_from_footer; /* 1: the table's "Self ... time total" line */
     size_t n_skipped;      /* profiler rows that are not operators (see .c) */
+    size_t n_negative_cpu; /* negative CPU time cells (PyTorch <= 2.4, issue
+                            * pytorch/pytorch#128479) read as 0 */
 } tc_gap_inventory;
 
 /* Detects the format of `len` bytes (a dashed rule followed by a "Name"
  * header: the profiler table; else CSV whose header has a self-time column:
  * the profiler export; else the plain CSV) and reads it. Operators without
- * a dtype get `default_dtype` (NULL or "": "unknown"). Returns TC_OK (free
+ * a dtype get `default_dtype` (NULL or "": "unknown"). In the profiler
+ * formats a negative CPU time (a PyTorch <= 2.4 bug) is read as 0 and
+ * counted in n_negative_cpu, while a negative device time is an error; in
+ * the table, a line whose Name and time/count cells are empty (the stack
+ * lines of group_by_stack_n, a blank spacer) is ignored. Returns TC_OK (free
  * *out with tc_gaps_inventory_free), TC_ERR_PARSE ("NAME:LINE: ...": no
  * operator, missing column, bad number or unit, shares over 1),
  * TC_ERR_INVALID or TC_ERR_NOMEM. */
@@ -196,7 +206,7 @@ void tc_gaps_normalise_name(const char *name, char *out, size_t outlen);
 
 /* The risk class of operator `name`: the user's rules first (in file
  * order), then the built-ins (quantised GEMM high, fused attention
- * medium-high, custom normalisation medium, basic GEMM low), else medium.
+ * medium-high, normalisation medium, basic GEMM low), else medium.
  * A pattern matches the lowercased name or its normalised form. `user`
  * may be NULL. *category, *pattern (static or borrowed from user; pattern
  * NULL for the default) and *from_user are set when not NULL. */
@@ -206,10 +216,12 @@ tc_gap_risk tc_gaps_classify(const tc_gap_risks *user, const char *name, const c
 /* ---- The gap table --------------------------------------------------------- */
 
 typedef enum tc_gap_match {
-    TC_MATCH_NONE,      /* no row: status unknown */
-    TC_MATCH_EXACT,     /* same name */
-    TC_MATCH_CASE,      /* same name ignoring ASCII case */
-    TC_MATCH_NORMALISED /* same tc_gaps_normalise_name form */
+    TC_MATCH_NONE,       /* no row: status unknown */
+    TC_MATCH_EXACT,      /* same name */
+    TC_MATCH_CASE,       /* same name ignoring ASCII case */
+    TC_MATCH_NORMALISED, /* same tc_gaps_normalise_name form */
+    TC_MATCH_PREFIX      /* a name the profiler cut to "xxx...": the one support
+                          * operator whose name or normalised name starts with xxx */
 } tc_gap_match;
 
 typedef struct tc_gap_entry {
@@ -222,7 +234,11 @@ typedef struct tc_gap_entry {
     const char *risk_pattern;  /* NULL for the default class */
     int risk_from_user;
     double t_low, t_mode, t_high; /* person-days for this operator */
-    char why[160];                /* how the row was chosen, "" when plain */
+    int n_candidates;             /* dtype unknown: the support rows whose worst
+                                   * status it took (0 when the dtype is known) */
+    int ambiguous;                /* a cut name ("xxx...") that several support
+                                   * operators start with: left unknown */
+    char why[320];                /* how the row was chosen, "" when plain */
 } tc_gap_entry;
 
 typedef struct tc_gap_table {
@@ -232,6 +248,8 @@ typedef struct tc_gap_table {
     size_t count[TC_GAP_N_STATUS];
     double share_other; /* 1 - the operators' shares: not operators, or not listed */
     double t_low, t_mode, t_high;
+    size_t n_labels;    /* record_function labels left out (tc_gap_op.label) */
+    size_t n_ambiguous; /* entries with .ambiguous set */
 } tc_gap_table;
 
 /* Person-days of one operator of status s (README, "T_op"): native 0,
@@ -241,8 +259,12 @@ void tc_gaps_status_days(tc_gap_status s, double *low, double *mode, double *hig
 
 /* Matches every operator of `inv` to `sup` (exact name, then ignoring
  * case, then normalised; per dtype: the same dtype, else a '*' row; an
- * operator of unknown dtype takes the worst status among its rows),
- * classifies its risk (`user` may be NULL) and sums T_op. The table
+ * operator of unknown dtype takes the worst status among its rows; a name
+ * ending in "..." that none of these finds is matched by prefix when
+ * exactly one support operator fits, else left unknown and ambiguous),
+ * classifies its risk (`user` may be NULL) and sums T_op. Operators marked
+ * `label` that no support row names are left out and counted in n_labels.
+ * The table
  * borrows from inv, sup and user, which must outlive it. Returns TC_OK
  * (free with tc_gaps_table_free), TC_ERR_INVALID or TC_ERR_NOMEM. */
 tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
@@ -264,7 +286,7 @@ tc_err tc_gaps_read_t_op_json(const char *name, const char *text, size_t len, do
 /* Static names, for output and JSON. */
 const char *tc_gaps_status_name(tc_gap_status s);       /* "native", ..., "unknown" */
 const char *tc_gaps_risk_name(tc_gap_risk r);           /* "low", "medium", "medium-high", "high" */
-const char *tc_gaps_match_name(tc_gap_match m);         /* "none", "exact", "case", "normalised" */
+const char *tc_gaps_match_name(tc_gap_match m);         /* "none", "exact", ..., "prefix" */
 const char *tc_gaps_format_name(tc_gap_format f);       /* "profiler_table", ... */
 const char *tc_gaps_source_name(tc_gap_share_source s); /* "device_time", "cpu_time", ... */
 

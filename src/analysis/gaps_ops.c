@@ -9,6 +9,15 @@
  *     the self device time of the operator that launched it, so counting the
  *     kernel row too would count that time twice;
  *   - rows named like runtime calls or annotations (tc_gaps_not_an_operator).
+ * A third kind is only marked (tc_gap_op.label), because the support list
+ * may name it: record_function labels such as "model_inference", names
+ * without a "::" namespace that have no self device time in a table that
+ * has device time. tc_gaps_build leaves them out unless the list names
+ * them.
+ *
+ * PyTorch <= 2.4 prints negative self CPU times (pytorch/pytorch#128479):
+ * a CPU time column accepts a leading '-' and reads it as 0 (counted in
+ * n_negative_cpu); a negative device time stays an error.
  * The shares divide by the table's "Self <device|CPU> time total" line when
  * it has one (right even when the table was cut to its top rows), else by
  * the sum over the rows that are not device-only. */
@@ -25,6 +34,7 @@ typedef struct raw_row {
     double cpu, dev, cpu_total; /* microseconds */
     double calls;
     int has_calls, line;
+    int negative_cpu; /* a CPU time was negative: it ran on the CPU */
 } raw_row;
 
 typedef struct raw_rows {
@@ -32,6 +42,7 @@ typedef struct raw_rows {
     size_t n;
     int has_cpu, has_dev, has_cpu_total;
     double footer_cpu, footer_dev; /* 0 when absent */
+    size_t n_negative_cpu;         /* negative CPU time cells, read as 0 */
 } raw_rows;
 
 static void raw_free(raw_rows *r)
@@ -87,7 +98,7 @@ tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char
         return TC_ERR_NOMEM;
     inv->ops = grown;
     tc_gap_op *op = &grown[inv->n];
-    *op = (tc_gap_op){strdup(name), strdup(dtype), share, time_us, calls, has_calls, line};
+    *op = (tc_gap_op){strdup(name), strdup(dtype), share, time_us, calls, has_calls, line, 0};
     if (!op->name || !op->dtype) {
         free(op->name);
         free(op->dtype);
@@ -131,7 +142,7 @@ int tc_gaps_not_an_operator(const char *name)
  * it has device time. */
 static int device_only(const raw_rows *r, const raw_row *row)
 {
-    if (!r->has_cpu && !r->has_cpu_total)
+    if ((!r->has_cpu && !r->has_cpu_total) || row->negative_cpu)
         return 0;
     double cpu = r->has_cpu_total ? row->cpu_total : row->cpu;
     return cpu == 0 && row->dev > 0;
@@ -158,6 +169,7 @@ static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *o
     double sum = dev ? sum_dev : sum_cpu, footer = dev ? r->footer_dev : r->footer_cpu;
     out->total_from_footer = footer >= sum;
     out->total_us = footer >= sum ? footer : sum;
+    out->n_negative_cpu = r->n_negative_cpu;
     for (size_t i = 0; i < r->n; i++) {
         raw_row *row = &r->rows[i];
         if (device_only(r, row) || tc_gaps_not_an_operator(row->name)) {
@@ -172,6 +184,10 @@ static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *o
     if (out->n == 0)
         return tc_fail(err, errlen, TC_ERR_PARSE,
                        "%s: no operator rows (only kernels, runtime calls or annotations)", name);
+    /* record_function labels: on the CPU only, while the table has device
+     * time; operators carry a namespace ("aten::", "_C::", "vllm::"). */
+    for (size_t i = 0; dev && i < out->n; i++)
+        out->ops[i].label = !strstr(out->ops[i].name, "::") && out->ops[i].time_us == 0;
     return TC_OK;
 }
 
@@ -338,14 +354,21 @@ static void table_columns(const tc_csv_row *h, table_cols *c)
                      tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dtype)};
 }
 
-/* A time cell of `row` into *out (0 when the column is absent). */
+/* A time cell of `row` into *out (0 when the column is absent). A CPU
+ * column (`neg` not NULL) takes a negative time as 0 and counts it in
+ * *neg. */
 static tc_err time_cell(const char *name, const tc_csv_row *h, const tc_csv_row *row, int col,
-                        const char *op, double *out, char *err, size_t errlen)
+                        const char *op, double *out, size_t *neg, char *err, size_t errlen)
 {
     *out = 0;
     if (col < 0)
         return TC_OK;
     const char *cell = tc_gaps_cell(row, col);
+    if (neg && cell[0] == '-' && tc_gaps_time_us(cell + 1, out) == 0) {
+        *neg += *out > 0;
+        *out = 0;
+        return TC_OK;
+    }
     if (tc_gaps_time_us(cell, out) == 0)
         return TC_OK;
     return tc_fail(err, errlen, TC_ERR_PARSE,
@@ -381,13 +404,16 @@ static tc_err profiler_row(const char *name, const tc_csv_row *h, const tc_csv_r
     if (!out || !(out->name = strdup(op)) || !(out->dtype = strdup(dt[0] ? dt : dtype)))
         return tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
     out->line = row->line;
-    tc_err rc = time_cell(name, h, row, c->cpu, op, &out->cpu, err, errlen);
+    size_t neg = 0;
+    tc_err rc = time_cell(name, h, row, c->cpu, op, &out->cpu, &neg, err, errlen);
     if (rc == TC_OK)
-        rc = time_cell(name, h, row, c->dev, op, &out->dev, err, errlen);
+        rc = time_cell(name, h, row, c->dev, op, &out->dev, NULL, err, errlen);
     if (rc == TC_OK)
-        rc = time_cell(name, h, row, c->cpu_total, op, &out->cpu_total, err, errlen);
+        rc = time_cell(name, h, row, c->cpu_total, op, &out->cpu_total, &neg, err, errlen);
     if (rc == TC_OK)
         rc = calls_cell(name, h, row, c->calls, out, err, errlen);
+    out->negative_cpu = neg > 0;
+    r->n_negative_cpu += neg;
     return rc;
 }
 
@@ -433,6 +459,16 @@ static tc_err table_header(text_table *t, const tc_csv_row *h, table_cols *c, ra
     return TC_OK;
 }
 
+/* A line under a row that holds only stack text (group_by_stack_n's
+ * "Source Location" lines) or nothing (its spacer): no name, no time, no
+ * count. */
+static int continuation(const tc_csv_row *row, const table_cols *c)
+{
+    return !tc_gaps_cell(row, c->name)[0] && !tc_gaps_cell(row, c->cpu)[0] &&
+           !tc_gaps_cell(row, c->dev)[0] && !tc_gaps_cell(row, c->cpu_total)[0] &&
+           !tc_gaps_cell(row, c->calls)[0];
+}
+
 /* Reads from the header line (just read) to the end of the text. */
 static tc_err table_body(text_table *t, const char *hs, size_t hlen, const char *dtype, raw_rows *r,
                          char *err, size_t errlen)
@@ -459,7 +495,8 @@ static tc_err table_body(text_table *t, const char *hs, size_t hlen, const char 
         else if (line_cells(t, s, len, &row) < 0)
             rc = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", t->name);
         else {
-            rc = profiler_row(t->name, &h, &row, &c, dtype, r, err, errlen);
+            if (!continuation(&row, &c))
+                rc = profiler_row(t->name, &h, &row, &c, dtype, r, err, errlen);
             row_free(&row);
         }
     }

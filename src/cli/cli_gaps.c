@@ -155,7 +155,16 @@ static int read_one(int which, const char *path, const char *dtype, gaps_input *
 
 /* ---- warnings ---- */
 
-#define MAX_WARNINGS 4
+/* 1 when inventory operator `op` has an entry in the table. */
+static int in_table(const tc_gap_table *t, const tc_gap_op *op)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].op == op)
+            return 1;
+    return 0;
+}
+
+#define MAX_WARNINGS 8
 
 /* The caveats of this table, as sentences; returns how many. */
 static int warnings(const tc_gap_inventory *inv, const tc_gap_table *t, char out[MAX_WARNINGS][512])
@@ -181,9 +190,33 @@ static int warnings(const tc_gap_inventory *inv, const tc_gap_table *t, char out
                  "%zu profiler row%s left out: kernels, runtime calls and annotations are not "
                  "operators (their time is in 'other' or already in their operator's)",
                  inv->n_skipped, inv->n_skipped == 1 ? " was" : "s were");
+    if (t->n_labels) {
+        int used = snprintf(out[n], 512,
+                            "%zu record_function label%s left out (a name without '::' and "
+                            "no self device time, not an operator; a support row naming it "
+                            "keeps it):",
+                            t->n_labels, t->n_labels == 1 ? " was" : "s were");
+        for (size_t i = 0, shown = 0; i < inv->n && used > 0 && used < 400; i++)
+            if (inv->ops[i].label && !in_table(t, &inv->ops[i]) && shown++ < 8)
+                used += snprintf(out[n] + used, 512 - (size_t)used, " %s", inv->ops[i].name);
+        n++;
+    }
+    if (inv->n_negative_cpu)
+        snprintf(out[n++], 512,
+                 "%zu negative CPU time%s (a PyTorch <= 2.4 profiler bug) %s taken as 0",
+                 inv->n_negative_cpu, inv->n_negative_cpu == 1 ? "" : "s",
+                 inv->n_negative_cpu == 1 ? "was" : "were");
+    if (t->n_ambiguous)
+        snprintf(out[n++], 512,
+                 "%zu operator name%s cut by the profiler (\"...\") and several support "
+                 "operators start with %s, so %s unknown: print the table with a wider name "
+                 "column, e.g. prof.key_averages().table(..., max_name_column_width=120)",
+                 t->n_ambiguous, t->n_ambiguous == 1 ? " was" : "s were",
+                 t->n_ambiguous == 1 ? "it" : "each",
+                 t->n_ambiguous == 1 ? "it stays" : "they stay");
     int unknown_dtype = 0;
     for (size_t i = 0; i < t->n; i++)
-        unknown_dtype += strcmp(t->rows[i].op->dtype, "unknown") == 0;
+        unknown_dtype += t->rows[i].n_candidates > 1;
     if (unknown_dtype)
         snprintf(out[n++], 512,
                  "%d operator%s no dtype: each took the worst status of its rows (give --dtype "
@@ -235,8 +268,10 @@ static json_t *totals_json(const tc_gap_inventory *inv, const tc_gap_table *t)
                             json_integer((json_int_t)t->count[s]));
     }
     json_object_set_new(share, "other", json_real(t->share_other));
-    return json_pack("{s:I,s:I,s:o,s:o}", "ops", (json_int_t)t->n, "skipped_rows",
-                     (json_int_t)inv->n_skipped, "share", share, "count", count);
+    return json_pack("{s:I,s:I,s:I,s:I,s:o,s:o}", "ops", (json_int_t)t->n, "skipped_rows",
+                     (json_int_t)(inv->n_skipped + t->n_labels), "skipped_labels",
+                     (json_int_t)t->n_labels, "negative_cpu_times", (json_int_t)inv->n_negative_cpu,
+                     "share", share, "count", count);
 }
 
 json_t *tc_gaps_json(const tc_gap_inventory *inv, const tc_gap_table *t, const char *ops_file,

@@ -19,12 +19,16 @@ void tc_cmd_gaps_help(FILE *out);
  *   share_source   "device_time", "cpu_time", "count" or "share"
  *   ops            [{name, dtype, status, risk, risk_category, risk_pattern,
  *                    risk_from ("user", "builtin", "default"), share,
- *                    self_time_us, calls, match, support_op, support_line,
+ *                    self_time_us, calls, match ("exact", "case",
+ *                    "normalised", "prefix" for a name the profiler cut
+ *                    with "...", "none"), support_op, support_line,
  *                    alternative, notes, why, line, t_op_days {low, mode,
  *                    high}}], largest share first; absent values are null
- *   totals         {ops, skipped_rows, share {native, fallback, missing,
- *                   unknown, other}, count {native, fallback, missing,
- *                   unknown}}
+ *   totals         {ops, skipped_rows (including skipped_labels),
+ *                   skipped_labels (record_function annotations),
+ *                   negative_cpu_times (taken as 0), share {native,
+ *                   fallback, missing, unknown, other}, count {native,
+ *                   fallback, missing, unknown}}
  *   t_op_days      {low, mode, high}: what `lockin --gaps` reads
  *   t_op_rule      the per-operator days, in words
  *   warnings       [text]

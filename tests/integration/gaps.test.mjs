@@ -115,3 +115,53 @@ test('gaps: bad files -> exit 1 naming file:line; unreadable -> 2; usage -> 1', 
   assert.equal(r.code, 0);
   assert.match(r.stdout, /Usage: truecost gaps/);
 });
+
+// A PyTorch <= 2.4 table printed with group_by_stack_n: a cut name, a
+// negative Self CPU, a record_function label and stack lines under rows.
+test('gaps: cut names, negative CPU times, record_function labels, stack lines', async (t) => {
+  const sc = testScope(t, 'truecost-gaps-');
+  const dir = sc.dir();
+  const rule = `${'-'.repeat(55)}  ${'------------  '.repeat(4)}${'-'.repeat(40)}  `;
+  const row = (name, cpu, total, cuda, calls, src) =>
+    `${name.padStart(55)}  ${[cpu, total, cuda, calls].map((c) => c.padStart(12)).join('  ')}  ${src.padEnd(40)}  `;
+  const ops = path.join(dir, 'ops.txt');
+  writeFileSync(ops, [
+    rule,
+    row('Name', 'Self CPU', 'CPU total', 'Self CUDA', '# of Calls', 'Source Location'),
+    rule,
+    row('aten::_scaled_dot_product_efficient_attention_backwa...', '1.000ms', '2.000ms', '3.000ms', '32', 'torch/autograd/graph.py(768): _engine_run_backward'),
+    row('', '', '', '', '', 'torch/autograd/__init__.py(347): backward'),
+    row('', '', '', '', '', ''),
+    row('aten::mm', '-16028.000us', '5.000ms', '1.000ms', '10', 'torch/nn/modules/linear.py(125): forward'),
+    row('', '', '', '', '', ''),
+    row('model_inference', '9.000ms', '20.000ms', '0.000us', '1', 'infer.py(12): main'),
+    row('', '', '', '', '', ''),
+    rule,
+    'Self CPU time total: 10.000ms',
+    'Self CUDA time total: 4.000ms',
+    '',
+  ].join('\n'));
+  const support = path.join(dir, 'support.csv');
+  writeFileSync(support, 'op,dtype,status,alternative\naten::mm,*,native,\n' +
+    'aten::_scaled_dot_product_efficient_attention_backward,*,missing,math path\n');
+  const r = await runCli(['gaps', '--ops', ops, '--support', support, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.totals.ops, 2);
+  assert.equal(doc.totals.skipped_labels, 1);
+  assert.equal(doc.totals.skipped_rows, 1);
+  assert.equal(doc.totals.negative_cpu_times, 1);
+  const cut = doc.ops[0];
+  assert.equal(cut.status, 'missing');
+  assert.equal(cut.match, 'prefix');
+  assert.equal(cut.support_op, 'aten::_scaled_dot_product_efficient_attention_backward');
+  assert.match(cut.why, /matched by prefix/);
+  near(cut.share, 0.75, 'cut op share');
+  near(doc.t_op_days.mode, 2, 'T_op mode: one missing operator, no unknown label');
+  assert.ok(doc.warnings.some((w) => w.includes('1 negative CPU time (a PyTorch <= 2.4 profiler bug) was taken as 0')), doc.warnings);
+  assert.ok(doc.warnings.some((w) => w.includes('record_function label') && w.includes('model_inference')), doc.warnings);
+
+  const text = await runCli(['gaps', '--ops', ops, '--support', support]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /Warning: 1 record_function label was left out/);
+});

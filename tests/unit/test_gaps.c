@@ -342,7 +342,7 @@ static void support_list(void **state)
 
 static tc_gap_op op(const char *name, const char *dtype, double share)
 {
-    return (tc_gap_op){(char *)name, (char *)dtype, share, 0, 0, 0, 1};
+    return (tc_gap_op){(char *)name, (char *)dtype, share, 0, 0, 0, 1, 0};
 }
 
 static const tc_gap_entry *entry(const tc_gap_table *t, const char *name, const char *dtype)
@@ -456,7 +456,7 @@ static void risk_classes(void **state)
     assert_string_equal(cat, "fused attention");
     assert_int_equal(tc_gaps_classify(NULL, "aten::native_layer_norm", &cat, NULL, NULL),
                      TC_RISK_MEDIUM);
-    assert_string_equal(cat, "custom normalisation");
+    assert_string_equal(cat, "normalisation"); /* standard layer_norm is not "custom" */
     assert_int_equal(tc_gaps_classify(NULL, "aten::addmm", &cat, NULL, NULL), TC_RISK_LOW);
     assert_string_equal(cat, "basic GEMM");
     assert_int_equal(tc_gaps_classify(NULL, "aten::mm", NULL, NULL, NULL), TC_RISK_LOW);
@@ -579,6 +579,294 @@ static void json_round_trip(void **state)
     tc_gaps_support_free(&sup);
 }
 
+/* ---- review findings ---- */
+
+/* A row as PyTorch's _build_table prints it: Name right-aligned in 55,
+ * numbers right-aligned in 12, two spaces after each column, and with
+ * group_by_stack_n a left-aligned Source Location. */
+static void stack_row(char *buf, size_t len, const char *name, const char *cpu, const char *total,
+                      const char *cuda, const char *calls, const char *src)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%55s  %12s  %12s  %12s  %12s  %-40s  \n", name, cpu, total,
+             cuda, calls, src);
+}
+
+#define WIDE_RULE                                                                                  \
+    "-------------------------------------------------------  ------------  ------------  "        \
+    "------------  ------------  ----------------------------------------  \n"
+
+/* Finding 1: a name the profiler cut to 55 characters ("...") matches the
+ * one support operator that starts with it; several: unknown + warning. */
+static void cut_names_match_by_prefix(void **state)
+{
+    (void)state;
+    tc_gap_support sup =
+        support_ok("op,dtype,status,alternative,notes\n"
+                   "aten::_scaled_dot_product_efficient_attention_backward,*,missing,math "
+                   "path,\n"
+                   "aten::_scaled_dot_product_efficient_attention,*,native,,\n"
+                   "aten::some_very_long_operator_name_that_pytorch_cuts_a,bf16,native,,\n"
+                   "aten::some_very_long_operator_name_that_pytorch_cuts_b,bf16,missing,,\n"
+                   "_fused_rotary_embedding_with_a_long_name_for_the_table_fwd,fp16,fallback,,\n"
+                   "_fused_rotary_embedding_with_a_long_name_for_the_table_bwd,bf16,native,,\n");
+    tc_gap_op ops[] = {
+        op("aten::_scaled_dot_product_efficient_attention_backwa...", "bf16", 0.3),
+        op("aten::some_very_long_operator_name_that_pytorch_cuts...", "bf16", 0.2),
+        /* normalised: the support rows have no aten::; the dtype leaves one */
+        op("aten::_fused_rotary_embedding_with_a_long_name_for_t...", "bf16", 0.1),
+        op("aten::nothing_in_the_support_list_starts_like_this_n...", "bf16", 0.1),
+    };
+    assert_int_equal(strlen(ops[0].name), 55);
+    tc_gap_inventory inv = {.ops = ops, .n = 4, .source = TC_SHARE_DEVICE_TIME};
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    const tc_gap_entry *e = entry(&t, ops[0].name, "bf16");
+    assert_int_equal(e->status, TC_GAP_MISSING);
+    assert_int_equal(e->match, TC_MATCH_PREFIX);
+    assert_string_equal(e->support->op, "aten::_scaled_dot_product_efficient_attention_backward");
+    has_all(e->why, "matched by prefix", NULL);
+    assert_string_equal(e->risk_category, "fused attention");
+    assert_string_equal(tc_gaps_match_name(e->match), "prefix");
+    e = entry(&t, ops[1].name, "bf16");
+    assert_int_equal(e->status, TC_GAP_UNKNOWN);
+    assert_true(e->ambiguous);
+    assert_null(e->support);
+    has_all(e->why, "2 support operators", "max_name_column_width", NULL);
+    e = entry(&t, ops[2].name, "bf16");
+    assert_int_equal(e->status, TC_GAP_NATIVE);
+    assert_int_equal(e->match, TC_MATCH_PREFIX);
+    assert_string_equal(e->support->op,
+                        "_fused_rotary_embedding_with_a_long_name_for_the_table_bwd");
+    e = entry(&t, ops[3].name, "bf16");
+    assert_int_equal(e->status, TC_GAP_UNKNOWN);
+    assert_false(e->ambiguous);
+    assert_int_equal(t.n_ambiguous, 1);
+    json_t *doc = tc_gaps_json(&inv, &t, "ops.txt", "s.csv", NULL);
+    char *text = json_dumps(doc, 0);
+    has_all(text, "max_name_column_width=", "\"match\": \"prefix\"", NULL);
+    free(text);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+
+    /* With the dtype unknown every row of the one name counts, worst wins;
+     * a profiler table with such a cut name reads and matches end to end. */
+    char table[1024];
+    snprintf(
+        table, sizeof table,
+        "----------------------------------------------------------  ----------  ----------\n"
+        "                                                      Name    Self CPU   Self CUDA\n"
+        "----------------------------------------------------------  ----------  ----------\n"
+        "   aten::_scaled_dot_product_efficient_attention_backwa...     1.000ms     3.000ms\n"
+        "                                                  aten::mm     1.000ms     1.000ms\n");
+    tc_gap_inventory real = inv_ok(table, NULL);
+    assert_int_equal(tc_gaps_build(&real, &sup, NULL, &t), TC_OK);
+    e = entry(&t, "aten::_scaled_dot_product_efficient_attention_backwa...", "unknown");
+    assert_int_equal(e->status, TC_GAP_MISSING);
+    assert_int_equal(e->match, TC_MATCH_PREFIX);
+    near(e->op->share, 0.75);
+    tc_gaps_table_free(&t);
+    tc_gaps_inventory_free(&real);
+    tc_gaps_support_free(&sup);
+}
+
+/* Finding 2: PyTorch <= 2.4 prints negative Self CPU values; they read as
+ * 0 and are counted; a negative device time is still an error. */
+static void negative_cpu_times(void **state)
+{
+    (void)state;
+    char text[4096] = WIDE_RULE;
+    strcat(text, "                                                   Name      Self CPU     CPU "
+                 "total     Self CUDA    # of Calls  Source Location                           "
+                 "  \n" WIDE_RULE);
+    stack_row(text, sizeof text, "aten::mm", "-16028.000us", "2.000ms", "6.000ms", "10", "");
+    stack_row(text, sizeof text, "aten::add", "1.000ms", "1.500ms", "2.000ms", "4", "");
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.n_negative_cpu, 1);
+    assert_int_equal(inv.n, 2);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    tc_gap_support sup = support_ok("op,status\naten::mm,native\naten::add,native\n");
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    json_t *doc = tc_gaps_json(&inv, &t, "ops.txt", "s.csv", NULL);
+    char *dump = json_dumps(doc, 0);
+    has_all(dump, "1 negative CPU time (a PyTorch <= 2.4 profiler bug) was taken as 0",
+            "\"negative_cpu_times\": 1", NULL);
+    free(dump);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+    tc_gaps_inventory_free(&inv);
+    tc_gaps_support_free(&sup);
+
+    /* Self CPU without CPU total: a row with a negative CPU time ran on
+     * the CPU, so it is not a device-only kernel. */
+    inv = inv_ok("----------  ----------  ----------\n"
+                 "      Name    Self CPU   Self CUDA\n"
+                 "----------  ----------  ----------\n"
+                 "  aten::mm    -3.000ms     1.000ms\n"
+                 " aten::add    -1.000ms     1.000ms\n"
+                 " aten::cat     2.000ms     2.000ms\n",
+                 NULL);
+    assert_int_equal(inv.n_negative_cpu, 2);
+    assert_int_equal(inv.n, 3);
+    assert_int_equal(inv.n_skipped, 0);
+    near(op_named(&inv, "aten::mm")->share, 0.25);
+    tc_gaps_inventory_free(&inv);
+
+    /* The key_averages CSV: self_cpu_time_total may be negative too. */
+    inv = inv_ok("name,self_cpu_time_total,cpu_time_total,self_device_time_total,count\n"
+                 "aten::mm,-16028,-3,3000,10\naten::add,5,5,1000,1\n",
+                 NULL);
+    assert_int_equal(inv.n_negative_cpu, 2);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    tc_gaps_inventory_free(&inv);
+
+    /* Device times stay strict, in both formats; "--" is no number. */
+    inv_fails("----------  ----------  ----------\n"
+              "      Name    Self CPU   Self CUDA\n"
+              "----------  ----------  ----------\n"
+              "  aten::mm     1.000ms    -1.000ms\n",
+              "ops:4:", "Self CUDA of aten::mm", "'-1.000ms' is not a time", NULL);
+    inv_fails("name,self_cpu_time_total,self_cuda_time_total\naten::mm,1,-5\n",
+              "ops:2:", "'-5' is not a time", NULL);
+    inv_fails("name,self_cpu_time_total\naten::mm,--5\n", "ops:2:", "'--5' is not a time", NULL);
+}
+
+/* Finding 3: record_function labels (no "::", CPU only in a table with
+ * device time) are left out of the table unless the support list names
+ * them; the plain CSV and CPU-only profiles keep every name. */
+static void record_function_labels(void **state)
+{
+    (void)state;
+    static const char text[] = "-----------------  ----------  ----------  ----------\n"
+                               "             Name    Self CPU   Self CUDA  # of Calls\n"
+                               "-----------------  ----------  ----------  ----------\n"
+                               "  model_inference     5.000ms     0.000us           1\n"
+                               "       my_forward     1.000ms     0.000us           1\n"
+                               "         aten::mm     1.000ms     3.000ms          10\n"
+                               "     aten::linear   200.000us     0.000us          10\n"
+                               "    fused_gelu_op   100.000us     1.000ms           2\n";
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.n, 5);
+    assert_true(op_named(&inv, "model_inference")->label);
+    assert_true(op_named(&inv, "my_forward")->label);
+    assert_false(op_named(&inv, "aten::linear")->label);  /* a namespace: an operator */
+    assert_false(op_named(&inv, "fused_gelu_op")->label); /* it has device time */
+    tc_gap_support sup = support_ok("op,status\naten::mm,native\naten::linear,native\n"
+                                    "fused_gelu_op,native\nMy_Forward,fallback\n");
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    assert_int_equal(t.n, 4); /* my_forward is named by the list (ignoring case) */
+    assert_int_equal(t.n_labels, 1);
+    assert_int_equal(t.count[TC_GAP_UNKNOWN], 0);
+    assert_int_equal(entry(&t, "my_forward", "unknown")->status, TC_GAP_FALLBACK);
+    double lo, mo, hi;
+    tc_gaps_t_op(&t, &lo, &mo, &hi);
+    near(lo, 0.25), near(mo, 0.5), near(hi, 1); /* no unknown 0..1..3 for the label */
+    json_t *doc = tc_gaps_json(&inv, &t, "ops.txt", "s.csv", NULL);
+    json_t *totals = json_object_get(doc, "totals");
+    assert_int_equal(json_integer_value(json_object_get(totals, "skipped_labels")), 1);
+    assert_int_equal(json_integer_value(json_object_get(totals, "skipped_rows")), 1);
+    char *dump = json_dumps(doc, 0);
+    has_all(dump, "1 record_function label was left out", "model_inference", NULL);
+    free(dump);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+    tc_gaps_inventory_free(&inv);
+
+    /* The plain CSV and a CPU-only table have no labels. */
+    inv = inv_ok("op,dtype,count\nmodel_inference,fp16,1\naten::mm,fp16,3\n", NULL);
+    assert_false(op_named(&inv, "model_inference")->label);
+    tc_gaps_inventory_free(&inv);
+    inv = inv_ok("---------------  ----------\n"
+                 "           Name    Self CPU\n"
+                 "---------------  ----------\n"
+                 "model_inference     5.000ms\n"
+                 "       aten::mm     1.000ms\n",
+                 NULL);
+    assert_false(op_named(&inv, "model_inference")->label);
+    tc_gaps_inventory_free(&inv);
+    tc_gaps_support_free(&sup);
+}
+
+/* Finding 4: group_by_stack_n adds a Source Location column and lines
+ * that hold only stack text, and a spacer line after each row. */
+static void stack_continuation_lines(void **state)
+{
+    (void)state;
+    char text[8192] = WIDE_RULE;
+    strcat(text, "                                                   Name      Self CPU     CPU "
+                 "total     Self CUDA    # of Calls  Source Location                           "
+                 "  \n" WIDE_RULE);
+    stack_row(text, sizeof text, "aten::mm", "1.000ms", "2.000ms", "6.000ms", "10",
+              "torch/nn/modules/linear.py(125): forward");
+    stack_row(text, sizeof text, "", "", "", "", "", "torch/nn/modules/module.py(1747): _call");
+    stack_row(text, sizeof text, "", "", "", "", "", "train.py(42): step");
+    stack_row(text, sizeof text, "", "", "", "", "", "");
+    stack_row(text, sizeof text, "aten::add", "500.000us", "600.000us", "2.000ms", "4",
+              "<built-in method add of type object>");
+    stack_row(text, sizeof text, "", "", "", "", "", "");
+    strcat(text, WIDE_RULE "Self CPU time total: 1.500ms\nSelf CUDA time total: 8.000ms\n");
+    tc_gap_inventory inv = inv_ok(text, NULL);
+    assert_int_equal(inv.n, 2);
+    assert_true(inv.total_from_footer);
+    near(op_named(&inv, "aten::mm")->share, 0.75);
+    near(op_named(&inv, "aten::add")->calls, 4);
+    assert_int_equal(op_named(&inv, "aten::add")->line, 8);
+    tc_gaps_inventory_free(&inv);
+
+    /* A line with numbers but no name is still an error. */
+    char bad[4096] = WIDE_RULE;
+    strcat(bad, "                                                   Name      Self CPU     CPU "
+                "total     Self CUDA    # of Calls  Source Location                           "
+                "  \n" WIDE_RULE);
+    stack_row(bad, sizeof bad, "aten::mm", "1.000ms", "2.000ms", "6.000ms", "10", "x.py(1): f");
+    stack_row(bad, sizeof bad, "", "1.000ms", "", "", "", "");
+    inv_fails(bad, "ops:5:", "a row without an operator name", NULL);
+}
+
+/* Finding 5: the dtype warning counts only operators that had several
+ * candidate rows; the normalisation class is not called "custom". */
+static void dtype_warning_and_normalisation(void **state)
+{
+    (void)state;
+    tc_gap_support sup = support_ok("op,dtype,status\naten::mm,*,native\n"
+                                    "flash,fp16,native\nflash,int8,missing\n");
+    tc_gap_op ops[] = {op("aten::mm", "unknown", 0.5), op("flash", "unknown", 0.3),
+                       op("aten::gelu", "unknown", 0.1)};
+    tc_gap_inventory inv = {.ops = ops, .n = 3, .source = TC_SHARE_GIVEN};
+    tc_gap_table t;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    assert_int_equal(entry(&t, "aten::mm", "unknown")->n_candidates, 1);
+    assert_int_equal(entry(&t, "flash", "unknown")->n_candidates, 2);
+    json_t *doc = tc_gaps_json(&inv, &t, "ops.csv", "s.csv", NULL);
+    char *dump = json_dumps(doc, 0);
+    has_all(dump, "1 operator has no dtype: each took the worst status of its rows", NULL);
+    free(dump);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+
+    /* No operator with two candidate rows: no dtype warning at all. */
+    inv.n = 1;
+    assert_int_equal(tc_gaps_build(&inv, &sup, NULL, &t), TC_OK);
+    doc = tc_gaps_json(&inv, &t, "ops.csv", "s.csv", NULL);
+    dump = json_dumps(doc, 0);
+    if (strstr(dump, "no dtype"))
+        fail_msg("a dtype warning with one candidate row: %s", dump);
+    free(dump);
+    json_decref(doc);
+    tc_gaps_table_free(&t);
+    tc_gaps_support_free(&sup);
+
+    static const char *const norms[] = {"aten::native_layer_norm", "aten::rms_norm",
+                                        "aten::native_group_norm", "vllm::rms_norm"};
+    for (size_t i = 0; i < sizeof norms / sizeof norms[0]; i++) {
+        const char *cat;
+        assert_int_equal(tc_gaps_classify(NULL, norms[i], &cat, NULL, NULL), TC_RISK_MEDIUM);
+        assert_string_equal(cat, "normalisation");
+    }
+}
+
 /* ---- the shipped examples ---- */
 
 static char *example(const char *file, size_t *len)
@@ -658,6 +946,11 @@ int main(void)
         cmocka_unit_test(t_op_json),
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(examples),
+        cmocka_unit_test(cut_names_match_by_prefix),
+        cmocka_unit_test(negative_cpu_times),
+        cmocka_unit_test(record_function_labels),
+        cmocka_unit_test(stack_continuation_lines),
+        cmocka_unit_test(dtype_warning_and_normalisation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
