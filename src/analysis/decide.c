@@ -103,15 +103,33 @@ static void tick_declared(int answer, tc_decide_item *it, const char *key)
                  "%s not given or unknown in [decision]: not yet measured", key);
 }
 
+/* A measured soak: complete, long enough, no failure. */
+static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
+{
+    if (!in->has_soak) {
+        tick_declared(in->soak_passed, it, "soak_passed");
+        return;
+    }
+    if (in->soak_hours < TC_DECIDE_SOAK_HOURS)
+        it->state = TC_ITEM_MISSING; /* too short to say */
+    else
+        it->state = strcmp(in->soak_status, "complete") == 0 && in->soak_failed == 0 &&
+                            in->soak_measured > 0
+                        ? TC_ITEM_TICKED
+                        : TC_ITEM_FAILED;
+    snprintf(it->evidence, sizeof it->evidence,
+             "soak run %s: %.1f h (%.0f h needed), %lld of %lld requests failed", in->soak_status,
+             in->soak_hours, TC_DECIDE_SOAK_HOURS, (long long)in->soak_failed,
+             (long long)in->soak_measured);
+}
+
 static void checklist(const tc_decide_input *in, tc_decide_result *r)
 {
     tick_gaps(in, item(r, 0, "gaps", "operator gap table done; key gaps have alternatives"));
     tick_run(in, item(r, 1, "target_run", "a minimal run on the target completed without errors"));
     tick_perf(in,
               item(r, 2, "perf_gap", "performance gap measured; acceptable or with a tuning path"));
-    tick_declared(in->soak_passed,
-                  item(r, 3, "soak", "a long (24 h) stability run passed; crash rate acceptable"),
-                  "soak_passed");
+    tick_soak(in, item(r, 3, "soak", "a long (24 h) stability run passed; crash rate acceptable"));
     tick_declared(in->profiler_skill,
                   item(r, 4, "profiler", "someone can read a profiler and change kernels"),
                   "profiler_skill");

@@ -11,7 +11,8 @@
  *               errors                                       (a stored run)
  *   perf_gap    the performance gap is measured and within 20%, or 20-50%
  *               with tuning budgeted                         (two runs)
- *   soak        a long (24 h) stability run passed           (declared)
+ *   soak        a long (24 h) stability run passed           (--soak RUN, else
+ *                                                            declared)
  *   profiler    someone on the team reads a profiler and changes kernels
  *                                                            (declared)
  *   fallback    a hybrid deployment and fallback path is designed
@@ -67,6 +68,12 @@ typedef struct tc_decide_input {
     double perf_ratio;
     /* Declared in the assessment: 1 yes, 0 no, -1 not given/unknown. */
     int soak_passed, profiler_skill, fallback_path;
+    /* A measured soak run on the target, which wins over the declaration:
+     * its status, measured hours and measured/failed requests. */
+    int has_soak;
+    char soak_status[16];
+    double soak_hours;
+    int64_t soak_measured, soak_failed;
     /* The lock-in economics: P(net benefit over the horizon > 0) and the
      * medians behind it. */
     int has_economics;
@@ -85,6 +92,9 @@ typedef enum tc_decide_state {
 const char *tc_decide_state_name(tc_decide_state s);
 
 #define TC_DECIDE_ITEMS 6
+/* A soak run passes when it is complete, measured this long, with no
+ * failed request (seed 000, 5.4: "no less than 24 hours"). */
+#define TC_DECIDE_SOAK_HOURS 24.0
 #define TC_DECIDE_MAX_REASONS 10
 
 typedef struct tc_decide_item {

@@ -22,7 +22,8 @@ typedef struct decide_args {
 void tc_cmd_decide_help(FILE *out)
 {
     fputs("Usage: truecost decide FILE [--runs INCUMBENT ALTERNATIVE] [--gaps FILE]\n"
-          "                       [--profile-a F --profile-b F] [--samples N] [--seed S]\n"
+          "                       [--soak RUN] [--profile-a F --profile-b F] [--samples N]\n"
+          "                       [--seed S]\n"
           "                       [--json] [--db PATH]\n"
           "\n"
           "Should the workload move? The checklist of seed 000 (5.6), each item ticked\n"
@@ -31,7 +32,9 @@ void tc_cmd_decide_help(FILE *out)
           "              'truecost gaps --json')\n"
           "  target_run  a run on the target completed without errors (--runs: B)\n"
           "  perf_gap    performance gap measured and within bounds  (--runs A B)\n"
-          "  soak        a 24 h stability run passed                  ([decision] soak_passed)\n"
+          "  soak        a 24 h stability run passed: --soak RUN (a stored run on the target,\n"
+          "              e.g. 'truecost run --duration 86400'; complete, 24 h or more, no\n"
+          "              failed request), else [decision] soak_passed\n"
           "  profiler    someone reads a profiler and changes kernels ([decision] profiler_skill)\n"
           "  fallback    hybrid deployment and fallback designed      ([decision] fallback_path)\n"
           "with the lock-in cost of the assessment FILE (as 'truecost lockin', with the\n"
@@ -59,6 +62,7 @@ static const struct option options[] = {
     {"profile-a", required_argument, NULL, TC_EV_OPT_PROFILE_A},
     {"profile-b", required_argument, NULL, TC_EV_OPT_PROFILE_B},
     {"db", required_argument, NULL, TC_EV_OPT_DB},
+    {"soak", required_argument, NULL, TC_EV_OPT_SOAK},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -125,6 +129,11 @@ static void fill_input(const tc_lockin_result *r, const tc_cli_evidence *ev, tc_
     in->has_perf = ev->has_runs;
     in->perf_ratio = ev->ratio;
     in->soak_passed = answer(r->inputs.soak_passed);
+    in->has_soak = ev->has_soak;
+    snprintf(in->soak_status, sizeof in->soak_status, "%s", ev->soak_status);
+    in->soak_hours = ev->soak_hours;
+    in->soak_measured = ev->soak_measured;
+    in->soak_failed = ev->soak_failed;
     in->profiler_skill = answer(r->inputs.profiler_skill);
     in->fallback_path = answer(r->inputs.fallback_path);
     in->has_economics = 1;

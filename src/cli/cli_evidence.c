@@ -36,6 +36,9 @@ int tc_cli_evidence_option(int opt, int argc, char **argv, const char *runs_name
     case TC_EV_OPT_DB:
         o->db = optarg;
         return 1;
+    case TC_EV_OPT_SOAK:
+        o->soak = optarg;
+        return 1;
     }
     return 0;
 }
@@ -225,6 +228,36 @@ static int read_runs(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_e
     return o->profile_a ? running_saving(o, a, &ma, &mb, ev, ov) : 0;
 }
 
+/* The longest-measured run that --soak names. */
+static int read_soak(const tc_cli_evidence_opts *o, tc_cli_evidence *ev)
+{
+    tc_store *st;
+    tc_cli_runset set;
+    tc_cli_figures *f = NULL;
+    int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
+    if (code)
+        return code;
+    code = tc_cli_runset_find(st, o->soak, &set);
+    if (!code)
+        code = tc_cli_runset_load(st, &set, &f);
+    if (!code) {
+        size_t best = 0;
+        for (size_t i = 1; i < set.n; i++)
+            if (f[i].m.duration_s > f[best].m.duration_s)
+                best = i;
+        ev->has_soak = 1;
+        snprintf(ev->soak_status, sizeof ev->soak_status, "%s", set.runs[best].status);
+        ev->soak_hours = f[best].m.has_duration ? f[best].m.duration_s / 3600 : 0;
+        ev->soak_measured = f[best].m.requests.measured;
+        ev->soak_failed = f[best].m.requests.failed;
+        ev->simulated |= set.runs[best].simulated;
+    }
+    tc_cli_runset_figures_free(f, set.n);
+    tc_cli_runset_free(&set);
+    tc_store_close(st);
+    return code;
+}
+
 int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_evidence *ev,
                            tc_lockin_overrides *ov)
 {
@@ -234,5 +267,9 @@ int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc
         code = read_gaps(o->gaps_file, ev, ov);
     if (!code && o->run_a)
         code = read_runs(o, a, ev, ov);
+    if (!code && o->soak) {
+        code = read_soak(o, ev);
+        ov->simulated |= ev->simulated;
+    }
     return code;
 }

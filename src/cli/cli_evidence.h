@@ -18,6 +18,7 @@ typedef struct tc_cli_evidence_opts {
     const char *gaps_file;
     const char *run_a, *run_b;
     const char *profile_a, *profile_b;
+    const char *soak; /* a long run on the alternative (decide --soak) */
     const char *db;
 } tc_cli_evidence_opts;
 
@@ -32,6 +33,12 @@ typedef struct tc_cli_evidence {
      * completed and failed measured requests. */
     char target_status[16];
     int64_t target_completed, target_failed;
+
+    /* The soak run: of the runs --soak names, the one measured longest. */
+    int has_soak;
+    char soak_status[16];
+    double soak_hours;
+    int64_t soak_measured, soak_failed;
 
     int has_costs;
     /* Running cost per million output tokens: electricity, operations
@@ -51,7 +58,8 @@ enum {
     TC_EV_OPT_RUNS,
     TC_EV_OPT_PROFILE_A,
     TC_EV_OPT_PROFILE_B,
-    TC_EV_OPT_DB
+    TC_EV_OPT_DB,
+    TC_EV_OPT_SOAK
 };
 int tc_cli_evidence_option(int opt, int argc, char **argv, const char *runs_name,
                            tc_cli_evidence_opts *o);

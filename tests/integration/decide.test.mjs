@@ -97,6 +97,13 @@ test('decide: the checklist from evidence, declared items, verdict and reasons',
   assert.equal(state.fallback, 'ticked'); // declared yes
   assert.equal(state.soak, 'not yet measured');
   assert.deepEqual(d.missing, ['soak']);
+  // A stored run named as the soak: measured, but far short of 24 hours.
+  const soak = JSON.parse((await cli(['decide', FP16, '--json', '--runs', 'inc', 'alt', '--gaps', gaps,
+    '--soak', 'alt', '--db', db])).stdout);
+  const item = soak.checklist.find((x) => x.id === 'soak');
+  assert.equal(item.declared, false);
+  assert.equal(item.state, 'not yet measured');
+  assert.match(item.evidence, /soak run complete: 0\.0 h \(24 h needed\), 0 of 4 requests failed/);
   assert.ok(['stay', 'pilot', 'hybrid', 'migrate'].includes(d.verdict));
 
   const text = await cli(['decide', FP16, '--runs', 'inc', 'alt', '--gaps', gaps, '--db', db]);

@@ -111,6 +111,36 @@ static void unchecked_key_operators_keep_gaps_open(void **state)
     assert_int_equal(r.verdict, TC_DECIDE_PILOT); /* not migrate */
 }
 
+/* A measured soak run wins over the declaration. */
+static void soak_from_a_run(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    in.soak_passed = 0; /* declared "no" ... */
+    in.has_soak = 1;    /* ... but a 25 h run passed */
+    strcpy(in.soak_status, "complete");
+    in.soak_hours = 25;
+    in.soak_measured = 90000;
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_TICKED);
+    assert_false(find(&r, "soak")->declared);
+    assert_int_equal(r.verdict, TC_DECIDE_MIGRATE);
+    in.soak_failed = 3; /* a crash is a failed soak */
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
+    assert_non_null(strstr(find(&r, "soak")->evidence, "3 of 90000 requests failed"));
+    in.soak_failed = 0;
+    strcpy(in.soak_status, "interrupted");
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
+    strcpy(in.soak_status, "complete");
+    in.soak_hours = 2; /* too short to say */
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_MISSING);
+    assert_non_null(strstr(find(&r, "soak")->evidence, "2.0 h (24 h needed)"));
+}
+
 static void perf_gap_edges(void **state)
 {
     (void)state;
@@ -262,6 +292,7 @@ int main(void)
         cmocka_unit_test(all_ticked_and_paying_off_migrates),
         cmocka_unit_test(checklist_items_follow_their_evidence),
         cmocka_unit_test(unchecked_key_operators_keep_gaps_open),
+        cmocka_unit_test(soak_from_a_run),
         cmocka_unit_test(perf_gap_edges),
         cmocka_unit_test(economics_rules),
         cmocka_unit_test(key_gaps_rules),
