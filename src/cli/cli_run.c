@@ -334,8 +334,12 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
     char err[512];
     install_signals();
     int tcode = start_telemetry(a, ctx);
-    if (tcode)
+    if (tcode) { /* the run was begun: end it, never leave it "running" */
+        char serr[512];
+        if (tc_store_run_finish(ctx->store, info->id, "failed", serr, sizeof serr) != TC_OK)
+            tc_cli_error("run: %s", serr);
         return tcode;
+    }
     tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
     tc_telem_sampler_stop(ctx->sampler);
     drain_samples(ctx);

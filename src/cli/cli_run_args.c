@@ -44,7 +44,8 @@ void tc_cmd_run_help(FILE *out)
           "  --timeout SECONDS    per request (default 300)\n"
           "  --max-error-rate F   exit 3 when more than this fraction failed (default 0.05)\n"
           "  --telemetry SOURCE   auto (default: every GPU/CPU sensor found), none, nvml,\n"
-          "                       amdgpu or rapl; samples are stored with the run\n"
+          "                       rocm, amdgpu, rapl, nvidia-smi or rocm-smi; samples\n"
+          "                       are stored with the run\n"
           "  --sample-ms MS       telemetry interval, 10 to 60000 (default 100)\n"
           "  --idle-s SECONDS     sample this long before the load for the idle baseline\n"
           "  --sysfs-root DIR     read sysfs from DIR (tests, containers)\n"
@@ -58,7 +59,8 @@ void tc_cmd_run_help(FILE *out)
           "was saved. SIGTERM does the same.\n"
           "\n"
           "Exit status: 0 success; 1 usage error; 2 endpoint unreachable, not an\n"
-          "inference server, or the database unusable; 3 completed but the error rate\n"
+          "inference server, the database unusable, or a named --telemetry source not\n"
+          "available (the run is stored as failed); 3 completed but the error rate\n"
           "was above --max-error-rate; 130 interrupted by Ctrl-C (143 by SIGTERM).\n",
           out);
 }

@@ -117,3 +117,15 @@ test('a run on a GPU in the spec table shows its decode speed as a share of the 
   assert.match(show.stdout, /Bandwidth bound: H100 SXM, 3350 GB\/s/);
   assert.match(show.stdout, /measured decode p50 [\d.]+ tokens\/s = \d+% of the bound/);
 });
+
+test('a named telemetry source that is not there: exit 2, and the run it began is stored as failed', async (t) => {
+  const sc = testScope(t, 'truecost-telfail-');
+  const db = path.join(sc.dir(), 'db');
+  const sim = await sc.sim(FAST);
+  const r = await runCli(['run', sim.url, '--db', db, '-n', '2', '--telemetry', 'nvml',
+    '--nvml-lib', '/nonexistent/libnvidia-ml.so.1', '--no-progress']);
+  assert.equal(r.code, 2, r.stderr);
+  const runs = JSON.parse((await runCli(['runs', '--db', db, '--json'])).stdout);
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0].status ?? runs[0].run?.status, 'failed', JSON.stringify(runs[0]));
+});
