@@ -1,5 +1,6 @@
 #include "cost_profile.h"
 
+#include "core/tc_file.h"
 #include "core/tc_number.h"
 
 #include <errno.h>
@@ -275,39 +276,12 @@ tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, s
 {
     if (!path || !out || !err || !errlen)
         return TC_ERR_INVALID;
-    tc_err status = TC_OK;
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_fail(err, errlen, TC_ERR_IO, "%s: %s", path, strerror(errno));
-    for (;;) {
-        if (len == cap) {
-            /* A profile is a few hundred bytes; refuse anything absurd. */
-            if (cap >= (1u << 20)) {
-                status = tc_fail(err, errlen, TC_ERR_PARSE, "%s: over 1 MiB: not a profile", path);
-                goto out;
-            }
-            char *grown = realloc(text, cap ? cap * 2 : 4096);
-            if (!grown) {
-                status = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", path);
-                goto out;
-            }
-            text = grown;
-            cap = cap ? cap * 2 : 4096;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        status = tc_fail(err, errlen, TC_ERR_IO, "%s: read error", path);
-        goto out;
-    }
-    status = tc_cost_profile_parse(path, text, len, out, err, errlen);
-out:
-    fclose(f);
+    char *text;
+    size_t len;
+    /* A profile is a few hundred bytes; refuse anything absurd. */
+    tc_err status = tc_read_file(path, 1u << 20, "a cost profile", &text, &len, err, errlen);
+    if (status == TC_OK)
+        status = tc_cost_profile_parse(path, text, len, out, err, errlen);
     free(text);
     return status;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/tc_file.h"
 #include "core/tc_buf.h"
 #include "gaps_internal.h"
 
@@ -309,46 +310,8 @@ tc_err tc_gaps_read_file(const char *path, char **text, size_t *len, char *err, 
 {
     if (!path || !text || !len)
         return TC_ERR_INVALID;
-    *text = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_fail(err, errlen, TC_ERR_IO, "%s: %s", path, strerror(errno));
-    tc_err rc = TC_OK;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= TC_GAPS_MAX_FILE_BYTES) {
-                rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s: larger than %u MiB", path,
-                             TC_GAPS_MAX_FILE_BYTES >> 20);
-                goto out;
-            }
-            char *grown = realloc(buf, cap ? cap * 2 : 65536);
-            if (!grown) {
-                rc = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", path);
-                goto out;
-            }
-            buf = grown;
-            cap = cap ? cap * 2 : 65536;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        rc = tc_fail(err, errlen, TC_ERR_IO, "%s: read error", path);
-        goto out;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    buf = NULL;
-out:
-    free(buf);
-    fclose(f);
-    return rc;
+    return tc_read_file(path, TC_GAPS_MAX_FILE_BYTES, "an operator table or support list", text,
+                        len, err, errlen);
 }
 
 /* ---- support list ---- */

@@ -3,6 +3,8 @@
  * name. The model and the ceilings are in roofline.c. */
 #include "roofline.h"
 
+#include "core/tc_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -321,25 +323,7 @@ tc_err tc_roofline_table_add_builtin(tc_roofline_table *t, char *err, size_t err
 /* The whole file into a malloc()ed buffer. */
 static tc_err read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tc_fail(err, errlen, TC_ERR_IO, "%s: %s", path, strerror(errno));
-    char *buf = malloc(FILE_MAX + 1);
-    size_t n = buf ? fread(buf, 1, FILE_MAX + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    tc_err rc = !buf           ? tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", path)
-                : bad          ? tc_fail(err, errlen, TC_ERR_IO, "%s: read error", path)
-                : n > FILE_MAX ? tc_fail(err, errlen, TC_ERR_PARSE,
-                                         "%s: over 1 MiB: not a GPU spec table", path)
-                               : TC_OK;
-    if (rc != TC_OK) {
-        free(buf);
-        return rc;
-    }
-    *text = buf;
-    *len = n;
-    return TC_OK;
+    return tc_read_file(path, FILE_MAX, "a GPU spec table", text, len, err, errlen);
 }
 
 tc_err tc_roofline_table_add_file(tc_roofline_table *t, const char *path, char *err, size_t errlen)

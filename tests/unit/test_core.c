@@ -7,9 +7,11 @@
 
 #include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/tc_buf.h"
 #include "core/tc_error.h"
+#include "core/tc_file.h"
 #include "core/tc_number.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
@@ -121,6 +123,34 @@ static void plain_numbers_are_strict(void **state)
     }
 }
 
+static void whole_files_are_read_with_a_limit(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tc_file_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static char big[10000];
+    memset(big, 'x', sizeof big);
+    assert_int_equal(write(fd, big, sizeof big), (ssize_t)sizeof big);
+    close(fd);
+    char *text = NULL, err[256];
+    size_t len = 0;
+    assert_int_equal(tc_read_file(path, 1 << 20, "a test file", &text, &len, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(len, sizeof big);
+    assert_int_equal(text[len], '\0'); /* NUL-terminated for parsers that want it */
+    free(text);
+    assert_int_equal(tc_read_file(path, 4096, "a test file", &text, &len, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_null(text);
+    assert_non_null(strstr(err, "not a test file"));
+    unlink(path);
+    assert_int_equal(tc_read_file(path, 4096, "a test file", &text, &len, err, sizeof err),
+                     TC_ERR_IO);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "No such file"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +161,7 @@ int main(void)
         cmocka_unit_test(rfc3339_is_utc_with_nanoseconds),
         cmocka_unit_test(rng_is_reproducible_and_uniform),
         cmocka_unit_test(plain_numbers_are_strict),
+        cmocka_unit_test(whole_files_are_read_with_a_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
