@@ -1,6 +1,7 @@
 #include "cost_profile.h"
 
 #include "core/tc_file.h"
+#include "core/tc_ini.h"
 #include "core/tc_number.h"
 
 #include <errno.h>
@@ -55,13 +56,8 @@ static const char *const sections[] = {"hardware", "cloud", "power", "operations
 /* Parser state shared by the reader (which counts lines, since the system
  * inih is built without INI_HANDLER_LINENO) and the handler. */
 typedef struct parse_ctx {
-    const char *text;
-    size_t len, pos;
-    int line, at_line_start;
+    tc_ini ini; /* the text, the line, the first error */
     tc_cost_profile *p;
-    int failed;
-    char *err;
-    size_t errlen;
     int has_hardware_key, has_cloud_key;
 } parse_ctx;
 
@@ -70,40 +66,14 @@ static tc_cost_field *field_of(tc_cost_profile *p, const key_spec *k)
     return (tc_cost_field *)((char *)p + k->offset);
 }
 
-/* fgets-like over the text. A line longer than inih's buffer comes in
- * several reads; only the first counts as a new line. */
-static char *read_line(char *str, int num, void *stream)
-{
-    parse_ctx *c = stream;
-    if (c->pos >= c->len || num < 2)
-        return NULL;
-    if (c->at_line_start)
-        c->line++;
-    int i = 0;
-    while (i < num - 1 && c->pos < c->len) {
-        char ch = c->text[c->pos++];
-        str[i++] = ch;
-        if (ch == '\n')
-            break;
-    }
-    str[i] = '\0';
-    c->at_line_start = str[i - 1] == '\n';
-    return str;
-}
-
 /* Records the first error only: later ones are often its consequences. */
 static int fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(parse_ctx *c, const char *fmt, ...)
 {
-    if (!c->failed) {
-        char detail[512];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, sizeof detail, fmt, ap);
-        va_end(ap);
-        snprintf(c->err, c->errlen, "%s:%d: %s", c->p->name, c->line, detail);
-        c->failed = 1;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    tc_ini_vfail(&c->ini, fmt, ap);
+    va_end(ap);
     return 0;
 }
 
@@ -169,14 +139,14 @@ static int set_value(parse_ctx *c, const key_spec *k, const char *value)
                     k->expect);
     if (!exclusive_ok(c, k))
         return 0;
-    *f = (tc_cost_field){1, v, c->line};
+    *f = (tc_cost_field){1, v, c->ini.line};
     return 1;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     parse_ctx *c = user;
-    if (c->failed)
+    if (c->ini.failed)
         return 0;
     if (section[0] == '\0')
         return set_top_level(c, name, value);
@@ -246,19 +216,9 @@ tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len, tc_
         return TC_ERR_INVALID;
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", name);
-    if (text && memchr(text, '\0', len))
-        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: contains a NUL byte: not a text file", name);
-    parse_ctx c = {
-        .text = text, .len = len, .at_line_start = 1, .p = out, .err = err, .errlen = errlen};
-    int rc = ini_parse_stream(read_line, &c, handler, &c);
-    tc_err status = TC_OK;
-    if (c.failed)
-        status = TC_ERR_PARSE; /* err already says where and why */
-    else if (rc == -2)
-        status = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
-    else if (rc != 0)
-        status = tc_fail(err, errlen, TC_ERR_PARSE,
-                         "%s:%d: not a '[section]' or 'key = value' line", name, rc);
+    parse_ctx c = {.p = out};
+    tc_ini_init(&c.ini, out->name, text, len, err, errlen);
+    tc_err status = tc_ini_run(&c.ini, handler, &c);
     if (status != TC_OK)
         goto fail;
     out->is_cloud = c.has_cloud_key;

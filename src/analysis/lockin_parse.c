@@ -3,6 +3,7 @@
 #include "lockin.h"
 
 #include "core/tc_file.h"
+#include "core/tc_ini.h"
 #include "core/tc_number.h"
 
 #include <errno.h>
@@ -96,13 +97,8 @@ static const char *const sections[] = {"effort",   "rates",   "risk",    "talent
 #define KNOWN_SECTIONS "[effort], [rates], [risk], [talent], [hardware], [horizon], [decision]"
 
 typedef struct parse_ctx {
-    const char *text;
-    size_t len, pos;
-    int line, at_line_start;
+    tc_ini ini; /* the text, the line, the first error */
     tc_lockin *a;
-    int failed;
-    char *err;
-    size_t errlen;
     int section_line[N_SECTIONS]; /* of its first header; 0: absent */
     int key_line[N_KEYS];         /* for duplicates of answers */
 } parse_ctx;
@@ -110,15 +106,10 @@ typedef struct parse_ctx {
 static int fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(parse_ctx *c, const char *fmt, ...)
 {
-    if (!c->failed) { /* the first error only: later ones often follow from it */
-        char detail[600];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, sizeof detail, fmt, ap);
-        va_end(ap);
-        snprintf(c->err, c->errlen, "%s:%d: %s", c->a->name, c->line, detail);
-        c->failed = 1;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    tc_ini_vfail(&c->ini, fmt, ap);
+    va_end(ap);
     return 0;
 }
 
@@ -133,8 +124,9 @@ static int section_index(const char *s)
 /* Notes where a "[section]" line starts (column 0, as inih reads it when no
  * value continues) so that a missing key can name its section's line, and
  * rejects an unknown section even when it has no keys. */
-static void note_header(parse_ctx *c, const char *line)
+static void note_header(void *user, const char *line)
 {
+    parse_ctx *c = user;
     if (line[0] != '[')
         return;
     const char *end = strchr(line, ']');
@@ -150,32 +142,7 @@ static void note_header(parse_ctx *c, const char *line)
     if (i < 0)
         fail(c, "unknown section [%s] (known: " KNOWN_SECTIONS ")", name);
     else if (!c->section_line[i])
-        c->section_line[i] = c->line;
-}
-
-/* fgets-like over the text, counting lines (the system inih is built
- * without INI_HANDLER_LINENO). A line longer than inih's buffer comes in
- * several reads; only the first counts as a new line. */
-static char *read_line(char *str, int num, void *stream)
-{
-    parse_ctx *c = stream;
-    if (c->failed || c->pos >= c->len || num < 2)
-        return NULL;
-    int starts = c->at_line_start;
-    if (starts)
-        c->line++;
-    int i = 0;
-    while (i < num - 1 && c->pos < c->len) {
-        char ch = c->text[c->pos++];
-        str[i++] = ch;
-        if (ch == '\n')
-            break;
-    }
-    str[i] = '\0';
-    c->at_line_start = str[i - 1] == '\n';
-    if (starts)
-        note_header(c, str);
-    return str;
+        c->section_line[i] = c->ini.line;
 }
 
 /* One number of a range or a value: why it is not one, or 0. */
@@ -253,7 +220,7 @@ static int set_range(parse_ctx *c, const key_spec *k, const char *value)
     if (r->high > k->max)
         return fail(c, "[%s] %s: %g is out of range (at most %g); expected %s", k->section, k->key,
                     r->high, k->max, k->expect);
-    r->line = c->line;
+    r->line = c->ini.line;
     snprintf(r->source, sizeof r->source, "assessment");
     return 1;
 }
@@ -270,7 +237,7 @@ static int set_value(parse_ctx *c, const key_spec *k, const char *value)
     if (v < k->min || v > k->max || (k->min_open && v <= k->min) || (k->whole && v != floor(v)))
         return fail(c, "[%s] %s: %s is out of range; expected %s", k->section, k->key, value,
                     k->expect);
-    *f = (tc_lockin_value){1, v, c->line};
+    *f = (tc_lockin_value){1, v, c->ini.line};
     return 1;
 }
 
@@ -289,7 +256,7 @@ static int set_answer(parse_ctx *c, int ki, const char *value)
     else
         return fail(c, "[%s] %s: '%s' is not an answer; expected %s", k->section, k->key, value,
                     k->expect);
-    c->key_line[ki] = c->line;
+    c->key_line[ki] = c->ini.line;
     return 1;
 }
 
@@ -322,7 +289,7 @@ static void keys_of(const char *section, char *buf, size_t len)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     parse_ctx *c = user;
-    if (c->failed)
+    if (c->ini.failed)
         return 0;
     if (section[0] == '\0')
         return set_top_level(c, name, value);
@@ -393,20 +360,12 @@ tc_err tc_lockin_parse(const char *name, const char *text, size_t len, tc_lockin
         return TC_ERR_INVALID;
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", name);
-    if (text && memchr(text, '\0', len))
-        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: contains a NUL byte: not a text file", name);
-    parse_ctx c = {
-        .text = text, .len = len, .at_line_start = 1, .a = out, .err = err, .errlen = errlen};
-    int rc = ini_parse_stream(read_line, &c, handler, &c);
-    tc_err status = TC_OK;
-    if (c.failed)
-        status = TC_ERR_PARSE; /* err already says where and why */
-    else if (rc == -2)
-        status = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
-    else if (rc != 0)
-        status = tc_fail(err, errlen, TC_ERR_PARSE,
-                         "%s:%d: not a '[section]' or 'key = value' line", name, rc);
-    else
+    parse_ctx c = {.a = out};
+    tc_ini_init(&c.ini, out->name, text, len, err, errlen);
+    c.ini.on_line = note_header;
+    c.ini.user = &c;
+    tc_err status = tc_ini_run(&c.ini, handler, &c);
+    if (status == TC_OK)
         status = check_required(out, &c, err, errlen);
     if (status != TC_OK) {
         memset(out, 0, sizeof *out);
