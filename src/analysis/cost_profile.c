@@ -79,17 +79,7 @@ static int fail(parse_ctx *c, const char *fmt, ...)
 
 static int set_top_level(parse_ctx *c, const char *name, const char *value)
 {
-    if (strcmp(name, "currency") != 0)
-        return fail(c,
-                    "'%s' outside a section (only 'currency' may come before the first "
-                    "[section])",
-                    name);
-    size_t n = strlen(value);
-    if (n == 0 || n >= sizeof c->p->currency)
-        return fail(c, "currency: '%s' is not a label (expected 1 to 15 characters, e.g. USD)",
-                    value);
-    memcpy(c->p->currency, value, n + 1);
-    return 1;
+    return tc_ini_top_level(&c->ini, name, value, c->p->currency, sizeof c->p->currency);
 }
 
 static int known_section(const char *s)

@@ -262,17 +262,7 @@ static int set_answer(parse_ctx *c, int ki, const char *value)
 
 static int set_top_level(parse_ctx *c, const char *name, const char *value)
 {
-    if (strcmp(name, "currency") != 0)
-        return fail(c,
-                    "'%s' outside a section; expected only 'currency' before the first "
-                    "[section]",
-                    name);
-    size_t n = strlen(value);
-    if (n == 0 || n >= sizeof c->a->currency)
-        return fail(c, "currency: '%s' is not a label; expected 1 to 15 characters, e.g. USD",
-                    value);
-    memcpy(c->a->currency, value, n + 1);
-    return 1;
+    return tc_ini_top_level(&c->ini, name, value, c->a->currency, sizeof c->a->currency);
 }
 
 /* The comma-separated keys of `section`, for "unknown key" messages. */

@@ -50,6 +50,31 @@ int tc_ini_vfail(tc_ini *ini, const char *fmt, va_list ap)
     return 0;
 }
 
+static int fail(tc_ini *ini, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(tc_ini *ini, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tc_ini_vfail(ini, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+int tc_ini_top_level(tc_ini *ini, const char *name, const char *value, char *currency, size_t size)
+{
+    if (strcmp(name, "currency") != 0)
+        return fail(ini,
+                    "'%s' outside a section; expected only 'currency' before the first "
+                    "[section]",
+                    name);
+    size_t n = strlen(value);
+    if (n == 0 || n >= size)
+        return fail(ini, "currency: '%s' is not a label; expected 1 to %zu characters, e.g. USD",
+                    value, size - 1);
+    memcpy(currency, value, n + 1);
+    return 1;
+}
+
 tc_err tc_ini_run(tc_ini *ini, ini_handler handler, void *user)
 {
     if (ini->text && memchr(ini->text, '\0', ini->len))

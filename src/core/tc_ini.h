@@ -36,6 +36,11 @@ void tc_ini_init(tc_ini *ini, const char *name, const char *text, size_t len, ch
  * returns to say "error". */
 int tc_ini_vfail(tc_ini *ini, const char *fmt, va_list ap);
 
+/* The one key allowed before the first [section]: `currency`, a label of 1
+ * to size - 1 characters copied into currency[size]. Returns 1, or 0 after
+ * recording the error (another key, or a bad label). */
+int tc_ini_top_level(tc_ini *ini, const char *name, const char *value, char *currency, size_t size);
+
 /* Runs inih over the text with `handler` (given `user`). Returns TC_OK;
  * TC_ERR_PARSE for a NUL byte, a recorded error or a line inih cannot
  * read ("NAME:LINE: not a '[section]' or 'key = value' line"); or
