@@ -39,4 +39,51 @@ tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char
 tc_err tc_gaps_inventory_csv(const char *name, const tc_csv *csv, const char *dtype,
                              tc_gap_inventory *out, char *err, size_t errlen);
 
+/* ---- profiler rows, shared by gaps_ops.c and gaps_table.c ---- */
+
+/* One profiler row as read, before shares are known. */
+typedef struct tc_gaps_raw_row {
+    char *name, *dtype;
+    double cpu, dev, cpu_total; /* microseconds */
+    double calls;
+    int has_calls, line;
+    int negative_cpu; /* a CPU time was negative: it ran on the CPU */
+} tc_gaps_raw_row;
+
+typedef struct tc_gaps_raw_rows {
+    tc_gaps_raw_row *rows;
+    size_t n;
+    int has_cpu, has_dev, has_cpu_total;
+    double footer_cpu, footer_dev; /* 0 when absent */
+    size_t n_negative_cpu;         /* negative CPU time cells, read as 0 */
+} tc_gaps_raw_rows;
+
+typedef struct tc_gaps_cols {
+    int name, cpu, dev, cpu_total, calls, dtype;
+} tc_gaps_cols;
+
+/* Reads one data row of either profiler format (table or key_averages
+ * CSV), with the columns c, into a new row of r: name, dtype (the row's or
+ * `dtype`), CPU, device and CPU-total times, calls. Device-only and
+ * non-operator rows are kept here; tc_gaps_finish_profiler leaves them
+ * out. TC_ERR_PARSE ("NAME:LINE: ...") for a row without a name or a bad
+ * cell, TC_ERR_NOMEM. */
+tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
+                            const tc_gaps_cols *c, const char *dtype, tc_gaps_raw_rows *r,
+                            char *err, size_t errlen);
+
+/* Appends a zeroed row; NULL when memory ran out. */
+tc_gaps_raw_row *tc_gaps_raw_add(tc_gaps_raw_rows *r);
+/* Frees the rows and zeroes *r. */
+void tc_gaps_raw_free(tc_gaps_raw_rows *r);
+/* Shares from the rows into *out (the operators only: device-only rows and
+ * non-operators are counted as skipped). */
+tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r, tc_gap_inventory *out,
+                               char *err, size_t errlen);
+/* 1 when text holds a profiler table: its rows are read into *r and *rc
+ * says how that went (err on failure); 0 when there is no table (then the
+ * text is a CSV). */
+int tc_gaps_read_table(const char *name, const char *text, size_t len, const char *dtype,
+                       tc_gaps_raw_rows *r, tc_err *rc, char *err, size_t errlen);
+
 #endif

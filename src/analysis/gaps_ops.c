@@ -28,24 +28,7 @@
 
 #include "gaps_internal.h"
 
-/* One profiler row as read, before shares are known. */
-typedef struct raw_row {
-    char *name, *dtype;
-    double cpu, dev, cpu_total; /* microseconds */
-    double calls;
-    int has_calls, line;
-    int negative_cpu; /* a CPU time was negative: it ran on the CPU */
-} raw_row;
-
-typedef struct raw_rows {
-    raw_row *rows;
-    size_t n;
-    int has_cpu, has_dev, has_cpu_total;
-    double footer_cpu, footer_dev; /* 0 when absent */
-    size_t n_negative_cpu;         /* negative CPU time cells, read as 0 */
-} raw_rows;
-
-static void raw_free(raw_rows *r)
+void tc_gaps_raw_free(tc_gaps_raw_rows *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         free(r->rows[i].name);
@@ -55,9 +38,9 @@ static void raw_free(raw_rows *r)
     memset(r, 0, sizeof *r);
 }
 
-static raw_row *raw_add(raw_rows *r)
+tc_gaps_raw_row *tc_gaps_raw_add(tc_gaps_raw_rows *r)
 {
-    raw_row *grown = realloc(r->rows, (r->n + 1) * sizeof *grown);
+    tc_gaps_raw_row *grown = realloc(r->rows, (r->n + 1) * sizeof *grown);
     if (!grown)
         return NULL;
     r->rows = grown;
@@ -140,7 +123,7 @@ int tc_gaps_not_an_operator(const char *name)
 
 /* A row is device-only when the file has CPU times, the row has none and
  * it has device time. */
-static int device_only(const raw_rows *r, const raw_row *row)
+static int device_only(const tc_gaps_raw_rows *r, const tc_gaps_raw_row *row)
 {
     if ((!r->has_cpu && !r->has_cpu_total) || row->negative_cpu)
         return 0;
@@ -148,8 +131,8 @@ static int device_only(const raw_rows *r, const raw_row *row)
     return cpu == 0 && row->dev > 0;
 }
 
-static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *out, char *err,
-                              size_t errlen)
+tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r, tc_gap_inventory *out,
+                               char *err, size_t errlen)
 {
     double sum_dev = 0, sum_cpu = 0;
     for (size_t i = 0; i < r->n; i++)
@@ -171,7 +154,7 @@ static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *o
     out->total_us = footer >= sum ? footer : sum;
     out->n_negative_cpu = r->n_negative_cpu;
     for (size_t i = 0; i < r->n; i++) {
-        raw_row *row = &r->rows[i];
+        tc_gaps_raw_row *row = &r->rows[i];
         if (device_only(r, row) || tc_gaps_not_an_operator(row->name)) {
             out->n_skipped++;
             continue;
@@ -191,168 +174,9 @@ static tc_err finish_profiler(const char *name, raw_rows *r, tc_gap_inventory *o
     return TC_OK;
 }
 
-/* ---- the text table ---- */
-
-typedef struct span {
-    size_t start, end;
-} span;
-
-#define MAX_COLS 48
-
-typedef struct text_table {
-    const char *name, *s;
-    size_t len, pos;
-    int line; /* of the line last read */
-    span spans[MAX_COLS];
-    size_t n_spans;
-} text_table;
-
-/* The next line without its line end; 0 at the end of the text. */
-static int next_line(text_table *t, const char **line, size_t *len)
-{
-    if (t->pos >= t->len)
-        return 0;
-    const char *start = t->s + t->pos;
-    const char *nl = memchr(start, '\n', t->len - t->pos);
-    size_t n = nl ? (size_t)(nl - start) : t->len - t->pos;
-    t->pos += n + (nl ? 1 : 0);
-    if (n && start[n - 1] == '\r')
-        n--;
-    *line = start;
-    *len = n;
-    t->line++;
-    return 1;
-}
-
-/* A dashed rule: dashes in groups separated by spaces, at least three. */
-static int is_rule(const char *s, size_t len)
-{
-    size_t dashes = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '-')
-            dashes++;
-        else if (s[i] != ' ' && s[i] != '\t')
-            return 0;
-    }
-    return dashes >= 3 && s[0] == '-';
-}
-
-static void rule_spans(text_table *t, const char *s, size_t len)
-{
-    t->n_spans = 0;
-    for (size_t i = 0; i < len && t->n_spans < MAX_COLS;) {
-        while (i < len && s[i] != '-')
-            i++;
-        size_t start = i;
-        while (i < len && s[i] == '-')
-            i++;
-        if (i > start)
-            t->spans[t->n_spans++] = (span){start, i};
-    }
-}
-
-static char *trimmed_copy(const char *s, size_t len)
-{
-    while (len && (*s == ' ' || *s == '\t'))
-        s++, len--;
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-        len--;
-    return strndup(s, len);
-}
-
-/* Splits at runs of two or more spaces; the cells, or 0 on no memory. */
-static size_t split_wide(const char *s, size_t len, char **cells, size_t max)
-{
-    size_t n = 0, i = 0;
-    while (i < len && n < max) {
-        while (i < len && (s[i] == ' ' || s[i] == '\t'))
-            i++;
-        if (i >= len)
-            break;
-        size_t start = i;
-        while (i < len && !(s[i] == '\t' || (s[i] == ' ' && (i + 1 >= len || s[i + 1] == ' '))))
-            i++;
-        if (!(cells[n++] = trimmed_copy(s + start, i - start)))
-            return 0;
-    }
-    return n;
-}
-
-static void free_cells(char **cells, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(cells[i]);
-}
-
-/* The cells of a line: split at wide gaps when that gives one cell per
- * column (robust to a hand-edited table), else cut at the rule's columns
- * (robust to a name with double spaces). Returns 0 or -1 (no memory). */
-static int line_cells(const text_table *t, const char *s, size_t len, tc_csv_row *row)
-{
-    char *cells[MAX_COLS];
-    size_t n = split_wide(s, len, cells, MAX_COLS);
-    if (n != t->n_spans) {
-        free_cells(cells, n);
-        for (n = 0; n < t->n_spans; n++) {
-            size_t a = t->spans[n].start, b = n + 1 < t->n_spans ? t->spans[n + 1].start : len;
-            a = a < len ? a : len;
-            b = b < len ? b : len;
-            if (!(cells[n] = trimmed_copy(s + a, b > a ? b - a : 0))) {
-                free_cells(cells, n);
-                return -1;
-            }
-        }
-    }
-    row->fields = malloc((n ? n : 1) * sizeof *row->fields);
-    if (!row->fields) {
-        free_cells(cells, n);
-        return -1;
-    }
-    memcpy(row->fields, cells, n * sizeof *cells);
-    row->n = n;
-    row->line = t->line;
-    return 0;
-}
-
-static void row_free(tc_csv_row *row)
-{
-    free_cells(row->fields, row->n);
-    free(row->fields);
-    row->fields = NULL;
-    row->n = 0;
-}
+/* ---- profiler rows (table and CSV export) ---- */
 
 /* The table's columns, by header name. */
-typedef struct table_cols {
-    int name, cpu, dev, cpu_total, calls, dtype;
-} table_cols;
-
-/* The self device column: "Self CUDA", "Self XPU", "Self device"... any
- * "Self X" that is not CPU, a percentage or memory. */
-static int device_column(const tc_csv_row *h)
-{
-    char key[128];
-    for (size_t i = 0; i < h->n; i++) {
-        tc_csv_header_key(h->fields[i], key, sizeof key);
-        size_t n = strlen(key);
-        if (strncmp(key, "self_", 5) == 0 && strcmp(key, "self_cpu") != 0 &&
-            !(n > 4 && strcmp(key + n - 4, "_pct") == 0) && !strstr(key, "mem"))
-            return (int)i;
-    }
-    return -1;
-}
-
-static void table_columns(const tc_csv_row *h, table_cols *c)
-{
-    static const char *const name[] = {"name", NULL};
-    static const char *const cpu[] = {"self_cpu", NULL};
-    static const char *const cpu_total[] = {"cpu_total", NULL};
-    static const char *const calls[] = {"of_calls", "calls", "count", NULL};
-    static const char *const dtype[] = {"dtype", NULL};
-    *c =
-        (table_cols){tc_csv_column(h, name),      tc_csv_column(h, cpu),   device_column(h),
-                     tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dtype)};
-}
 
 /* A time cell of `row` into *out (0 when the column is absent). A CPU
  * column (`neg` not NULL) takes a negative time as 0 and counts it in
@@ -378,7 +202,7 @@ static tc_err time_cell(const char *name, const tc_csv_row *h, const tc_csv_row 
 }
 
 static tc_err calls_cell(const char *name, const tc_csv_row *h, const tc_csv_row *row, int col,
-                         raw_row *out, char *err, size_t errlen)
+                         tc_gaps_raw_row *out, char *err, size_t errlen)
 {
     const char *cell = tc_gaps_cell(row, col);
     if (col < 0 || !cell[0])
@@ -392,15 +216,15 @@ static tc_err calls_cell(const char *name, const tc_csv_row *h, const tc_csv_row
 }
 
 /* One data row of either profiler format into r. */
-static tc_err profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
-                           const table_cols *c, const char *dtype, raw_rows *r, char *err,
-                           size_t errlen)
+tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
+                            const tc_gaps_cols *c, const char *dtype, tc_gaps_raw_rows *r,
+                            char *err, size_t errlen)
 {
     const char *op = tc_gaps_cell(row, c->name), *dt = tc_gaps_cell(row, c->dtype);
     if (!op[0])
         return tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: a row without an operator name", name,
                        row->line);
-    raw_row *out = raw_add(r);
+    tc_gaps_raw_row *out = tc_gaps_raw_add(r);
     if (!out || !(out->name = strdup(op)) || !(out->dtype = strdup(dt[0] ? dt : dtype)))
         return tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", name);
     out->line = row->line;
@@ -415,124 +239,6 @@ static tc_err profiler_row(const char *name, const tc_csv_row *h, const tc_csv_r
     out->negative_cpu = neg > 0;
     r->n_negative_cpu += neg;
     return rc;
-}
-
-/* "Self CUDA time total: 5.123ms" below the table. */
-static void footer_line(const char *s, size_t len, raw_rows *r)
-{
-    char buf[160];
-    if (len < 6 || len >= sizeof buf || strncmp(s, "Self ", 5) != 0)
-        return;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *mark = strstr(buf, " time total:");
-    double v;
-    if (!mark)
-        return;
-    *mark = '\0';
-    char *value = mark + strlen(" time total:");
-    while (*value == ' ')
-        value++;
-    if (tc_gaps_time_us(value, &v) < 0)
-        return;
-    if (strcmp(buf + 5, "CPU") == 0)
-        r->footer_cpu = v;
-    else
-        r->footer_dev = v;
-}
-
-static tc_err table_header(text_table *t, const tc_csv_row *h, table_cols *c, raw_rows *r,
-                           char *err, size_t errlen)
-{
-    table_columns(h, c);
-    if (c->name < 0 || (c->cpu < 0 && c->dev < 0)) {
-        char cols[512];
-        tc_gaps_header_list(h, cols, sizeof cols);
-        return tc_fail(err, errlen, TC_ERR_PARSE,
-                       "%s:%d: the profiler table has no %s column (it has: %s); print it with "
-                       "prof.key_averages().table()",
-                       t->name, h->line, c->name < 0 ? "Name" : "Self CPU or Self CUDA", cols);
-    }
-    r->has_cpu = c->cpu >= 0;
-    r->has_dev = c->dev >= 0;
-    r->has_cpu_total = c->cpu_total >= 0;
-    return TC_OK;
-}
-
-/* A line under a row that holds only stack text (group_by_stack_n's
- * "Source Location" lines) or nothing (its spacer): no name, no time, no
- * count. */
-static int continuation(const tc_csv_row *row, const table_cols *c)
-{
-    return !tc_gaps_cell(row, c->name)[0] && !tc_gaps_cell(row, c->cpu)[0] &&
-           !tc_gaps_cell(row, c->dev)[0] && !tc_gaps_cell(row, c->cpu_total)[0] &&
-           !tc_gaps_cell(row, c->calls)[0];
-}
-
-/* Reads from the header line (just read) to the end of the text. */
-static tc_err table_body(text_table *t, const char *hs, size_t hlen, const char *dtype, raw_rows *r,
-                         char *err, size_t errlen)
-{
-    tc_csv_row h = {0}, row = {0};
-    table_cols c;
-    const char *s;
-    size_t len;
-    int in_rows = 1;
-    tc_err rc = TC_ERR_NOMEM;
-    if (line_cells(t, hs, hlen, &h) < 0)
-        goto out;
-    rc = table_header(t, &h, &c, r, err, errlen);
-    size_t after_header = t->pos;
-    if (rc == TC_OK && next_line(t, &s, &len) && !is_rule(s, len)) {
-        t->pos = after_header; /* no underline: data starts at once */
-        t->line--;
-    }
-    while (rc == TC_OK && next_line(t, &s, &len)) {
-        if (is_rule(s, len) || len == 0)
-            in_rows = 0;
-        else if (!in_rows)
-            footer_line(s, len, r);
-        else if (line_cells(t, s, len, &row) < 0)
-            rc = tc_fail(err, errlen, TC_ERR_NOMEM, "%s: out of memory", t->name);
-        else {
-            if (!continuation(&row, &c))
-                rc = profiler_row(t->name, &h, &row, &c, dtype, r, err, errlen);
-            row_free(&row);
-        }
-    }
-out:
-    if (rc == TC_ERR_NOMEM && !err[0])
-        tc_fail(err, errlen, rc, "%s: out of memory", t->name);
-    row_free(&h);
-    return rc;
-}
-
-static int has_name_cell(const char *s, size_t len)
-{
-    for (size_t i = 0; i + 4 <= len; i++)
-        if (memcmp(s + i, "Name", 4) == 0)
-            return 1;
-    return 0;
-}
-
-/* Positions t after the first rule that a "Name" header follows; 1 when
- * the text is a profiler table. */
-static int find_table(text_table *t, const char **hs, size_t *hlen)
-{
-    const char *s;
-    size_t len;
-    while (next_line(t, &s, &len)) {
-        if (!is_rule(s, len))
-            continue;
-        rule_spans(t, s, len);
-        size_t pos = t->pos;
-        int line = t->line;
-        if (next_line(t, hs, hlen) && has_name_cell(*hs, *hlen))
-            return 1;
-        t->pos = pos;
-        t->line = line;
-    }
-    return 0;
 }
 
 /* ---- CSV inventories ---- */
@@ -564,8 +270,8 @@ static tc_err export_csv(const char *name, const tc_csv *csv, const char *dtype,
                                         "num_calls", "number_of_calls", "call_count", NULL};
     static const char *const dt[] = {"dtype", "data_type", "precision", NULL};
     const tc_csv_row *h = &csv->rows[0];
-    table_cols c = {tc_csv_column(h, op),        tc_csv_column(h, cpu),   tc_csv_column(h, dev),
-                    tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dt)};
+    tc_gaps_cols c = {tc_csv_column(h, op),        tc_csv_column(h, cpu),   tc_csv_column(h, dev),
+                      tc_csv_column(h, cpu_total), tc_csv_column(h, calls), tc_csv_column(h, dt)};
     if (c.name < 0) {
         char cols[512];
         tc_gaps_header_list(h, cols, sizeof cols);
@@ -573,14 +279,15 @@ static tc_err export_csv(const char *name, const tc_csv *csv, const char *dtype,
                        "%s:%d: no operator name column (it has: %s); expected name or key", name,
                        h->line, cols);
     }
-    raw_rows r = {.has_cpu = c.cpu >= 0, .has_dev = c.dev >= 0, .has_cpu_total = c.cpu_total >= 0};
+    tc_gaps_raw_rows r = {
+        .has_cpu = c.cpu >= 0, .has_dev = c.dev >= 0, .has_cpu_total = c.cpu_total >= 0};
     tc_err rc = TC_OK;
     for (size_t i = 1; rc == TC_OK && i < csv->n; i++)
-        rc = profiler_row(name, h, &csv->rows[i], &c, dtype, &r, err, errlen);
+        rc = tc_gaps_profiler_row(name, h, &csv->rows[i], &c, dtype, &r, err, errlen);
     out->format = TC_GAPS_PROFILER_CSV;
     if (rc == TC_OK)
-        rc = finish_profiler(name, &r, out, err, errlen);
-    raw_free(&r);
+        rc = tc_gaps_finish_profiler(name, &r, out, err, errlen);
+    tc_gaps_raw_free(&r);
     return rc;
 }
 
@@ -729,17 +436,13 @@ tc_err tc_gaps_inventory_parse(const char *name, const char *text, size_t len,
     const char *dtype = default_dtype && default_dtype[0] ? default_dtype : "unknown";
     if (len && memchr(text, '\0', len))
         return tc_fail(err, errlen, TC_ERR_PARSE, "%s: contains a NUL byte: not a text file", name);
-    text_table t = {.name = name, .s = text, .len = len};
-    const char *hs;
-    size_t hlen;
     tc_err rc;
-    if (find_table(&t, &hs, &hlen)) {
-        raw_rows r = {0};
+    tc_gaps_raw_rows r = {0};
+    if (tc_gaps_read_table(name, text, len, dtype, &r, &rc, err, errlen)) {
         out->format = TC_GAPS_PROFILER_TABLE;
-        rc = table_body(&t, hs, hlen, dtype, &r, err, errlen);
         if (rc == TC_OK)
-            rc = finish_profiler(name, &r, out, err, errlen);
-        raw_free(&r);
+            rc = tc_gaps_finish_profiler(name, &r, out, err, errlen);
+        tc_gaps_raw_free(&r);
     } else {
         tc_csv csv;
         rc = tc_csv_parse(name, text, len, TC_CSV_COMMENTS, &csv, err, errlen);
