@@ -1,8 +1,8 @@
-/* nvidia-smi and rocm-smi backends: run the vendor's command, parse what it
- * prints. Used only where the vendor library cannot be loaded; a command
- * run costs tens of milliseconds (nvidia-smi) to about a second (rocm-smi,
- * a Python program), so one run serves every device of a tick. */
-/* memmem, pipe2 */
+/* nvidia-smi and rocm-smi backends: run the vendor's command
+ * (telem_smi_run.c), parse what it prints (telem_smi_parse.c). Used only
+ * where the vendor library cannot be loaded; a command run costs tens of
+ * milliseconds (nvidia-smi) to about a second (rocm-smi, a Python
+ * program), so one run serves every device of a tick. */
 #define _GNU_SOURCE
 #include "telem_smi.h"
 
