@@ -237,6 +237,8 @@ tc_err tc_roofline_for_run(const tc_roofline_table *t, const tc_roofline_inputs 
                          "the stored fingerprint is not a JSON object: %s",
                          fp ? "another JSON value" : jerr.text);
         json_decref(fp);
+    } else if (json_is_object(in->fingerprint)) {
+        from_fingerprint(in->fingerprint, in, out);
     }
     out->kv_bytes_per_token = in->kv_bytes_per_token > 0 ? in->kv_bytes_per_token : 0;
     weight_bytes(in, out);

@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "core/tc_error.h"
 
 #define TC_ROOF_COLUMNS                                                                            \
@@ -91,6 +93,7 @@ tc_err tc_roofline_quant_bits(const char *level, double *bits);
 typedef struct tc_roofline_inputs {
     const char *gpu_name;         /* device name; NULL: the fingerprint's first GPU */
     const char *fingerprint_json; /* the run's stored fingerprint, or NULL */
+    json_t *fingerprint;          /* the same already parsed (used when the text is NULL) */
     double model_bytes;           /* weight bytes, over any estimate */
     double params;                /* parameter count, over the server's */
     double kv_bytes_per_token;    /* KV-cache bytes read per generated token */

@@ -184,22 +184,12 @@ static int side_sample(compare_side *s)
     return 0;
 }
 
-/* The first GPU a run of the side sampled, or NULL (the fingerprint's). */
-static const char *side_gpu(const compare_side *s)
-{
-    const tc_run_energy *e = &s->f[0].e;
-    for (int i = 0; i < e->n; i++)
-        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
-            return e->dev[i].dev.info.name;
-    return NULL;
-}
-
-static int bound_side(tc_store *st, const char *specs, compare_side *s)
+static void bound_side(const tc_roofline_table *t, compare_side *s)
 {
     int valid;
     double decode = tc_compare_side_mean(s, tc_compare_get_decode_p50, &valid);
-    return tc_cli_roofline_brief(st, &s->set.runs[0], side_gpu(s), valid ? decode : 0, specs,
-                                 &s->roof);
+    tc_cli_roofline_brief(t, tc_cli_first_gpu(&s->f[0].e), s->fingerprint, valid ? decode : 0,
+                          &s->roof);
 }
 
 static void price_side(compare_side *s)
@@ -364,11 +354,15 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
         if (side_sample(sides[i]) < 0)
             return TC_EXIT_RUNTIME;
         price_side(sides[i]);
-        if ((code = bound_side(st, a->specs, sides[i])) != 0)
-            return code;
         for (size_t k = 0; k < sides[i]->set.n; k++)
             r->simulated |= sides[i]->set.runs[k].simulated;
     }
+    tc_roofline_table t = {0};
+    if ((code = tc_cli_roofline_table_load(a->specs, &t)) != 0)
+        return code;
+    bound_side(&t, &r->a);
+    bound_side(&t, &r->b);
+    tc_roofline_table_free(&t);
     r->resampling = r->a.boot.run_level && r->b.boot.run_level     ? "runs"
                     : !r->a.boot.run_level && !r->b.boot.run_level ? "requests"
                                                                    : "mixed";

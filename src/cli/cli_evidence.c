@@ -195,18 +195,13 @@ static int running_saving(const tc_cli_evidence_opts *o, const tc_lockin *a,
     return 0;
 }
 
-static int read_runs(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_evidence *ev,
-                     tc_lockin_overrides *ov)
+static int read_runs(tc_store *st, const tc_cli_evidence_opts *o, const tc_lockin *a,
+                     tc_cli_evidence *ev, tc_lockin_overrides *ov)
 {
-    tc_store *st;
     tc_cost_measured ma, mb;
-    int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
-    if (code)
-        return code;
-    code = load_side(st, o->run_a, 0, ev, &ma);
+    int code = load_side(st, o->run_a, 0, ev, &ma);
     if (!code)
         code = load_side(st, o->run_b, 1, ev, &mb);
-    tc_store_close(st);
     if (code)
         return code;
     ev->has_runs = 1;
@@ -229,15 +224,11 @@ static int read_runs(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_cli_e
 }
 
 /* The longest-measured run that --soak names. */
-static int read_soak(const tc_cli_evidence_opts *o, tc_cli_evidence *ev)
+static int read_soak(tc_store *st, const tc_cli_evidence_opts *o, tc_cli_evidence *ev)
 {
-    tc_store *st;
     tc_cli_runset set;
     tc_cli_figures *f = NULL;
-    int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
-    if (code)
-        return code;
-    code = tc_cli_runset_find(st, o->soak, &set);
+    int code = tc_cli_runset_find(st, o->soak, &set);
     if (!code)
         code = tc_cli_runset_load(st, &set, &f);
     if (!code) {
@@ -254,7 +245,6 @@ static int read_soak(const tc_cli_evidence_opts *o, tc_cli_evidence *ev)
     }
     tc_cli_runset_figures_free(f, set.n);
     tc_cli_runset_free(&set);
-    tc_store_close(st);
     return code;
 }
 
@@ -265,11 +255,17 @@ int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc
     int code = 0;
     if (o->gaps_file)
         code = read_gaps(o->gaps_file, ev, ov);
-    if (!code && o->run_a)
-        code = read_runs(o, a, ev, ov);
+    if (code || (!o->run_a && !o->soak))
+        return code;
+    tc_store *st; /* opened once for the runs and the soak */
+    if ((code = tc_cli_open_store(o->db, TC_STORE_READ, &st)) != 0)
+        return code;
+    if (o->run_a)
+        code = read_runs(st, o, a, ev, ov);
     if (!code && o->soak) {
-        code = read_soak(o, ev);
+        code = read_soak(st, o, ev);
         ov->simulated |= ev->simulated;
     }
+    tc_store_close(st);
     return code;
 }

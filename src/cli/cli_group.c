@@ -109,6 +109,14 @@ json_t *tc_cli_group_doc(tc_store *st, const tc_cli_runset *set)
 
 int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
 {
+    if (json) {
+        char err[256];
+        json_t *doc = tc_cli_group_doc(st, set);
+        int code =
+            doc && tc_report_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
+        json_decref(doc);
+        return code;
+    }
     tc_cli_figures *f = NULL;
     tc_cost_measured m;
     tc_group_stat g;
@@ -116,15 +124,7 @@ int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
     if (code)
         return code;
     tc_cli_mean_cost_inputs(f, set->n, &m, &g);
-    if (json) {
-        char err[256];
-        json_t *doc = group_json(set, f, &g);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
-            code = TC_EXIT_RUNTIME;
-        json_decref(doc);
-    } else {
-        print_group(set, f, &g);
-    }
+    print_group(set, f, &g);
     tc_cli_runset_figures_free(f, set->n);
-    return code;
+    return 0;
 }

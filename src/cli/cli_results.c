@@ -125,26 +125,38 @@ static void print_environment(json_t *fp)
                str_at(srv, "model", "quantization_level"));
 }
 
-/* The first GPU the run sampled, or NULL (then the fingerprint's). */
-static const char *first_gpu(const tc_run_energy *e)
+/* The bandwidth bound of the run at its median single-stream decode, from
+ * its parsed fingerprint `fp`. A table that cannot be loaded is said and
+ * leaves no bound (missing GPU: shown as nothing). */
+static void roofline_of(const tc_run_metrics *m, const tc_run_energy *e, json_t *fp,
+                        tc_roofline_result *out)
 {
-    for (int i = 0; i < e->n; i++)
-        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
-            return e->dev[i].dev.info.name;
-    return NULL;
-}
-
-/* The bandwidth bound of the run at its median single-stream decode. */
-static void roofline_of(tc_store *st, const tc_run_info *run, const tc_run_metrics *m,
-                        const tc_run_energy *e, tc_roofline_result *out)
-{
-    if (tc_cli_roofline_brief(st, run, first_gpu(e), m->decode_tps.n ? m->decode_tps.p50 : 0, NULL,
-                              out) != 0)
-        out->missing |= TC_ROOF_NEED_GPU; /* said; shown as nothing */
+    tc_roofline_table t = {0};
+    memset(out, 0, sizeof *out);
+    out->missing = TC_ROOF_NEED_GPU;
+    if (tc_cli_roofline_table_load(NULL, &t) == 0)
+        tc_cli_roofline_brief(&t, tc_cli_first_gpu(e), fp, m->decode_tps.n ? m->decode_tps.p50 : 0,
+                              out);
+    tc_roofline_table_free(&t);
 }
 
 /* The run document of `run --json`, `show --json` and `export --what
- * summary`: the figures plus the energy. New reference, or NULL (said). */
+ * summary`: the figures, the energy, the bandwidth bound and the
+ * environment (fp, borrowed). New reference, or NULL. */
+static json_t *document_of(const tc_run_info *run, const tc_run_metrics *m, const tc_run_energy *e,
+                           json_t *fp)
+{
+    tc_roofline_result roof;
+    roofline_of(m, e, fp, &roof);
+    json_t *doc = tc_report_run_json(run, m);
+    if (doc) {
+        json_object_set_new(doc, "energy", tc_report_energy_json(e));
+        json_object_set_new(doc, "roofline", tc_cli_roofline_brief_json(&roof, run->concurrency));
+        json_object_set(doc, "environment", fp);
+    }
+    return doc;
+}
+
 static json_t *run_document(tc_store *st, const tc_run_info *run)
 {
     tc_req_record *recs = NULL;
@@ -155,15 +167,9 @@ static json_t *run_document(tc_store *st, const tc_run_info *run)
         return NULL;
     json_t *doc = NULL;
     if (!energy_of(st, run, recs, n, &m, &e)) {
-        tc_roofline_result roof;
-        roofline_of(st, run, &m, &e, &roof);
-        doc = tc_report_run_json(run, &m);
-        if (doc) {
-            json_object_set_new(doc, "energy", tc_report_energy_json(&e));
-            json_object_set_new(doc, "roofline",
-                                tc_cli_roofline_brief_json(&roof, run->concurrency));
-            json_object_set_new(doc, "environment", environment_of(st, run));
-        }
+        json_t *fp = environment_of(st, run);
+        doc = document_of(run, &m, &e, fp);
+        json_decref(fp);
         tc_run_energy_free(&e);
     }
     tc_run_metrics_free(&m);
@@ -182,28 +188,23 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         return code;
     code = energy_of(st, run, recs, n, &m, &e);
     char err[256];
-    tc_roofline_result roof;
-    if (!code && json != TC_PRINT_NONE)
-        roofline_of(st, run, &m, &e, &roof);
     if (code || json == TC_PRINT_NONE) {
         /* already said, or nothing to print */
     } else if (json) {
-        json_t *doc = tc_report_run_json(run, &m);
-        if (doc) {
-            json_object_set_new(doc, "energy", tc_report_energy_json(&e));
-            json_object_set_new(doc, "roofline",
-                                tc_cli_roofline_brief_json(&roof, run->concurrency));
-            json_object_set_new(doc, "environment", environment_of(st, run));
-        }
+        json_t *fp = environment_of(st, run);
+        json_t *doc = document_of(run, &m, &e, fp);
+        json_decref(fp);
         if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
     } else if (tc_report_table(stdout, run, &m, getenv("NO_COLOR") == NULL) != TC_OK) {
         code = TC_EXIT_RUNTIME;
     } else {
+        json_t *fp = environment_of(st, run);
+        tc_roofline_result roof;
+        roofline_of(&m, &e, fp, &roof);
         tc_report_energy_table(stdout, &e);
         tc_cli_roofline_brief_print(stdout, &roof, run->concurrency);
-        json_t *fp = environment_of(st, run);
         print_environment(fp);
         json_decref(fp);
     }

@@ -146,7 +146,7 @@ static int parse_args(int argc, char **argv, roof_args *a)
 }
 
 /* The user's rows first, so that they win, then the built-in ones. */
-static int load_table(const char *specs, tc_roofline_table *t)
+int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t)
 {
     char err[1024];
     if (specs && tc_roofline_table_add_file(t, specs, err, sizeof err) != TC_OK) {
@@ -454,14 +454,14 @@ static int roofline_run(const roof_args *a, const tc_roofline_table *t)
         free(rr.fingerprint);
         return code;
     }
-    tc_roofline_inputs in = {a->gpu         ? a->gpu
-                             : rr.device[0] ? rr.device
-                                            : NULL,
-                             rr.fingerprint,
-                             a->model_bytes,
-                             a->params,
-                             a->kv_bytes,
-                             rr.decode_p50};
+    tc_roofline_inputs in = {.gpu_name = a->gpu         ? a->gpu
+                                         : rr.device[0] ? rr.device
+                                                        : NULL,
+                             .fingerprint_json = rr.fingerprint,
+                             .model_bytes = a->model_bytes,
+                             .params = a->params,
+                             .kv_bytes_per_token = a->kv_bytes,
+                             .measured_decode_tps = rr.decode_p50};
     tc_roofline_result r;
     if (tc_roofline_for_run(t, &in, &r, err, sizeof err) != TC_OK)
         tc_cli_error("roofline: run %lld: %s; going on without it", (long long)run.id, err);
@@ -479,7 +479,7 @@ int tc_cmd_roofline(int argc, char **argv)
         return 0;
     }
     tc_roofline_table t = {0};
-    int code = load_table(a.specs, &t);
+    int code = tc_cli_roofline_table_load(a.specs, &t);
     if (!code)
         code = a.list ? print_list(&t, a.specs, a.json) : roofline_run(&a, &t);
     tc_roofline_table_free(&t);

@@ -7,23 +7,31 @@
 #include <jansson.h>
 
 #include "analysis/roofline.h"
+#include "analysis/run_energy.h"
 #include "bench/bench_record.h"
-#include "store/store.h"
 
 int tc_cmd_roofline(int argc, char **argv);
 void tc_cmd_roofline_help(FILE *out);
 
 /* ---- the short form that show and compare print -------------------------- */
 
-/* The bandwidth bound of stored run `run` for other reports: its GPU
- * (`gpu_name`, or NULL for the fingerprint's first GPU), its fingerprint,
- * and `measured_decode_tps` (its median single-stream decode speed, 0 =
- * none), against the built-in table plus the rows of `specs` (may be
- * NULL). Fills *out; what is missing is in out->missing, not an error.
- * Returns 0, or TC_EXIT_USAGE / TC_EXIT_RUNTIME after saying why (a bad
- * specs file, an unreadable run). */
-int tc_cli_roofline_brief(tc_store *st, const tc_run_info *run, const char *gpu_name,
-                          double measured_decode_tps, const char *specs, tc_roofline_result *out);
+/* The spec table: the rows of `specs` (may be NULL) first, so that they
+ * win, then the built-in ones. Returns 0, or TC_EXIT_USAGE (a bad specs
+ * file) / TC_EXIT_RUNTIME after saying why. Free with
+ * tc_roofline_table_free. */
+int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t);
+
+/* The name of the first GPU a run sampled, or NULL (then the roofline
+ * takes the fingerprint's). Borrowed from e. */
+const char *tc_cli_first_gpu(const tc_run_energy *e);
+
+/* The bandwidth bound of a run for other reports, from table t: its GPU
+ * (`gpu_name`, or NULL for the fingerprint's first GPU), its parsed
+ * `fingerprint` (may be NULL or JSON null) and `measured_decode_tps` (its
+ * median single-stream decode speed, 0 = none). What is missing is in
+ * out->missing, not an error. */
+void tc_cli_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
+                           double measured_decode_tps, tc_roofline_result *out);
 
 /* {gpu, bandwidth_gb_s, weight_bytes, decode_ceiling_tokens_per_s,
  * measured_decode_tokens_per_s, percent_of_ceiling, reading, source}, or

@@ -1,36 +1,21 @@
 /* The bandwidth bound in a line, for show and compare. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "cli.h"
 #include "cli_roofline.h"
 
-int tc_cli_roofline_brief(tc_store *st, const tc_run_info *run, const char *gpu_name,
-                          double measured_decode_tps, const char *specs, tc_roofline_result *out)
+const char *tc_cli_first_gpu(const tc_run_energy *e)
 {
-    tc_roofline_table t = {0};
-    char err[1024], *fp = NULL;
-    int code = 0;
-    memset(out, 0, sizeof *out);
-    if (specs && tc_roofline_table_add_file(&t, specs, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        code = TC_EXIT_USAGE;
-    } else if (tc_roofline_table_add_builtin(&t, err, sizeof err) != TC_OK) {
-        tc_cli_error("the built-in GPU table: %s", err);
-        code = TC_EXIT_RUNTIME;
-    } else if (tc_store_get_fingerprint(st, run->id, &fp, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        code = TC_EXIT_RUNTIME;
-    } else {
-        tc_roofline_inputs in = {.gpu_name = gpu_name,
-                                 .fingerprint_json = fp,
-                                 .measured_decode_tps = measured_decode_tps};
-        /* A broken fingerprint still leaves the rest computed: no error. */
-        (void)tc_roofline_for_run(&t, &in, out, err, sizeof err);
-    }
-    free(fp);
-    tc_roofline_table_free(&t);
-    return code;
+    for (int i = 0; i < e->n; i++)
+        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
+            return e->dev[i].dev.info.name;
+    return NULL;
+}
+
+void tc_cli_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
+                           double measured_decode_tps, tc_roofline_result *out)
+{
+    tc_roofline_inputs in = {.gpu_name = gpu_name,
+                             .fingerprint = fingerprint,
+                             .measured_decode_tps = measured_decode_tps};
+    (void)tc_roofline_for_run(t, &in, out, NULL, 0); /* no text to parse: no error */
 }
 
 /* The reading of a measured share, or NULL when there is none: at
