@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_loopback.h"
+#include "bench_machine.h"
 #include "core/tc_time.h"
 #include "sim/sim_server.h"
 
@@ -40,6 +42,8 @@
 /* The server's histogram counts anything later than this in its top bin,
  * so a percentile there means "at least 100 ms". */
 #define LATE_TOP_NS (100 * TC_NS_PER_MS - 1000)
+#define PROBE_S 2.0     /* the machine probe, before and after the load */
+#define CHUNK_BYTES 200 /* one streamed /v1/completions token on the wire, framing included */
 
 typedef struct options {
     int streams;
@@ -250,28 +254,6 @@ static void *server_main(void *arg)
     if (getrusage(RUSAGE_THREAD, &ru) == 0)
         r->involuntary_switches = ru.ru_nivcsw;
     return NULL;
-}
-
-/* Pins the server thread to the first CPU this process may use and the
- * client (this thread) to the others. Unpinned, the scheduler's wake-affine
- * placement pulls the client, woken by the server's socket writes, onto the
- * server's CPU, where it preempts the timer loop: the bench would measure
- * its own client. Returns the server's CPU, or -1 when not pinned. */
-static int pin_threads(pthread_t server)
-{
-    cpu_set_t all, one;
-    if (sched_getaffinity(0, sizeof all, &all) < 0 || CPU_COUNT(&all) < 2)
-        return -1;
-    int first = 0;
-    while (!CPU_ISSET(first, &all))
-        first++;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    CPU_CLR(first, &all);
-    if (pthread_setaffinity_np(server, sizeof one, &one) != 0 ||
-        pthread_setaffinity_np(pthread_self(), sizeof all, &all) != 0)
-        return -1;
-    return first;
 }
 
 /* A shared machine preempts the server for whole scheduler slices (ms),
@@ -606,7 +588,8 @@ static void print_cpu(const char *who, int64_t cpu_ns, int64_t wall_ns)
            s_of(wall_ns), wall_ns > 0 ? 100.0 * (double)cpu_ns / (double)wall_ns : 0.0);
 }
 
-static void print_verdict(const client *c, double rate, double target, const tc_sim_stats *st)
+static void print_verdict(const client *c, double rate, double target, const tc_sim_stats *st,
+                          const bench_machine *m)
 {
     char miss[400] = "";
     size_t o = 0;
@@ -625,10 +608,29 @@ static void print_verdict(const client *c, double rate, double target, const tc_
         snprintf(miss + o, sizeof miss - o, "; lateness p99 %s%.3f ms is not under 1 ms",
                  st->late_p99_ns >= LATE_TOP_NS ? ">= " : "", ms_of(st->late_p99_ns));
     printf("%-19s %s%s\n", "verdict", miss[0] ? "FAIL" : "PASS", miss);
+    if (miss[0] && !m->steady)
+        printf("%-19s the machine was UNSTEADY (see above): with nothing else running a fixed "
+               "piece of work took x%.1f as long at p99 and x%.1f at worst; while the core is "
+               "that slow the server needs that many times its share above, and every token "
+               "due meanwhile waits; judge the target on a dedicated core\n",
+               "", m->slowdown, m->work_p50_us > 0 ? m->work_max_us / m->work_p50_us : 0.0);
+}
+
+/* The server's share of a core at the target rate, and the kernel's part. */
+static void print_core_share(const options *o, double us_per_token, const bench_loopback *lo)
+{
+    double rate = o->streams * o->decode_tps;
+    printf("%-19s %.1f us per token x %.0f tok/s = %.0f %% of one core for the target load",
+           "core share", us_per_token, rate, us_per_token * rate / 1e4);
+    if (lo->writes)
+        printf("; of it the kernel's loopback write() alone is %.1f us here (p50 %.1f us, %d-byte "
+               "writes) = %.0f %%",
+               lo->write_us, lo->write_p50_us, CHUNK_BYTES, lo->write_us * rate / 1e4);
+    printf("\n");
 }
 
 static void report(const client *c, const server_run *r, const tc_sim_stats *st,
-                   int64_t client_cpu_ns)
+                   int64_t client_cpu_ns, const bench_machine *m, const bench_loopback *lo)
 {
     const options *o = c->opt;
     double target = o->streams * o->decode_tps;
@@ -647,11 +649,12 @@ static void report(const client *c, const server_run *r, const tc_sim_stats *st,
            late_text(st->late_p50_ns, b, sizeof b), late_text(st->late_p99_ns, t, sizeof t),
            ms_of(st->late_max_ns), with_commas((long)st->ticks, a, sizeof a));
     print_cpu("server CPU", r->cpu_ns, r->wall_ns);
-    printf("%-19s %.1f us per token; %ld involuntary context switches\n", "",
-           st->tokens ? (double)r->cpu_ns / (double)st->tokens / 1000.0 : 0.0,
+    double us_per_token = st->tokens ? (double)r->cpu_ns / (double)st->tokens / 1000.0 : 0.0;
+    printf("%-19s %.1f us per token; %ld involuntary context switches\n", "", us_per_token,
            r->involuntary_switches);
+    print_core_share(o, us_per_token, lo);
     print_cpu("client CPU", client_cpu_ns, c->t_end - c->t0);
-    print_verdict(c, rate, target, st);
+    print_verdict(c, rate, target, st, m);
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -685,19 +688,29 @@ static int run_bench(const options *o, tc_sim_server *srv)
         client_finish(&c);
         return 1;
     }
-    int cpu = o->pin ? pin_threads(th) : -1;
+    int cpu = o->pin ? bench_machine_pin_apart(th) : -1;
     /* Not permitted: measured at normal priority, and said so. */
     int realtime = cpu >= 0 && o->realtime && make_realtime(th);
     print_placement(o, cpu, realtime);
+    /* Before and after the load, on the server's CPU, while it idles. */
+    bench_machine m, after;
+    bench_machine_probe(cpu, PROBE_S, &m);
+    bench_machine_print(&m, "before", stdout);
+    bench_loopback lo;
+    bench_loopback_measure(cpu, 256, CHUNK_BYTES, 1.0, &lo);
+    fflush(stdout);
     int64_t cpu0 = thread_cpu_ns();
     client_loop(&c);
     int64_t client_cpu = thread_cpu_ns() - cpu0;
     tc_sim_server_stop(srv);
     pthread_join(th, NULL);
     client_finish(&c);
+    bench_machine_probe(cpu, PROBE_S, &after);
+    bench_machine_print(&after, "after", stdout);
+    bench_machine_merge(&m, &after);
     tc_sim_stats st;
     tc_sim_server_stats(srv, &st); /* after join: the loop no longer writes them */
-    report(&c, &r, &st, client_cpu);
+    report(&c, &r, &st, client_cpu, &m, &lo);
     return 0;
 }
 
