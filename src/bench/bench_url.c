@@ -29,13 +29,27 @@ static void strip_route(char *path)
     }
 }
 
-/* The URL as errors may show it: user:password@ replaced by "***@". */
+/* Where the authority begins: after "scheme://" when the URL starts with
+ * one (a "://" later on, in a path, query or fragment, is not a scheme). */
+static const char *authority_of(const char *url, const char **sep)
+{
+    const char *p = strstr(url, "://");
+    *sep = p && p < url + strcspn(url, "/?#") ? p : NULL;
+    return *sep ? *sep + 3 : url;
+}
+
+/* The URL as errors may show it: user:password@ replaced by "***@". The
+ * userinfo ends at the authority's last '@', as the parser reads it: a
+ * password may hold an unescaped '@', and its tail must not show. */
 static void redact(const char *url, char *out, size_t len)
 {
-    const char *start = strstr(url, "://");
-    start = start ? start + 3 : url;
+    const char *sep;
+    const char *start = authority_of(url, &sep);
     size_t auth_len = strcspn(start, "/?#");
-    const char *at = memchr(start, '@', auth_len);
+    const char *at = NULL;
+    for (size_t i = 0; i < auth_len; i++)
+        if (start[i] == '@')
+            at = start + i;
     if (!at) {
         snprintf(out, len, "%s", url);
         return;
@@ -66,7 +80,8 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
     redact(url, shown, sizeof shown);
     const char *scheme = "http://";
     const char *rest = url;
-    const char *sep = strstr(url, "://");
+    const char *sep;
+    authority_of(url, &sep);
     if (sep) {
         if (strncasecmp(url, "http://", 7) == 0)
             rest = url + 7;

@@ -53,6 +53,19 @@ static void urls_are_parsed_and_stripped_of_secrets(void **state)
     assert_int_equal(tc_endpoint_parse("ftp://u:SECRETPW@x", &ep, err, sizeof err), TC_ERR_INVALID);
     assert_null(strstr(err, "SECRETPW"));
     assert_non_null(strstr(err, "ftp://***@x"));
+    /* ...nor the tail of one that holds an unescaped '@' */
+    assert_int_equal(tc_endpoint_parse("ftp://u:SECRET@TAILPW@x:1", &ep, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_null(strstr(err, "TAILPW"));
+    assert_non_null(strstr(err, "ftp://***@x:1"));
+    assert_int_equal(tc_endpoint_parse("http://u:SECRET@TAILPW@x:0", &ep, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_null(strstr(err, "TAILPW"));
+    assert_int_equal(tc_endpoint_parse("http://u:p@ss@x:8000", &ep, err, sizeof err), TC_OK);
+    assert_string_equal(ep.stored, "http://x:8000");
+    /* a "://" after the authority is not a scheme */
+    assert_int_equal(tc_endpoint_parse("u:pw@h:8000/a?next=http://e", &ep, err, sizeof err), TC_OK);
+    assert_string_equal(ep.stored, "http://h:8000/a");
 }
 
 static void text_prompts_skip_blank_lines(void **state)
