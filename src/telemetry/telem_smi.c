@@ -36,6 +36,7 @@ typedef struct smi_gpu_state {
     tc_smi_gpu first; /* as init saw it: identifies the GPU in later runs */
     tc_telem_device info;
     int fresh;            /* the cached reading has not been handed out yet */
+    int skip;             /* this round's run failed: answer "not available" once, unasked */
     uint64_t energy_last; /* rocm-smi: raw counter of the last sample */
     uint64_t energy_base; /* what earlier counter resets added */
 } smi_gpu_state;
@@ -50,7 +51,7 @@ typedef struct smi_state {
     tc_smi_gpu *cur; /* the last run's reading, TC_SMI_MAX_GPUS of them */
     int ncur;
     int64_t cur_ns;
-    int failures; /* command runs failed in a row */
+    int failures; /* rounds whose command run failed, in a row */
     char last_error[512];
 } smi_state;
 
@@ -302,9 +303,19 @@ static uint64_t monotonic_energy(smi_gpu_state *g, uint64_t raw)
     return g->energy_base + raw;
 }
 
-/* A failed run costs that sample; three in a row, or a driver that went
- * away, end the device (TC_ERR_IO). */
+/* A failed run costs that round's samples; three rounds in a row, or a
+ * driver that went away, end every device (TC_ERR_IO). */
 #define MAX_FAILURES 3
+
+/* After a failed run the other devices of the round answer "not available"
+ * without running the command again: with a hung nvidia-smi each run costs
+ * the whole timeout, and one bad round must not count as several. */
+static void fail_round(smi_state *st, int asking)
+{
+    st->failures++;
+    for (int i = 0; i < st->ngpu; i++)
+        st->gpu[i].skip = i != asking;
+}
 
 static tc_err smi_sample(void *state, int dev, tc_telem_sample *out)
 {
@@ -314,15 +325,23 @@ static tc_err smi_sample(void *state, int dev, tc_telem_sample *out)
     if (!st || dev < 0 || dev >= st->ngpu)
         return TC_ERR_INVALID;
     smi_gpu_state *g = &st->gpu[dev];
+    if (g->skip) {
+        g->skip = 0;
+        return st->failures >= MAX_FAILURES ? TC_ERR_IO : TC_OK;
+    }
     if (!g->fresh || st->ncur == 0 || out->mono_ns - st->cur_ns > TC_NS_PER_S) {
         char why[400];
         tc_err rc = refresh(st, why, sizeof why);
         if (rc != TC_OK) {
-            st->failures++;
+            fail_round(st, dev);
             snprintf(st->last_error, sizeof st->last_error, "%s", why);
-            return rc == TC_ERR_NOTFOUND || st->failures >= MAX_FAILURES ? TC_ERR_IO : TC_OK;
+            if (rc == TC_ERR_NOTFOUND) /* the driver went away: no later round can help */
+                st->failures = MAX_FAILURES;
+            return st->failures >= MAX_FAILURES ? TC_ERR_IO : TC_OK;
         }
         st->failures = 0;
+        for (int i = 0; i < st->ngpu; i++)
+            st->gpu[i].skip = 0;
     }
     const tc_smi_gpu *cur = find_current(st, &g->first);
     if (!cur) {

@@ -631,30 +631,60 @@ static void nvidia_backend_gpu_gone_and_failures(void **state)
     (void)state;
     const tc_telem_backend *b = &tc_telem_nvidia_smi;
     tc_telem_config cfg = {.nvidia_smi = NV_FAKE};
+    char log[] = "/tmp/tc_smi_log_XXXXXX";
+    int lfd = mkstemp(log);
+    assert_true(lfd >= 0);
+    close(lfd);
+    setenv("TC_FAKE_SMI_LOG", log, 1);
     void *st = init_ok(b, &cfg);
-    /* a run that fails costs that sample only ... */
+    int runs = count_runs(log);
+    /* a run that fails costs that round's samples: the other GPU answers
+     * "not available" without a second run (a hung nvidia-smi would cost
+     * the whole timeout again) ... */
     setenv("TC_FAKE_NVIDIA_CSV", FIX "does-not-exist.csv", 1);
     tc_telem_sample s;
-    assert_int_equal(b->sample(st, 0, &s), TC_OK);
-    assert_int_equal(s.valid, 0);
-    assert_non_null(strstr(b->last_error(st), "exited with status 1"));
-    assert_int_equal(b->sample(st, 0, &s), TC_OK);
-    /* ... until the third in a row */
+    for (int round = 1; round <= 2; round++) {
+        assert_int_equal(b->sample(st, 0, &s), TC_OK);
+        assert_int_equal(s.valid, 0);
+        assert_non_null(strstr(b->last_error(st), "exited with status 1"));
+        assert_int_equal(b->sample(st, 1, &s), TC_OK);
+        assert_int_equal(s.valid, 0);
+        assert_int_equal(count_runs(log), runs + round);
+    }
+    /* ... until the third bad round, which ends both GPUs at one run */
     assert_int_equal(b->sample(st, 0, &s), TC_ERR_IO);
     assert_int_equal(s.valid, 0);
-    /* a good run resets the count; output of the wrong shape is a failed run */
+    assert_int_equal(b->sample(st, 1, &s), TC_ERR_IO);
+    assert_int_equal(count_runs(log), runs + 3);
+    b->shutdown(st);
+
+    /* a good round resets the count; output of the wrong shape is a failed run */
     unsetenv("TC_FAKE_NVIDIA_CSV");
-    s = sample_ok(b, st, 1);
+    st = init_ok(b, &cfg);
+    setenv("TC_FAKE_NVIDIA_CSV", FIX "does-not-exist.csv", 1);
+    assert_int_equal(b->sample(st, 0, &s), TC_OK);
+    assert_int_equal(s.valid, 0);
+    assert_int_equal(b->sample(st, 1, &s), TC_OK);
+    unsetenv("TC_FAKE_NVIDIA_CSV");
+    runs = count_runs(log);
+    s = sample_ok(b, st, 0);
+    assert_int_equal(s.temp_mc, 58000);
+    s = sample_ok(b, st, 1); /* the same round: one run serves both */
     assert_int_equal(s.temp_mc, 31000);
+    assert_int_equal(count_runs(log), runs + 1);
     setenv("TC_FAKE_NVIDIA_CSV", FIX "nvidia-smi-old.csv", 1);
     assert_int_equal(b->sample(st, 1, &s), TC_OK); /* GPU 1 was served: a new run */
     assert_int_equal(s.valid, 0);
     assert_non_null(
         strstr(b->last_error(st), "line 1: expected 13 comma-separated fields, got 11"));
     unsetenv("TC_FAKE_NVIDIA_CSV");
+    assert_int_equal(b->sample(st, 0, &s), TC_OK); /* the failed round's skip */
+    assert_int_equal(s.valid, 0);
     s = sample_ok(b, st, 0);
     assert_int_equal(s.temp_mc, 58000);
     b->shutdown(st);
+    unsetenv("TC_FAKE_SMI_LOG");
+    unlink(log);
 
     char one[] = "/tmp/tc_smi_one_XXXXXX";
     int fd = mkstemp(one);
