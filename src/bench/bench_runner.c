@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_body.h"
@@ -22,6 +23,11 @@
 #define PROGRESS_NS (200 * TC_NS_PER_MS)
 #define STOP_GRACE_NS TC_NS_PER_S
 #define ERROR_BODY_MAX 2048
+/* After a failed save (say the database stayed locked past its busy
+ * timeout) the run stops sending, and the records kept so far are offered
+ * again this often, for save_patience_s (default 30 s), then given up. */
+#define SAVE_RETRY_NS (500 * TC_NS_PER_MS)
+#define SAVE_PATIENCE_DEFAULT_S 30.0
 
 typedef struct runner runner;
 
@@ -59,7 +65,9 @@ struct runner {
     int64_t measure_start_ns; /* 0 until the first measured request is sent */
     int64_t stop_deadline_ns; /* 0 until *stop is seen */
 
-    tc_req_record batch[BATCH_MAX];
+    /* BATCH_MAX, plus room for every request in flight when a save fails:
+     * nothing more is sent then, so the batch cannot outgrow it. */
+    tc_req_record *batch;
     size_t n_batch;
     int64_t batch_since_ns;
     int batch_failed;
@@ -214,16 +222,38 @@ static tc_err fill_slots(runner *r, char *err, size_t errlen)
 
 /* ---- finishing ----------------------------------------------------------- */
 
+/* Hands the batch over. A failed save keeps the records (the store rolls
+ * the batch back whole), stops the sending, and the batch is offered again
+ * later: what was measured is not dropped at the first lock. */
 static void flush_batch(runner *r)
 {
     if (r->n_batch == 0)
         return;
-    if (!r->batch_failed && r->cfg->on_batch &&
-        r->cfg->on_batch(r->cfg->ctx, r->batch, r->n_batch) != 0)
+    if (r->cfg->on_batch && r->cfg->on_batch(r->cfg->ctx, r->batch, r->n_batch) != 0) {
         r->batch_failed = 1;
+        return;
+    }
     for (size_t i = 0; i < r->n_batch; i++)
         tc_req_record_clear(&r->batch[i]);
     r->n_batch = 0;
+}
+
+static double save_patience_s(const tc_runner_config *c)
+{
+    return c->save_patience_s > 0 ? c->save_patience_s : SAVE_PATIENCE_DEFAULT_S;
+}
+
+/* After the loop, when a save failed: offers the kept records again until
+ * they are taken or the patience runs out. Returns how many were lost. */
+static int64_t save_patiently(runner *r)
+{
+    int64_t give_up = tc_mono_ns() + (int64_t)(save_patience_s(r->cfg) * (double)TC_NS_PER_S);
+    while (r->n_batch > 0 && tc_mono_ns() < give_up) {
+        struct timespec ts = {0, SAVE_RETRY_NS};
+        nanosleep(&ts, NULL);
+        flush_batch(r);
+    }
+    return (int64_t)r->n_batch;
 }
 
 /* The server's own words from an error body, when it has the usual shape. */
@@ -322,7 +352,7 @@ static void finish(runner *r, slot *s, CURLcode code)
     release(r, s);
     if (r->n_batch == 1)
         r->batch_since_ns = tc_mono_ns();
-    if (r->n_batch == BATCH_MAX)
+    if (r->n_batch >= BATCH_MAX && !r->batch_failed)
         flush_batch(r);
 }
 
@@ -377,6 +407,9 @@ static int handle_stop(runner *r, int64_t now)
             return 0;
         r->stop_deadline_ns = now + STOP_GRACE_NS;
         r->res->interrupted = 1;
+        /* Saved before the run is marked: a second Ctrl-C exits at once. */
+        if (!r->batch_failed)
+            flush_batch(r);
         if (r->cfg->on_stop)
             r->cfg->on_stop(r->cfg->ctx);
     }
@@ -460,11 +493,12 @@ static tc_err setup(runner *r, char *err, size_t errlen)
             return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
     r->n_slots = c->concurrency;
+    r->batch = calloc(BATCH_MAX + (size_t)r->n_slots, sizeof *r->batch);
     r->slots = calloc((size_t)r->n_slots, sizeof *r->slots);
     r->free_slots = calloc((size_t)r->n_slots, sizeof *r->free_slots);
     for (int i = 0; r->free_slots && i < r->n_slots; i++)
         r->free_slots[r->n_free++] = r->n_slots - 1 - i;
-    if (!r->headers || !r->slots || !r->free_slots)
+    if (!r->headers || !r->slots || !r->free_slots || !r->batch)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     for (int i = 0; i < r->n_slots; i++)
         if (setup_slot(r, &r->slots[i]) != TC_OK)
@@ -488,8 +522,9 @@ static void teardown(runner *r)
             memset(h->data, 0, strlen(h->data)); /* holds a copy of the API key */
         curl_slist_free_all(s->headers);
     }
-    for (size_t i = 0; i < r->n_batch; i++)
+    for (size_t i = 0; r->batch && i < r->n_batch; i++)
         tc_req_record_clear(&r->batch[i]);
+    free(r->batch);
     free(r->slots);
     free(r->free_slots);
     if (r->multi)
@@ -553,13 +588,25 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
         wait_and_dispatch(&r);
         reap(&r);
         int64_t now = tc_mono_ns();
-        if (r.n_batch && now - r.batch_since_ns >= BATCH_AGE_NS)
+        /* Once stopping, saved at once: a second Ctrl-C loses nothing. */
+        if (r.n_batch && !r.batch_failed &&
+            (r.stop_deadline_ns || now - r.batch_since_ns >= BATCH_AGE_NS))
             flush_batch(&r);
         report_progress(&r, now);
     }
     flush_batch(&r);
-    if (rc == TC_OK && r.batch_failed)
-        rc = tc_fail(err, errlen, TC_ERR_IO, "saving the results failed; the run was stopped");
+    if (r.batch_failed) {
+        res->unsaved = save_patiently(&r);
+        if (rc == TC_OK && res->unsaved)
+            rc = tc_fail(err, errlen, TC_ERR_IO,
+                         "saving the results failed for %g s; the run was stopped and %lld "
+                         "finished request(s) could not be saved",
+                         save_patience_s(cfg), (long long)res->unsaved);
+        else if (rc == TC_OK)
+            rc = tc_fail(err, errlen, TC_ERR_IO,
+                         "saving the results failed for a while, so the run was stopped early; "
+                         "every finished request was saved in the end");
+    }
     teardown(&r);
     return rc;
 }

@@ -50,9 +50,13 @@ typedef struct tc_runner_config {
      * get one second to finish before they are abandoned. */
     volatile sig_atomic_t *stop;
     /* Finished records, in completion order, in batches (a batch every 64
-     * records or half a second). The callee copies what it keeps; the
-     * runner frees the records afterwards. A nonzero return stops the run
-     * (e.g. the store failed) and is passed back as the run's error. */
+     * records or half a second; at once after a stop). The callee copies
+     * what it keeps; the runner frees the records once a call returns 0. A
+     * nonzero return (e.g. the store stayed locked) must have kept nothing:
+     * the run stops sending, and the same records, with any that finish
+     * meanwhile, are offered again every half second for save_patience_s
+     * (0: 30 s); what is still refused then is counted in unsaved and in
+     * the run's error. */
     int (*on_batch)(void *ctx, const tc_req_record *recs, size_t n);
     /* Called about five times a second; may be NULL. */
     void (*on_progress)(void *ctx, const tc_runner_progress *p);
@@ -61,6 +65,7 @@ typedef struct tc_runner_config {
      * second Ctrl-C that exits at once leaves the right status. */
     void (*on_stop)(void *ctx);
     void *ctx;
+    double save_patience_s;
 } tc_runner_config;
 
 typedef struct tc_runner_result {
@@ -68,6 +73,7 @@ typedef struct tc_runner_result {
     int64_t warmup;    /* warm-up requests finished and handed over */
     int64_t abandoned; /* in flight at an interrupt, cut off, handed over as "interrupted" */
     int interrupted;   /* *stop was set */
+    int64_t unsaved;   /* finished but refused by on_batch to the end */
 } tc_runner_result;
 
 /* Runs the workload. Returns TC_OK when it ran (however many requests

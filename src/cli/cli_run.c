@@ -46,6 +46,7 @@ static void install_signals(void)
 }
 
 #define SAMPLE_BATCH 1024
+#define FINISH_PATIENCE_NS (30 * TC_NS_PER_S)
 
 typedef struct run_ctx {
     tc_store *store;
@@ -257,10 +258,12 @@ static void fill_info(const run_args *a, const tc_endpoint *ep, const tc_probe *
     info->max_tokens = a->max_tokens;
 }
 
-/* Records the environment with the run (truecost env): a failure to read
- * it is said and the run goes on. */
-static void store_fingerprint(const run_args *a, run_ctx *c, const tc_endpoint *ep,
-                              const char *model, const char *key)
+/* The environment to record with the run (truecost env), as JSON text;
+ * NULL when it could not be read (said: the run goes on). Collected before
+ * the run is stored: its network calls and tools take seconds, and a
+ * Ctrl-C then must not leave a run behind. */
+static char *collect_fingerprint(const run_args *a, const tc_endpoint *ep, const char *model,
+                                 const char *key)
 {
     tc_env_config cfg = {.url = ep->base,
                          .model = model,
@@ -271,11 +274,34 @@ static void store_fingerprint(const run_args *a, run_ctx *c, const tc_endpoint *
     char err[512];
     tc_err rc = tc_env_collect(&cfg, &fp, err, sizeof err);
     char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
-    if (!text || tc_store_set_fingerprint(c->store, c->run_id, text, err, sizeof err) != TC_OK)
+    if (!text)
         tc_cli_error("run: the environment was not recorded: %s",
-                     rc != TC_OK || text ? err : "out of memory");
-    free(text);
+                     rc != TC_OK ? err : "out of memory");
     json_decref(fp);
+    return text;
+}
+
+static void store_fingerprint(run_ctx *c, const char *text)
+{
+    char err[512];
+    if (text && tc_store_set_fingerprint(c->store, c->run_id, text, err, sizeof err) != TC_OK)
+        tc_cli_error("run: the environment was not recorded: %s", err);
+}
+
+/* Ends the run with `status`. A database that stays locked past its busy
+ * timeout is tried again for a while: a run must not stay "running". */
+static void finish_run(tc_store *store, int64_t id, const char *status)
+{
+    char err[512];
+    int64_t give_up = tc_mono_ns() + FINISH_PATIENCE_NS;
+    tc_err rc;
+    while ((rc = tc_store_run_finish(store, id, status, err, sizeof err)) != TC_OK &&
+           rc == TC_ERR_BUSY && tc_mono_ns() < give_up) {
+        struct timespec ts = {0, 500 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (rc != TC_OK)
+        tc_cli_error("run: %s", err);
 }
 
 /* Opens the telemetry sources, stores the devices and starts sampling;
@@ -332,12 +358,9 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
 {
     tc_runner_result res;
     char err[512];
-    install_signals();
     int tcode = start_telemetry(a, ctx);
     if (tcode) { /* the run was begun: end it, never leave it "running" */
-        char serr[512];
-        if (tc_store_run_finish(ctx->store, info->id, "failed", serr, sizeof serr) != TC_OK)
-            tc_cli_error("run: %s", serr);
+        finish_run(ctx->store, info->id, "failed");
         return tcode;
     }
     tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
@@ -362,10 +385,8 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
                 "truecost: interrupted: %lld request(s) still in flight were cut off "
                 "(stored as 'interrupted', left out of the figures)\n",
                 (long long)res.abandoned);
-    char serr[512];
-    if (!ctx->marked &&
-        tc_store_run_finish(ctx->store, info->id, status, serr, sizeof serr) != TC_OK)
-        tc_cli_error("run: %s", serr);
+    if (!ctx->marked)
+        finish_run(ctx->store, info->id, status);
     snprintf(info->status, sizeof info->status, "%s", status);
     int exit_code = tc_cli_print_run(ctx->store, info, a->repeat > 1 ? TC_PRINT_NONE : a->json,
                                      a->max_error_rate);
@@ -450,12 +471,21 @@ static int measure_once(const run_args *a, run_plan *p, tc_store *store, long lo
     snprintf(info.prompt_set, sizeof info.prompt_set, "%s", p->prompt_set);
     if (p->group[0] && !a->label)
         snprintf(info.label, sizeof info.label, "%s", p->group);
+    /* From here a Ctrl-C stops the run and keeps it; before, it just exits. */
+    install_signals();
+    char *fingerprint = collect_fingerprint(a, &p->ep, p->model, p->key);
+    if (stop_requested) {
+        free(fingerprint);
+        return 128 + (int)stop_requested;
+    }
     if (tc_store_run_begin(store, &info, err, sizeof err) != TC_OK) {
+        free(fingerprint);
         tc_cli_error("run: %s", err);
         return TC_EXIT_RUNTIME;
     }
     ctx.run_id = info.id;
-    store_fingerprint(a, &ctx, &p->ep, p->model, p->key);
+    store_fingerprint(&ctx, fingerprint);
+    free(fingerprint);
     if (!a->json && a->repeat > 1)
         fprintf(stderr, "truecost: run %lld (%lld of %lld in group '%s'): %s %s at %s%s\n",
                 (long long)info.id, rep + 1, a->repeat, p->group, tc_api_name(p->api), p->model,

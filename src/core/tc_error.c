@@ -20,6 +20,8 @@ const char *tc_strerror(tc_err err)
         return "network error";
     case TC_ERR_NOTFOUND:
         return "not found";
+    case TC_ERR_BUSY:
+        return "busy";
     }
     return "unknown error";
 }

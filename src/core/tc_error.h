@@ -10,12 +10,13 @@
 
 typedef enum tc_err {
     TC_OK = 0,
-    TC_ERR_NOMEM,   /* an allocation failed */
-    TC_ERR_INVALID, /* an argument or input value is out of range or malformed */
-    TC_ERR_PARSE,   /* outside data (JSON, spec string, file) could not be parsed */
-    TC_ERR_IO,      /* a file or socket operation failed (errno in the detail) */
-    TC_ERR_NET,     /* a network endpoint could not be bound or reached */
-    TC_ERR_NOTFOUND /* a named thing (model, file, run) does not exist */
+    TC_ERR_NOMEM,    /* an allocation failed */
+    TC_ERR_INVALID,  /* an argument or input value is out of range or malformed */
+    TC_ERR_PARSE,    /* outside data (JSON, spec string, file) could not be parsed */
+    TC_ERR_IO,       /* a file or socket operation failed (errno in the detail) */
+    TC_ERR_NET,      /* a network endpoint could not be bound or reached */
+    TC_ERR_NOTFOUND, /* a named thing (model, file, run) does not exist */
+    TC_ERR_BUSY      /* a resource (the results database) stayed locked: try again later */
 } tc_err;
 
 /* A static, never-NULL description of `err` ("unknown error" for values

@@ -1,0 +1,200 @@
+/* Unit tests of the load generator's hand-over of records: against the
+ * simulator run in-process, a store that refuses batches for a while, a
+ * store that never takes them, and a stop that must hand over everything
+ * finished before the caller marks the run (a second Ctrl-C exits then). */
+#include <pthread.h>
+#include <signal.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "bench/bench_prompts.h"
+#include "bench/bench_runner.h"
+#include "core/tc_time.h"
+#include "sim/sim_server.h"
+
+typedef struct fixture {
+    tc_sim_server *srv;
+    pthread_t th;
+    tc_prompts prompts;
+    tc_runner_config cfg;
+} fixture;
+
+/* What the "store" saw. */
+typedef struct sink {
+    int64_t refuse_until_ns; /* refuse every batch before this time */
+    int refuse_always;
+    int64_t taken, refused_calls;
+    int64_t max_end_ns; /* the latest end of a record taken */
+    volatile sig_atomic_t stop;
+    int64_t stop_at_ns; /* set stop at the first progress call after this (0: never) */
+    int64_t taken_at_stop, stop_seen_ns;
+} sink;
+
+static void *serve(void *arg)
+{
+    tc_sim_server_run(arg);
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    tc_sim_config sc;
+    tc_sim_config_defaults(&sc);
+    sc.handle_signals = 0;
+    sc.timing.ttft_ms = 1;
+    sc.timing.decode_tps = 2000;
+    char err[256];
+    if (!f || tc_sim_server_new(&sc, &f->srv, err, sizeof err) != TC_OK)
+        return -1;
+    pthread_create(&f->th, NULL, serve, f->srv);
+    tc_prompts_single("hello", &f->prompts);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
+    f->cfg = (tc_runner_config){.api = TC_API_OPENAI,
+                                .model = TC_SIM_DEFAULT_MODEL,
+                                .prompts = &f->prompts,
+                                .max_tokens = 4,
+                                .requests = 400,
+                                .concurrency = 4,
+                                .timeout_s = 10};
+    tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tc_sim_server_stop(f->srv);
+    pthread_join(f->th, NULL);
+    tc_sim_server_free(f->srv);
+    tc_prompts_free(&f->prompts);
+    free(f);
+    return 0;
+}
+
+static int take(void *ctx, const tc_req_record *recs, size_t n)
+{
+    sink *k = ctx;
+    if (k->refuse_always || tc_mono_ns() < k->refuse_until_ns) {
+        k->refused_calls++;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].end_ns > k->max_end_ns)
+            k->max_end_ns = recs[i].end_ns;
+    k->taken += (int64_t)n;
+    return 0;
+}
+
+static void progress(void *ctx, const tc_runner_progress *p)
+{
+    (void)p;
+    sink *k = ctx;
+    if (k->stop_at_ns && tc_mono_ns() >= k->stop_at_ns)
+        k->stop = SIGINT;
+}
+
+static void on_stop(void *ctx)
+{
+    sink *k = ctx;
+    k->taken_at_stop = k->taken;
+    k->stop_seen_ns = tc_mono_ns();
+}
+
+static void a_store_locked_for_a_while_loses_nothing(void **state)
+{
+    fixture *f = *state;
+    sink k = {.refuse_until_ns = tc_mono_ns() + 1200 * TC_NS_PER_MS};
+    f->cfg.on_batch = take;
+    f->cfg.ctx = &k;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_ERR_IO);
+    assert_non_null(strstr(err, "every finished request was saved in the end"));
+    assert_true(k.refused_calls >= 2); /* refused, then offered again */
+    assert_int_equal(res.unsaved, 0);
+    /* every finished request reached the store, and the run stopped early */
+    assert_int_equal(k.taken, res.measured + res.warmup);
+    assert_true(res.measured < f->cfg.requests);
+}
+
+static void a_store_that_never_takes_counts_what_was_lost(void **state)
+{
+    fixture *f = *state;
+    sink k = {.refuse_always = 1};
+    f->cfg.on_batch = take;
+    f->cfg.ctx = &k;
+    f->cfg.save_patience_s = 0.6;
+    tc_runner_result res;
+    char err[512] = "";
+    int64_t t0 = tc_mono_ns();
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_ERR_IO);
+    assert_true(tc_mono_ns() - t0 < 5 * TC_NS_PER_S);
+    assert_int_equal(k.taken, 0);
+    assert_true(res.unsaved > 0);
+    assert_int_equal(res.unsaved, res.measured + res.warmup);
+    char want[128];
+    snprintf(want, sizeof want, "%lld finished request(s) could not be saved",
+             (long long)res.unsaved);
+    assert_non_null(strstr(err, want));
+}
+
+static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **state)
+{
+    fixture *f = *state;
+    /* About 70 requests a second: a batch is handed over by age (every
+     * half second), so at the stop, 0.3 s in, a couple of dozen finished
+     * records are waiting in it. */
+    sink k = {.stop_at_ns = tc_mono_ns() + 300 * TC_NS_PER_MS};
+    tc_sim_server_stop(f->srv);
+    pthread_join(f->th, NULL);
+    tc_sim_server_free(f->srv);
+    tc_sim_config sc;
+    tc_sim_config_defaults(&sc);
+    sc.handle_signals = 0;
+    sc.timing.ttft_ms = 1;
+    sc.timing.decode_tps = 80;
+    char err[512] = "";
+    assert_int_equal(tc_sim_server_new(&sc, &f->srv, err, sizeof err), TC_OK);
+    pthread_create(&f->th, NULL, serve, f->srv);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
+    tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0);
+    f->cfg.requests = 100000;
+    f->cfg.on_batch = take;
+    f->cfg.on_progress = progress;
+    f->cfg.on_stop = on_stop;
+    f->cfg.ctx = &k;
+    f->cfg.stop = &k.stop;
+    tc_runner_result res;
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+    assert_true(res.interrupted);
+    assert_true(k.stop_seen_ns > 0);
+    /* What had finished was handed over before on_stop marked the run... */
+    assert_true(k.taken_at_stop >= 5);
+    /* ...and after it only what was in flight then. */
+    assert_int_equal(k.taken, res.measured + res.warmup);
+    assert_true(k.taken - k.taken_at_stop <= f->cfg.concurrency);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_store_locked_for_a_while_loses_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_store_that_never_takes_counts_what_was_lost, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_stop_hands_over_what_finished_before_the_run_is_marked,
+                                        setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
