@@ -117,9 +117,11 @@ static void apply_ollama_done(tc_stream_parser *p, const tc_chunk *f)
     s->eval_ns = tc_chunk_num(f, TC_CHUNK_EVAL_NS);
     s->prompt_eval_count = tc_chunk_num(f, TC_CHUNK_PROMPT_EVAL_COUNT);
     s->eval_count = tc_chunk_num(f, TC_CHUNK_EVAL_COUNT);
-    p->count[C_SERVER_OUT] = s->eval_count;
-    p->count[C_SERVER_PROMPT] = s->prompt_eval_count;
-    p->has_count |= 1u << C_SERVER_OUT | 1u << C_SERVER_PROMPT;
+    /* Only a count that was there is the server's: an absent eval_count
+     * leaves the chunk count, an absent prompt_eval_count (older Ollama
+     * omits it for a cached prompt) leaves the prompt unknown, not 0. */
+    take_count(p, f, TC_CHUNK_EVAL_COUNT, C_SERVER_OUT);
+    take_count(p, f, TC_CHUNK_PROMPT_EVAL_COUNT, C_SERVER_PROMPT);
     p->ended = 1;
 }
 

@@ -1,5 +1,6 @@
 /* truecost run: its help and command line. */
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -177,6 +178,23 @@ static int apply(run_args *a, int opt, const char *v)
     return 0;
 }
 
+/* --api is checked before anything is probed, so a typo is a usage error
+ * rather than whatever the probe of the URL says. The list is built from
+ * the API names so it cannot fall behind them. */
+static int check_api(const char *name)
+{
+    tc_api api;
+    if (!strcmp(name, "auto") || tc_api_parse(name, &api) == 0)
+        return 0;
+    char valid[160] = "auto";
+    size_t n = strlen(valid);
+    for (int i = 0; i < TC_API_COUNT && n < sizeof valid; i++)
+        n += (size_t)snprintf(valid + n, sizeof valid - n, "%s%s",
+                              i == TC_API_COUNT - 1 ? " or " : ", ", tc_api_name((tc_api)i));
+    tc_cli_error("run: --api '%s': expected %s", name, valid);
+    return -1;
+}
+
 int tc_run_parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){.requests = 20,
@@ -220,6 +238,12 @@ int tc_run_parse_args(int argc, char **argv, run_args *a)
     }
     if (a->prompt && a->prompts_file) {
         tc_cli_error("run: give --prompt or --prompts, not both");
+        return -1;
+    }
+    if (a->api && check_api(a->api) < 0)
+        return -1;
+    if (a->label && !a->label[0]) { /* else the all-digits check below would catch it */
+        tc_cli_error("run: --label: empty; give a name, e.g. --label h100-baseline");
         return -1;
     }
     if (a->label && strlen(a->label) >= sizeof((tc_run_info *)0)->label) {

@@ -3,6 +3,7 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,59 @@ static tc_err make_dirs(char *dir, char *err, size_t errlen)
     }
 }
 
-/* Checks what SQLite would otherwise report vaguely: for writing, the
- * file and its directory (where the -wal and -shm files go) must be
- * writable; for reading, the file must exist. access() asks as the real
- * user, and root passes it: SQLite's own read-only check backs it up. */
+tc_err tc_store_access_fail(const char *path, const tc_store_access *a, char *err, size_t errlen)
+{
+    char owner[64];
+    if (a->owner_name && a->owner_name[0])
+        snprintf(owner, sizeof owner, "%s", a->owner_name);
+    else
+        snprintf(owner, sizeof owner, "uid %u", a->owner_uid);
+    int mine = a->owner_uid == a->my_uid;
+    /* Reading comes first: a file the user cannot read cannot be helped
+     * by making it writable. */
+    if (a->read_errno == EACCES && mine)
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "cannot read %s: permission denied; it is yours: make it readable (chmod "
+                       "%s %s) or choose another path with --db",
+                       path, a->write_errno == EACCES ? "u+rw" : "u+r", path);
+    if (a->read_errno == EACCES)
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "cannot read %s: permission denied; it belongs to %s: ask its owner for "
+                       "access or choose another path with --db",
+                       path, owner);
+    if (a->read_errno != 0)
+        return tc_fail(err, errlen, TC_ERR_IO, "cannot read %s: %s", path, strerror(a->read_errno));
+    if (a->write_errno == EROFS) /* chmod cannot help there */
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "%s is on a read-only file system: choose another path with --db", path);
+    if (a->write_errno != 0 && mine)
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "%s is read-only: make it writable (chmod u+w %s) or choose another path "
+                       "with --db",
+                       path, path);
+    if (a->write_errno != 0)
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "%s is read-only to you (it belongs to %s): ask its owner for write access "
+                       "or choose another path with --db",
+                       path, owner);
+    return TC_OK;
+}
+
+/* The name of the user uid into buf, "" when it has none. */
+static void user_name(uid_t uid, char *buf, size_t len)
+{
+    struct passwd pw, *found = NULL;
+    char scratch[1024];
+    buf[0] = '\0';
+    if (getpwuid_r(uid, &pw, scratch, sizeof scratch, &found) == 0 && found)
+        snprintf(buf, len, "%s", found->pw_name);
+}
+
+/* Checks what SQLite would otherwise report vaguely: the file must be
+ * readable, and for writing the file and its directory (where the -wal
+ * and -shm files go) writable; for reading, the file must exist. access()
+ * asks as the real user, and root passes it: SQLite's own read-only check
+ * backs it up. */
 static tc_err check_path(const char *path, tc_store_mode mode, char *err, size_t errlen)
 {
     char dir[TC_STORE_PATH_MAX];
@@ -92,15 +142,23 @@ static tc_err check_path(const char *path, tc_store_mode mode, char *err, size_t
     if (exists && S_ISDIR(st.st_mode))
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "%s is a directory; pass the database file's path with --db", path);
+    if (mode == TC_STORE_READ && !exists)
+        return tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                       "no database at %s yet: run `truecost run` first", path);
+    if (exists) {
+        char name[64];
+        tc_store_access a = {.owner_uid = st.st_uid, .my_uid = getuid(), .owner_name = name};
+        if (access(path, R_OK) != 0)
+            a.read_errno = errno;
+        if (mode == TC_STORE_WRITE && access(path, W_OK) != 0)
+            a.write_errno = errno;
+        if (a.read_errno || a.write_errno) {
+            user_name(st.st_uid, name, sizeof name);
+            return tc_store_access_fail(path, &a, err, errlen);
+        }
+    }
     if (mode == TC_STORE_READ)
-        return exists ? TC_OK
-                      : tc_fail(err, errlen, TC_ERR_NOTFOUND,
-                                "no database at %s yet: run `truecost run` first", path);
-    if (exists && access(path, W_OK) != 0)
-        return tc_fail(err, errlen, TC_ERR_IO,
-                       "%s is read-only: make it writable (chmod u+w %s) or choose another path "
-                       "with --db",
-                       path, path);
+        return TC_OK;
     if (access(dir, W_OK) != 0)
         return tc_fail(err, errlen, TC_ERR_IO,
                        "the directory %s is not writable (SQLite keeps %s-wal and %s-shm beside "
@@ -115,7 +173,7 @@ tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_
     switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return tc_fail(err, errlen, TC_ERR_IO,
+        return tc_fail(err, errlen, TC_ERR_BUSY,
                        "%s: %s: the database is locked by another process (another `truecost "
                        "run`?) for over %d ms: wait for it to finish or choose another path "
                        "with --db",

@@ -49,8 +49,22 @@ struct tc_store {
  * on WAL and migrates it to the current schema. */
 tc_err tc_store_schema_prepare(tc_store *s, char *err, size_t errlen);
 
+/* What access() said about a database file that exists, and whose it is. */
+typedef struct tc_store_access {
+    int read_errno, write_errno; /* 0: allowed (or, for writing, not asked) */
+    unsigned owner_uid, my_uid;
+    const char *owner_name; /* NULL or "" when the owner has no name */
+} tc_store_access;
+
+/* When *a says the file cannot be used, writes why and the fix that fits
+ * (chmod only for the user's own file, else whose it is) and returns
+ * TC_ERR_IO; else TC_OK. Separate from the access() calls so tests can
+ * cover every case whoever runs them (root passes every access check). */
+tc_err tc_store_access_fail(const char *path, const tc_store_access *a, char *err, size_t errlen);
+
 /* Writes "<path>: <what SQLite said>" plus a fix for the usual causes
- * (locked, read-only, full disk) and returns TC_ERR_IO. */
+ * (locked, read-only, full disk) and returns TC_ERR_BUSY for a lock that
+ * outlasted the busy timeout (worth trying again later), else TC_ERR_IO. */
 tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_t errlen);
 
 /* The statement in slot id, prepared from sql on first use (the caller

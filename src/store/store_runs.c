@@ -8,9 +8,16 @@
 #include "core/tc_time.h"
 
 /* Columns read into a tc_run_info by read_run, in its order. */
-#define RUN_COLS                                                                                   \
+#define RUN_COLS_V3                                                                                \
     "id, label, status, created_wall_ns, endpoint, api, model, simulated, server_version, "        \
-    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens, run_group, prompt_set"
+    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens, "
+#define RUN_COLS RUN_COLS_V3 "run_group, prompt_set"
+/* A file opened read-only is not migrated, and run_group and prompt_set
+ * came with schema 4: an older file's runs are in no group and name no
+ * prompt set. s->version is fixed for the handle's life, so each
+ * statement slot still gets one text. */
+#define RUN_COLS_OLD RUN_COLS_V3 "'' AS run_group, '' AS prompt_set"
+#define RUN_COLS_VERSION 4
 
 static const char *const finished_statuses[] = {"complete", "failed", "interrupted"};
 
@@ -201,10 +208,12 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
     /* Ids grow with each run begun, so they order runs by start even when
      * the wall clock was stepped between them. */
     static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
+    static const char sql_old[] = "SELECT " RUN_COLS_OLD " FROM runs ORDER BY id DESC";
     *runs = NULL;
     *n = 0;
     sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_LIST, sql, &st, err, errlen);
+    tc_err e = tc_store_stmt(s, ST_RUN_LIST, s->version < RUN_COLS_VERSION ? sql_old : sql, &st,
+                             err, errlen);
     return e != TC_OK ? e : collect_runs(s, st, "listing runs", runs, n, err, errlen);
 }
 
@@ -214,8 +223,8 @@ tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, s
     static const char sql[] = "SELECT " RUN_COLS " FROM runs WHERE run_group = ?1 ORDER BY id";
     *runs = NULL;
     *n = 0;
-    if (!group || !group[0])
-        return TC_OK; /* "" is "in no group", not a group */
+    if (!group || !group[0] || s->version < RUN_COLS_VERSION)
+        return TC_OK; /* "" is "in no group", not a group; an old file has no groups */
     sqlite3_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_GROUP, sql, &st, err, errlen);
     if (e != TC_OK)
@@ -240,12 +249,18 @@ tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out,
     static const char by_id[] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1";
     static const char by_label[] =
         "SELECT " RUN_COLS " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
+    static const char by_id_old[] = "SELECT " RUN_COLS_OLD " FROM runs WHERE id = ?1";
+    static const char by_label_old[] =
+        "SELECT " RUN_COLS_OLD " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
     if (!id_or_label || !id_or_label[0])
         return tc_fail(err, errlen, TC_ERR_INVALID, "which run? give an id or a label");
     int all_digits = strspn(id_or_label, "0123456789") == strlen(id_or_label);
+    int old = s->version < RUN_COLS_VERSION;
     sqlite3_stmt *st = NULL;
-    tc_err e = all_digits ? tc_store_stmt(s, ST_RUN_BY_ID, by_id, &st, err, errlen)
-                          : tc_store_stmt(s, ST_RUN_BY_LABEL, by_label, &st, err, errlen);
+    tc_err e =
+        all_digits
+            ? tc_store_stmt(s, ST_RUN_BY_ID, old ? by_id_old : by_id, &st, err, errlen)
+            : tc_store_stmt(s, ST_RUN_BY_LABEL, old ? by_label_old : by_label, &st, err, errlen);
     if (e != TC_OK)
         return e;
     if (all_digits)

@@ -253,6 +253,60 @@ static void ollama_chat_missing_metrics_are_zero(void **state)
     assert_true(r.server.has_ollama);
     assert_int_equal(r.server.eval_count, 2);
     assert_int_equal(r.server.total_ns + r.server.prompt_eval_count + r.server.load_ns, 0);
+    /* prompt_eval_count was absent: the prompt size is unknown, not 0 */
+    assert_int_equal(r.prompt_tokens, 0);
+    assert_int_equal(r.prompt_source, TC_TOKENS_NONE);
+    tc_req_record_clear(&r);
+}
+
+/* Ollama omits a count that is zero, and older versions omit
+ * prompt_eval_count when the prompt was cached: an absent count is not
+ * the server saying 0. */
+static void ollama_absent_counts_are_not_server_zero(void **state)
+{
+    (void)state;
+    tc_req_record r;
+    /* no eval_count: the text chunks are the output count */
+    const char *no_eval = "{\"response\":\"a\",\"done\":false}\n"
+                          "{\"response\":\"b\",\"done\":false}\n"
+                          "{\"response\":\"\",\"done\":true,\"prompt_eval_count\":7}\n";
+    parse(TC_API_OLLAMA, 1, no_eval, &r);
+    expect_ok(&r);
+    assert_int_equal(r.output_tokens, 2);
+    assert_int_equal(r.output_source, TC_TOKENS_CHUNKS);
+    assert_int_equal(r.prompt_tokens, 7);
+    assert_int_equal(r.prompt_source, TC_TOKENS_SERVER);
+    tc_req_record_clear(&r);
+
+    /* a cached prompt: no prompt_eval_count, so no prompt count at all */
+    const char *cached = "{\"message\":{\"role\":\"assistant\",\"content\":\"x\"},"
+                         "\"done\":false}\n"
+                         "{\"message\":{\"role\":\"assistant\",\"content\":\"\"},"
+                         "\"done\":true,\"total_duration\":5,\"eval_count\":4}\n";
+    parse(TC_API_OLLAMA_CHAT, 1, cached, &r);
+    expect_ok(&r);
+    assert_int_equal(r.output_tokens, 4);
+    assert_int_equal(r.output_source, TC_TOKENS_SERVER);
+    assert_int_equal(r.prompt_tokens, 0);
+    assert_int_equal(r.prompt_source, TC_TOKENS_NONE);
+    tc_req_record_clear(&r);
+
+    /* neither, not streamed: one text chunk, prompt unknown */
+    parse(TC_API_OLLAMA, 0, "{\"response\":\"hello there\",\"done\":true}", &r);
+    expect_ok(&r);
+    assert_int_equal(r.output_tokens, 1);
+    assert_int_equal(r.output_source, TC_TOKENS_CHUNKS);
+    assert_int_equal(r.prompt_source, TC_TOKENS_NONE);
+    tc_req_record_clear(&r);
+
+    /* present and zero is the server's 0 */
+    parse(TC_API_OLLAMA, 1,
+          "{\"response\":\"\",\"done\":true,\"eval_count\":0,"
+          "\"prompt_eval_count\":0}\n",
+          &r);
+    expect_ok(&r);
+    assert_int_equal(r.output_tokens, 0);
+    assert_int_equal(r.output_source, TC_TOKENS_SERVER);
     assert_int_equal(r.prompt_source, TC_TOKENS_SERVER);
     tc_req_record_clear(&r);
 }
@@ -284,8 +338,8 @@ static void non_streamed_bodies(void **state)
         {TC_API_OLLAMA, OLLAMA_HEAD "\"response\":\"The sky\",\"done\":true,\"eval_count\":2}\n", 2,
          TC_TOKENS_SERVER},
         {TC_API_OLLAMA_CHAT,
-         OLLAMA_HEAD "\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":true}", 0,
-         TC_TOKENS_SERVER},
+         OLLAMA_HEAD "\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":true}", 1,
+         TC_TOKENS_CHUNKS}, /* no eval_count: the chunk count, not the server's 0 */
         {TC_API_OPENAI,
          "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":"
          "\"a b c\",\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":2,"
@@ -570,6 +624,7 @@ int main(void)
         cmocka_unit_test(token_source_priority),
         cmocka_unit_test(ollama_generate_stream),
         cmocka_unit_test(ollama_chat_missing_metrics_are_zero),
+        cmocka_unit_test(ollama_absent_counts_are_not_server_zero),
         cmocka_unit_test(llamacpp_native_stream),
         cmocka_unit_test(non_streamed_bodies),
         cmocka_unit_test(non_streamed_cut_empty_and_junk),

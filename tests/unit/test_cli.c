@@ -1,14 +1,18 @@
-/* Unit tests of the CLI helpers: suggestions, numbers, listen addresses. */
+/* Unit tests of the CLI helpers: suggestions, numbers, listen addresses,
+ * and run's command line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_run.h"
 
 static void suggests_close_commands(void **state)
 {
@@ -65,12 +69,78 @@ static void parses_listen_addresses(void **state)
     assert_int_equal(tc_cli_listen("localhost:http", &owned, &host, &port), -1);
 }
 
+/* Runs tc_run_parse_args on "run ARGS..." with stderr caught into err;
+ * returns what it returned. */
+static int parse_run(const char *const *args, int n, run_args *a, char *err, size_t errlen)
+{
+    char *argv[16];
+    argv[0] = (char *)"run";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = (char *)args[i];
+    argv[n + 1] = NULL;
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+    int rc = tc_run_parse_args(n + 1, argv, a);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(tmp);
+    size_t got = fread(err, 1, errlen - 1, tmp);
+    err[got] = '\0';
+    fclose(tmp);
+    return rc;
+}
+
+/* An empty label is its own usage error, not "all digits". */
+static void run_refuses_empty_label(void **state)
+{
+    (void)state;
+    run_args a;
+    char err[512];
+    const char *empty[] = {"http://127.0.0.1:1", "--label", ""};
+    assert_int_equal(parse_run(empty, 3, &a, err, sizeof err), -1);
+    assert_string_equal(err, "truecost: run: --label: empty; give a name, e.g. --label "
+                             "h100-baseline\n");
+    const char *digits[] = {"--label", "42"};
+    assert_int_equal(parse_run(digits, 2, &a, err, sizeof err), -1);
+    assert_non_null(strstr(err, "all digits"));
+    const char *fine[] = {"--label=h100-baseline"};
+    assert_int_equal(parse_run(fine, 1, &a, err, sizeof err), 0);
+    assert_string_equal(a.label, "h100-baseline");
+}
+
+/* --api is checked while parsing, before any server is probed. */
+static void run_checks_api_name(void **state)
+{
+    (void)state;
+    run_args a;
+    char err[512];
+    const char *bogus[] = {"http://127.0.0.1:1", "--api", "bogus"};
+    assert_int_equal(parse_run(bogus, 3, &a, err, sizeof err), -1);
+    assert_string_equal(err, "truecost: run: --api 'bogus': expected auto, ollama, ollama-chat, "
+                             "openai, openai-chat or llamacpp\n");
+    const char *empty[] = {"--api", ""};
+    assert_int_equal(parse_run(empty, 2, &a, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--api '': expected auto"));
+    const char *good[] = {"auto", "ollama", "ollama-chat", "openai", "openai-chat", "llamacpp"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        const char *args[] = {"--api", good[i]};
+        assert_int_equal(parse_run(args, 2, &a, err, sizeof err), 0);
+        assert_string_equal(a.api, good[i]);
+        assert_string_equal(err, "");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(suggests_close_commands),
-        cmocka_unit_test(parses_numbers_strictly),
-        cmocka_unit_test(parses_listen_addresses),
+        cmocka_unit_test(suggests_close_commands), cmocka_unit_test(parses_numbers_strictly),
+        cmocka_unit_test(parses_listen_addresses), cmocka_unit_test(run_refuses_empty_label),
+        cmocka_unit_test(run_checks_api_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

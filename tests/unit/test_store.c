@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <ftw.h>
 #include <grp.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 
 #include "core/tc_time.h"
 #include "store/store.h"
+#include "store/store_internal.h"
 
 /* ---- fixtures ---- */
 
@@ -478,14 +480,15 @@ static void locked_database_is_reported(void **state)
     tc_req_record r;
     make_record(&r, 0, 3);
     char err[512] = "";
-    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_ERR_IO);
+    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_ERR_BUSY);
     assert_non_null(strstr(err, "locked"));
     assert_non_null(strstr(err, t->db));
     assert_non_null(strstr(err, "--db"));
-    assert_int_equal(tc_store_run_finish(s, run, "complete", err, sizeof err), TC_ERR_IO);
+    /* TC_ERR_BUSY: `truecost run` tries again for a while */
+    assert_int_equal(tc_store_run_finish(s, run, "complete", err, sizeof err), TC_ERR_BUSY);
     /* A new writer waits the full busy timeout, then says the same. */
     tc_store *s2 = NULL;
-    assert_int_equal(tc_store_open(t->db, TC_STORE_WRITE, &s2, err, sizeof err), TC_ERR_IO);
+    assert_int_equal(tc_store_open(t->db, TC_STORE_WRITE, &s2, err, sizeof err), TC_ERR_BUSY);
     assert_null(s2);
     assert_non_null(strstr(err, "locked"));
     /* Readers are not blocked by a writer (WAL). */
@@ -571,6 +574,109 @@ static void read_only_file_and_dir_refused(void **state)
     run_child(t->db, "not writable");
     assert_unchanged(t->db, before, len);
     free(before);
+}
+
+/* The fix offered for a file the user cannot use depends on whose it is
+ * and whether it can be read at all: chmod helps only the owner. */
+static void unusable_file_messages(void **state)
+{
+    (void)state;
+    char err[512];
+    const char *db = "/srv/t.db";
+    tc_store_access a = {.owner_uid = 1000, .my_uid = 1000, .owner_name = "alice"};
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_OK);
+
+    /* unreadable, one's own: chmod, with w too when writing is refused */
+    a.read_errno = EACCES;
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_string_equal(err, "cannot read /srv/t.db: permission denied; it is yours: make it "
+                             "readable (chmod u+r /srv/t.db) or choose another path with --db");
+    a.write_errno = EACCES;
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_non_null(strstr(err, "(chmod u+rw /srv/t.db)"));
+
+    /* unreadable, someone else's: who owns it, no chmod */
+    a.my_uid = 1001;
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_string_equal(err, "cannot read /srv/t.db: permission denied; it belongs to alice: ask "
+                             "its owner for access or choose another path with --db");
+    a.owner_name = NULL; /* an owner with no name */
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_non_null(strstr(err, "it belongs to uid 1000:"));
+    assert_null(strstr(err, "chmod"));
+
+    /* readable, not writable: chmod for one's own only */
+    a = (tc_store_access){.write_errno = EACCES, .owner_uid = 0, .my_uid = 0, .owner_name = "root"};
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_string_equal(err, "/srv/t.db is read-only: make it writable (chmod u+w /srv/t.db) or "
+                             "choose another path with --db");
+    a.my_uid = 1000;
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_string_equal(err, "/srv/t.db is read-only to you (it belongs to root): ask its owner "
+                             "for write access or choose another path with --db");
+    a.write_errno = EROFS; /* nobody's chmod helps on a read-only mount */
+    assert_int_equal(tc_store_access_fail(db, &a, err, sizeof err), TC_ERR_IO);
+    assert_string_equal(err,
+                        "/srv/t.db is on a read-only file system: choose another path with --db");
+}
+
+/* In a child that is not root: opening path (for writing when `write`)
+ * fails with TC_ERR_IO, naming the path, with a message containing want
+ * and not containing unwanted. Exits 0 when so. */
+static void child_expect_refused(const char *path, int write, const char *want,
+                                 const char *unwanted)
+{
+    if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+        _exit(77);
+    char err[512] = "";
+    tc_store *s = NULL;
+    tc_err e = tc_store_open(path, write ? TC_STORE_WRITE : TC_STORE_READ, &s, err, sizeof err);
+    if (e != TC_ERR_IO || s || !strstr(err, want) || !strstr(err, path) ||
+        (unwanted && strstr(err, unwanted))) {
+        fprintf(stderr, "%s open: %s (%s)\n", write ? "write" : "read", tc_strerror(e), err);
+        _exit(1);
+    }
+    _exit(0);
+}
+
+static void run_refused_child(const char *path, int write, const char *want, const char *unwanted)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        child_expect_refused(path, write, want, unwanted);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The same with real file modes, where the test can change users (root):
+ * root's file, unreadable to "nobody"; then nobody's own. */
+static void unreadable_file_refused(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    begin_run(s, "secret");
+    tc_store_close(s);
+    if (geteuid() != 0)
+        skip(); /* chown and a second user need root */
+    assert_int_equal(chmod(t->dir, 0777), 0);
+    assert_int_equal(chmod(t->db, 0600), 0);
+    for (int write = 0; write < 2; write++)
+        run_refused_child(t->db, write, "cannot read", "chmod");
+    run_refused_child(t->db, 1, "permission denied; it belongs to root", NULL);
+    assert_int_equal(chmod(t->db, 0444), 0);
+    run_refused_child(t->db, 1, "read-only to you (it belongs to root)", "chmod");
+
+    assert_int_equal(chown(t->db, 65534, 65534), 0);
+    assert_int_equal(chmod(t->db, 0200), 0);
+    run_refused_child(t->db, 0, "it is yours: make it readable (chmod u+r ", NULL);
+    assert_int_equal(chmod(t->db, 0400), 0);
+    run_refused_child(t->db, 1, "read-only: make it writable (chmod u+w ", NULL);
 }
 
 /* ---- runs ---- */
@@ -773,6 +879,73 @@ static void groups_round_trip_and_v3_migration(void **state)
     assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 0); /* the old file had no groups */
     tc_store_close(s);
+}
+
+/* `truecost runs` and `show` open read-only, which never migrates: a v3
+ * file must still list and find its runs, and stay byte for byte as it
+ * was. */
+static void v3_file_reads_without_migrating(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512] = "";
+    int64_t first = begin_run(s, "old-a");
+    int64_t second = begin_run(s, "old-b");
+    tc_store_close(s);
+    raw_sql(t->db, "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+                   "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    size_t len;
+    unsigned char *before = slurp(t->db, &len);
+
+    s = open_ok(t->db, TC_STORE_READ);
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    tc_err e = tc_store_list_runs(s, &runs, &n, err, sizeof err);
+    if (e != TC_OK)
+        fail_msg("list_runs on a v3 file: %s", err);
+    assert_int_equal(n, 2);
+    assert_int_equal(runs[0].id, second); /* newest first */
+    assert_int_equal(runs[1].id, first);
+    assert_string_equal(runs[1].label, "old-a");
+    assert_string_equal(runs[1].model, "qwen2.5:7b");
+    assert_int_equal(runs[1].max_tokens, 256);
+    assert_string_equal(runs[1].group, "");
+    assert_string_equal(runs[1].prompt_set, "");
+    free(runs);
+    /* twice: the cached statements are the v3 ones too */
+    assert_int_equal(tc_store_list_runs(s, &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 2);
+    free(runs);
+
+    tc_run_info info;
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)first);
+    e = tc_store_find_run(s, id, &info, err, sizeof err);
+    if (e != TC_OK)
+        fail_msg("find_run by id on a v3 file: %s", err);
+    assert_string_equal(info.label, "old-a");
+    assert_string_equal(info.group, "");
+    e = tc_store_find_run(s, "old-b", &info, err, sizeof err);
+    if (e != TC_OK)
+        fail_msg("find_run by label on a v3 file: %s", err);
+    assert_int_equal(info.id, second);
+    assert_int_equal(tc_store_find_run(s, "nope", &info, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0); /* a v3 file has no groups */
+    tc_store_close(s);
+
+    assert_unchanged(t->db, before, len);
+    free(before);
+    sqlite3 *db;
+    int version = -1;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(t->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    assert_int_equal(version, 3); /* not migrated */
 }
 
 /* ---- requests ---- */
@@ -1003,10 +1176,13 @@ int main(void)
         T(newer_schema_refused),
         T(locked_database_is_reported),
         T(read_only_file_and_dir_refused),
+        cmocka_unit_test(unusable_file_messages),
+        T(unreadable_file_refused),
         T(runs_round_trip_newest_first),
         T(run_status_transitions),
         T(find_by_id_label_and_missing),
         T(groups_round_trip_and_v3_migration),
+        T(v3_file_reads_without_migrating),
         T(requests_round_trip_every_field),
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
