@@ -57,7 +57,8 @@ tc_err tc_store_default_path(char *buf, size_t len, char *err, size_t errlen);
  * date; READ opens read-only and fails with TC_ERR_NOTFOUND ("no database
  * at PATH yet") when the file is missing, creating nothing. Both refuse a
  * file that is not truecost's or is from a newer truecost (TC_ERR_INVALID),
- * and WRITE refuses a read-only or locked file (TC_ERR_IO); each message
+ * and WRITE refuses a read-only file (TC_ERR_IO) or one another process
+ * keeps locked past the busy timeout (TC_ERR_BUSY); each message
  * names the path and the fix. On success *out is the store, freed with
  * tc_store_close; on failure *out is NULL. */
 tc_err tc_store_open(const char *path, tc_store_mode mode, tc_store **out, char *err,
@@ -76,7 +77,9 @@ void tc_store_set_busy_timeout(tc_store *s, int ms);
 
 /* Stores a new run with status "running" and fills info->id and
  * info->status; a created_wall_ns of 0 is set to now. Returns TC_OK or an
- * error (TC_ERR_INVALID for an api out of range, TC_ERR_IO from SQLite). */
+ * error (TC_ERR_INVALID for an api out of range, TC_ERR_BUSY when the file
+ * stayed locked, TC_ERR_IO for other SQLite failures; the same holds for
+ * every writing call below). */
 tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen);
 
 /* Stores n finished requests of run run_id in one transaction: all of
