@@ -2,10 +2,12 @@
  * not loaded (not rebooted, DKMS not built for this kernel, Secure Boot
  * refused it, nouveau holds the card), then device nodes, NVML, and a
  * user-space library newer than the loaded module. */
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "doctor_internal.h"
 
@@ -123,6 +125,156 @@ static void check_nouveau(dr_ctx *c)
               "update-grub; reboot");
 }
 
+/* What the module file says about its signature. */
+enum { MOD_UNSIGNED, MOD_SIGNED, MOD_COMPRESSED, MOD_UNREADABLE };
+
+/* Bounds the search of /lib/modules/KERNEL (a few thousand entries on a
+ * distribution kernel): a huge or looping tree must not stall the doctor. */
+#define KO_MAX_DEPTH 6
+#define KO_MAX_ENTRIES 50000
+
+typedef struct ko_search {
+    int budget;    /* directory entries still to look at */
+    char rel[768]; /* the module found, relative to the root */
+} ko_search;
+
+static int is_nvidia_ko(const char *name)
+{
+    static const char *const names[] = {"nvidia.ko", "nvidia.ko.xz", "nvidia.ko.zst",
+                                        "nvidia.ko.gz"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Depth-first search of rel (under the root) for an nvidia module. Only the
+ * module itself may be a link: linked directories (build/, source/) lead to
+ * headers, and outside --root. */
+static int search_ko(const dr_ctx *c, const char *rel, int depth, ko_search *s)
+{
+    char p[1024];
+    DIR *d = opendir(dr_path(c, p, sizeof p, rel));
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && s->budget-- > 0 && (e = readdir(d))) {
+        char sub[768];
+        struct stat st;
+        if (e->d_name[0] == '.' ||
+            snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name) >= (int)sizeof sub)
+            continue;
+        dr_path(c, p, sizeof p, sub);
+        if (is_nvidia_ko(e->d_name) && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+            snprintf(s->rel, sizeof s->rel, "%s", sub);
+            found = 1;
+        } else if (depth > 0 && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            found = search_ko(c, sub, depth - 1, s);
+        }
+    }
+    closedir(d);
+    return found;
+}
+
+/* The nvidia module for the running kernel into s->rel: the DKMS build
+ * (/var/lib/dkms/nvidia/VER/KERNEL/ARCH/module/) first, else anything under
+ * /lib/modules/KERNEL (a distribution's prebuilt, signed package). */
+static int find_module(const dr_ctx *c, ko_search *s)
+{
+    char p[1024], rel[512];
+    s->budget = KO_MAX_ENTRIES;
+    if (!c->kernel[0])
+        return 0;
+    DIR *d = opendir(dr_path(c, p, sizeof p, "/var/lib/dkms/nvidia"));
+    struct dirent *v;
+    int found = 0;
+    while (d && !found && (v = readdir(d))) {
+        if (!isdigit((unsigned char)v->d_name[0]))
+            continue; /* version directories; "kernel-*" are links */
+        snprintf(rel, sizeof rel, "/var/lib/dkms/nvidia/%s/%s", v->d_name, c->kernel);
+        found = search_ko(c, rel, 3, s);
+    }
+    if (d)
+        closedir(d);
+    snprintf(rel, sizeof rel, "/lib/modules/%s", c->kernel);
+    return found || search_ko(c, rel, KO_MAX_DEPTH, s);
+}
+
+/* A signed module ends with the kernel's trailer (scripts/sign-file). It
+ * sits inside the compression of a .ko.xz/.zst/.gz, so those cannot be
+ * told without unpacking them. */
+static int module_signature(const dr_ctx *c, const char *rel)
+{
+    static const char magic[] = "~Module signature appended~\n";
+    char p[1024], tail[sizeof magic - 1];
+    size_t n = strlen(rel);
+    if (n < 3 || strcmp(rel + n - 3, ".ko") != 0)
+        return MOD_COMPRESSED;
+    FILE *f = fopen(dr_path(c, p, sizeof p, rel), "rb");
+    if (!f)
+        return MOD_UNREADABLE;
+    int sig = MOD_UNSIGNED; /* shorter than the trailer: no room for one */
+    if (fseek(f, -(long)sizeof tail, SEEK_END) == 0) {
+        if (fread(tail, 1, sizeof tail, f) != sizeof tail)
+            sig = MOD_UNREADABLE;
+        else if (memcmp(tail, magic, sizeof tail) == 0)
+            sig = MOD_SIGNED;
+    }
+    fclose(f);
+    return sig;
+}
+
+/* No module to judge: Secure Boot is not what stops nvidia (yet). */
+static void secure_boot_no_module(const dr_ctx *c, tc_doctor_check *k)
+{
+    const char *kern = c->kernel;
+    dr_set(k, TC_DOCTOR_WARN);
+    if (!kern[0])
+        dr_ev(k, "nvidia not loaded; the running kernel's release is unknown (no "
+                 "/proc/sys/kernel/osrelease), so its nvidia module cannot be looked for");
+    else
+        dr_ev(k,
+              "nvidia not loaded, but no nvidia module exists for kernel %s (none in "
+              "/var/lib/dkms/nvidia/*/%s or /lib/modules/%s): Secure Boot has nothing to refuse",
+              kern, kern, kern);
+    dr_fix(k, "see the module and DKMS checks: install the driver or build it for this kernel "
+              "first; under Secure Boot it must then be signed with an enrolled key (check: "
+              "modinfo -F signer nvidia; empty means unsigned)");
+}
+
+/* Secure Boot is on and nvidia is not loaded: blame it only when the
+ * module that would load is unsigned. */
+static void secure_boot_module(const dr_ctx *c, tc_doctor_check *k)
+{
+    ko_search s;
+    if (!find_module(c, &s)) {
+        secure_boot_no_module(c, k);
+        return;
+    }
+    int sig = module_signature(c, s.rel);
+    if (sig == MOD_UNSIGNED) {
+        dr_set(k, TC_DOCTOR_FAIL);
+        dr_ev(k, "nvidia not loaded: %s has no signature, and an unsigned module is refused",
+              s.rel);
+        dr_fix(k, "sign the module: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, "
+                  "reboot and enrol the key in the blue MOK manager screen (DKMS then signs "
+                  "nvidia with it); or disable Secure Boot in the firmware setup. Check: "
+                  "mokutil --sb-state");
+        return;
+    }
+    dr_set(k, TC_DOCTOR_WARN);
+    if (sig == MOD_SIGNED)
+        dr_ev(k, "nvidia not loaded; %s is signed: refused only if its key is not enrolled", s.rel);
+    else
+        dr_ev(k, "nvidia not loaded; %s is %s: whether it is signed cannot be told", s.rel,
+              sig == MOD_COMPRESSED ? "compressed" : "unreadable");
+    dr_fix(k, "if sudo modprobe nvidia fails, look in sudo dmesg for \"Key was rejected by "
+              "service\": the key that signed it is not enrolled. Enrol it: sudo mokutil --import "
+              "/var/lib/shim-signed/mok/MOK.der (the DKMS key; another signer's .der otherwise), "
+              "reboot and enrol it in the blue MOK manager screen; or disable Secure Boot");
+}
+
 static void check_secure_boot(dr_ctx *c)
 {
     tc_doctor_check *k = dr_add(c, "nvidia.secureboot", "Secure Boot allows the NVIDIA module");
@@ -138,25 +290,14 @@ static void check_secure_boot(dr_ctx *c)
         dr_ev(k, "the nvidia module is loaded, so it is signed with an enrolled key");
         return;
     }
-    char list[512];
-    if (dkms_state(c, list, sizeof list) == 0) {
-        /* No module exists for this kernel: Secure Boot is not what stops
-         * it yet (the DKMS check says why); it may once one is built. */
-        dr_set(k, TC_DOCTOR_WARN);
-        dr_ev(k,
-              "nvidia not loaded, but no nvidia module is built for kernel %s: Secure Boot "
-              "may refuse it once built",
-              c->kernel[0] ? c->kernel : "unknown");
-        dr_fix(k, "after the DKMS build, if the module still does not load (dmesg: \"Key was "
-                  "rejected by service\"), enrol the signing key: sudo mokutil --import "
-                  "/var/lib/shim-signed/mok/MOK.der, reboot; or disable Secure Boot");
+    if (c->nouveau_loaded) {
+        /* nouveau is the distribution's signed module: it loads, and it is
+         * what keeps nvidia off the GPU, whatever nvidia's signature. */
+        dr_set(k, TC_DOCTOR_SKIP);
+        dr_ev(k, "nouveau holds the GPU: see the nouveau check, then run doctor again");
         return;
     }
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_ev(k, "nvidia not loaded: an unsigned module is refused");
-    dr_fix(k, "sign the module: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, reboot "
-              "and enrol the key in the blue MOK manager screen (DKMS then signs nvidia with "
-              "it); or disable Secure Boot in the firmware setup. Check: mokutil --sb-state");
+    secure_boot_module(c, k);
 }
 
 static void check_devnodes(dr_ctx *c)
@@ -177,25 +318,36 @@ static void check_devnodes(dr_ctx *c)
               "with the GPUs passed in (docker run --gpus all, NVIDIA Container Toolkit)");
 }
 
-/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue ..."
- * (or "Open Kernel Module"): the first word after "Kernel Module". */
-static int module_version(const dr_ctx *c, char *ver, size_t len)
+/* The loaded module's version into ver and where it was read into *src:
+ * /sys/module/nvidia/version holds just "550.54.15"; else /proc's "NVRM
+ * version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue ..." or "...
+ * Open Kernel Module for x86_64  550.54.15  Release Build ...", where the
+ * version is the first word after "Kernel Module" that starts with a digit. */
+static int module_version(const dr_ctx *c, char *ver, size_t len, const char **src)
 {
     char text[1024];
-    if (dr_read(c, "/proc/driver/nvidia/version", text, sizeof text) < 0)
+    *src = "/sys/module/nvidia/version";
+    if (dr_read(c, *src, ver, len) == 0 && isdigit((unsigned char)ver[0]))
+        return 0;
+    *src = "/proc/driver/nvidia/version";
+    if (dr_read(c, *src, text, sizeof text) < 0)
         return -1;
     const char *s = strstr(text, "Kernel Module");
     if (!s)
         return -1;
     s += strlen("Kernel Module");
-    while (*s == ' ')
-        s++;
-    size_t n = strcspn(s, " \n");
-    if (n == 0 || n >= len)
-        return -1;
-    memcpy(ver, s, n);
-    ver[n] = '\0';
-    return 0;
+    for (;;) {
+        s += strspn(s, " \t");
+        size_t n = strcspn(s, " \t\n");
+        if (n == 0)
+            return -1; /* end of the line: no version on it */
+        if (isdigit((unsigned char)*s) && n < len) {
+            memcpy(ver, s, n);
+            ver[n] = '\0';
+            return 0;
+        }
+        s += n;
+    }
 }
 
 static void mismatch_fix(tc_doctor_check *k)
@@ -220,10 +372,11 @@ static void check_nvml(dr_ctx *c)
     tc_doctor_nvml_fn fn = c->cfg->nvml_version ? c->cfg->nvml_version : tc_doctor_nvml_version;
     const char *lib = c->cfg->nvml_lib ? c->cfg->nvml_lib : "libnvidia-ml.so.1";
     char lv[96] = "", kv[96] = "", err[512] = "";
+    const char *kv_src;
     tc_err rc = fn(c->cfg->nvml_lib, lv, sizeof lv, err, sizeof err);
-    int have_kv = module_version(c, kv, sizeof kv) == 0;
+    int have_kv = module_version(c, kv, sizeof kv, &kv_src) == 0;
     if (have_kv)
-        dr_ev(v, "kernel module %s (/proc/driver/nvidia/version)", kv);
+        dr_ev(v, "kernel module %s (%s)", kv, kv_src);
     if (rc == TC_ERR_NOTFOUND) {
         dr_set(k, TC_DOCTOR_FAIL);
         dr_ev(k, "cannot load %s: %s", lib, err);
@@ -254,7 +407,7 @@ static void check_nvml(dr_ctx *c)
     dr_ev(v, "NVML library %s", lv);
     if (!have_kv) {
         dr_set(v, TC_DOCTOR_SKIP);
-        dr_ev(v, "no readable /proc/driver/nvidia/version");
+        dr_ev(v, "no version in /sys/module/nvidia/version or /proc/driver/nvidia/version");
     } else if (strcmp(kv, lv) != 0) {
         mismatch_fix(v);
     }

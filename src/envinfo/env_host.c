@@ -111,6 +111,81 @@ static int pid1_in_container(const char *root)
     return 0;
 }
 
+/* 1 when one component of a cgroup path is a container runtime's:
+ * "/docker/ID", "docker-ID.scope", "kubepods.slice", "/kubepods/...",
+ * "cri-containerd-ID.scope", "crio-ID.scope", "libpod-ID.scope". A host
+ * daemon's own unit (docker.service, containerd.service) is not one. */
+static int cgroup_names_runtime(const char *path)
+{
+    static const char *const words[] = {"kubepods", "docker",         "containerd",
+                                        "crio",     "cri-containerd", "libpod"};
+    while (*path) {
+        size_t n = strcspn(path, "/\n");
+        int service = n >= 8 && strncmp(path + n - 8, ".service", 8) == 0;
+        for (size_t w = 0; w < sizeof words / sizeof words[0] && !service; w++) {
+            size_t k = strlen(words[w]);
+            if (k <= n && strncmp(path, words[w], k) == 0 &&
+                (k == n || path[k] == '-' || path[k] == '.'))
+                return 1;
+        }
+        path += n + (path[n] != '\0');
+    }
+    return 0;
+}
+
+/* Each line of /proc/PID/cgroup is "ID:CONTROLLERS:PATH" (v1) or "0::PATH"
+ * (v2). Under a cgroup namespace the path is "/" and says nothing. */
+static int cgroup_in_container(const char *root, const char *rel)
+{
+    FILE *f = tc_env_open(root, rel);
+    if (!f)
+        return 0;
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *path = strchr(line, ':');
+        path = path ? strchr(path + 1, ':') : NULL;
+        found = path && cgroup_names_runtime(path + 1);
+    }
+    fclose(f);
+    return found;
+}
+
+/* 1 when the last mount of "/" in a mountinfo is an overlay: the image
+ * layers of Docker, containerd and CRI-O. Fields: "ID PARENT M:m ROOT
+ * MOUNT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER". */
+static int overlay_root(const char *root, const char *rel)
+{
+    FILE *f = tc_env_open(root, rel);
+    if (!f)
+        return 0;
+    char *line = NULL, mnt[8], fstype[32];
+    size_t cap = 0;
+    int overlay = 0;
+    while (getline(&line, &cap, f) > 0) {
+        const char *dash = strstr(line, " - ");
+        if (sscanf(line, "%*s %*s %*s %*s %7s", mnt) == 1 && strcmp(mnt, "/") == 0 && dash &&
+            sscanf(dash + 3, "%31s", fstype) == 1)
+            overlay = strcmp(fstype, "overlay") == 0; /* later mounts cover earlier ones */
+    }
+    free(line);
+    fclose(f);
+    return overlay;
+}
+
+/* A Kubernetes or containerd pod has no /.dockerenv, and its PID 1 is the
+ * workload, which sets no container=: the cgroup path, the overlay root or
+ * the service account secrets tell instead. */
+static int in_container(const char *root)
+{
+    return tc_env_exists(root, "/.dockerenv") || tc_env_exists(root, "/run/.containerenv") ||
+           pid1_in_container(root) || cgroup_in_container(root, "/proc/1/cgroup") ||
+           cgroup_in_container(root, "/proc/self/cgroup") ||
+           overlay_root(root, "/proc/self/mountinfo") || overlay_root(root, "/proc/1/mountinfo") ||
+           tc_env_exists(root, "/var/run/secrets/kubernetes.io") ||
+           tc_env_exists(root, "/run/secrets/kubernetes.io");
+}
+
 static int dmi_names_hypervisor(const char *root)
 {
     static const char *const vendors[] = {"QEMU",      "KVM",        "VMware", "Xen",
@@ -136,8 +211,7 @@ static const char *virtualisation(const char *root)
     if (tc_env_read(root, "/proc/version", version, sizeof version) == 0 &&
         strcasestr(version, "microsoft"))
         return "wsl2";
-    if (tc_env_exists(root, "/.dockerenv") || tc_env_exists(root, "/run/.containerenv") ||
-        pid1_in_container(root))
+    if (in_container(root))
         return "container";
     if (dmi_names_hypervisor(root))
         return "vm";

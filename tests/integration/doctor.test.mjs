@@ -41,11 +41,36 @@ test('no ROCm on an AMD host: a warning with its fix, exit 1', async () => {
   assert.doesNotMatch(r.stdout, /^FAIL /m);
 });
 
+test('NVIDIA open kernel module: its version read right, exit 0', async () => {
+  for (const [name, source] of [['nvidia-open', '/proc/driver/nvidia/version'], ['nvidia-open-sysfs', '/sys/module/nvidia/version']]) {
+    const r = await doctor(name, ['--json'], path.join(FAKE, 'libfake_nvml.so'));
+    assert.equal(r.code, 0, `${name}: ${r.stdout}${r.stderr}`);
+    const v = JSON.parse(r.stdout).checks.find((c) => c.id === 'nvidia.version');
+    assert.equal(v.status, 'ok', `${name}: ${v.evidence}`);
+    assert.equal(v.evidence, `kernel module 550.54.15 (${source}); NVML library 550.54.15`);
+  }
+});
+
 test('Secure Boot refusing the NVIDIA module: failures, exit 2', async () => {
   const r = await doctor('nvidia-secureboot');
   assert.equal(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stdout, /^FAIL Secure Boot allows the NVIDIA module\n {5}Secure Boot enabled.*\n {5}fix: sign the module: sudo mokutil --import/m);
+  assert.match(r.stdout, /^FAIL Secure Boot allows the NVIDIA module\n {5}Secure Boot enabled.*nvidia\.ko has no signature.*\n {5}fix: sign the module: sudo mokutil --import/m);
   assert.match(r.stdout, /^FAIL NVIDIA kernel module loaded$/m);
+});
+
+test('Secure Boot on but not what stops nvidia: no driver, nouveau, a signed or compressed module', async () => {
+  const want = {
+    'nvidia-secureboot-nodriver': /^WARN Secure Boot allows the NVIDIA module\n {5}.*no nvidia module exists for kernel 6\.8\.0-45-generic.*\n {5}fix: see the module and DKMS checks/m,
+    'nvidia-secureboot-nouveau': /^skip Secure Boot allows the NVIDIA module\n {5}.*nouveau holds the GPU: see the nouveau check/m,
+    'nvidia-secureboot-signed': /^WARN Secure Boot allows the NVIDIA module\n {5}.*\/lib\/modules\/6\.8\.0-45-generic\/kernel\/nvidia-550\/nvidia\.ko is signed.*\n {5}fix: .*"Key was rejected by service".*mokutil --import/m,
+    'nvidia-secureboot-zst': /^WARN Secure Boot allows the NVIDIA module\n {5}.*nvidia\.ko\.zst is compressed: whether it is signed cannot be told/m,
+  };
+  for (const [name, line] of Object.entries(want)) {
+    const r = await doctor(name);
+    assert.equal(r.code, 2, `${name}: ${r.stdout}${r.stderr}`); // the module (or nouveau) check fails
+    assert.match(r.stdout, line, name);
+    assert.doesNotMatch(r.stdout, /sign the module/, name);
+  }
 });
 
 test('--json: one object, every check with id, title, status, evidence and fix', async () => {

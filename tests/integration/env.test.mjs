@@ -42,6 +42,17 @@ test('env --json --root TREE: every key, values from the tree, null for what it 
   assert.deepEqual(wsl.gpus, []);
 });
 
+test('env --root of a Kubernetes pod: virtualisation container, not none', async () => {
+  // Its cgroup names kubepods and cri-containerd, its root is an overlay; no /.dockerenv.
+  const fp = await fingerprint(['--root', tree('k8s'), ...NO_GPU_LIBS]);
+  assert.equal(fp.os.virtualisation, 'container');
+  const r = await runCli(['env', '--root', tree('k8s-secrets'), ...NO_GPU_LIBS]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^OS +.*virtualisation: container$/m);
+  const host = await fingerprint(['--root', tree('docker-host'), ...NO_GPU_LIBS]);
+  assert.equal(host.os.virtualisation, 'none', 'a host running Docker is not itself a container');
+});
+
 test('env without --json: a readable block, n/a for unknown fields', async () => {
   const r = await runCli(['env', '--root', tree('ubuntu-amd')]);
   assert.equal(r.code, 0, r.stderr);

@@ -64,10 +64,57 @@ static const row rows[] = {
      {{"nvidia.nouveau", TC_DOCTOR_FAIL, "nouveau in /proc/modules", "nouveau.modeset=0"},
       {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL},
       {"nvidia.secureboot", TC_DOCTOR_OK, "Secure Boot disabled", NULL}}},
+    /* The open kernel module's /proc line says "Open Kernel Module for
+     * x86_64  550.54.15": the version is the first word with a digit. */
+    {"nvidia-open",
+     1,
+     0,
+     {{"nvidia.version", TC_DOCTOR_OK, "kernel module 550.54.15 (/proc/driver/nvidia/version)",
+       NULL}}},
+    {"nvidia-open-sysfs",
+     1,
+     0,
+     {{"nvidia.version", TC_DOCTOR_OK, "kernel module 550.54.15 (/sys/module/nvidia/version)",
+       NULL}}},
+    /* Its DKMS nvidia.ko ends without the signature trailer. */
     {"nvidia-secureboot",
      1,
      2,
-     {{"nvidia.secureboot", TC_DOCTOR_FAIL, "Secure Boot enabled", "mokutil --import"},
+     {{"nvidia.secureboot", TC_DOCTOR_FAIL,
+       "Secure Boot enabled (efivars SecureBoot byte 5 = 1); nvidia not loaded: "
+       "/var/lib/dkms/nvidia/550.54.15/6.8.0-45-generic/x86_64/module/nvidia.ko has no "
+       "signature",
+       "mokutil --import"},
+      {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL},
+      {"nvidia.dkms", TC_DOCTOR_OK, "550.54.15: 6.8.0-45-generic", NULL}}},
+    /* Secure Boot on, but no driver installed: nothing to refuse. */
+    {"nvidia-secureboot-nodriver",
+     1,
+     2,
+     {{"nvidia.secureboot", TC_DOCTOR_WARN, "no nvidia module exists for kernel 6.8.0-45-generic",
+       "see the module and DKMS checks"},
+      {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL},
+      {"nvidia.dkms", TC_DOCTOR_SKIP, "no /var/lib/dkms/nvidia", NULL}}},
+    {"nvidia-secureboot-nouveau",
+     1,
+     2,
+     {{"nvidia.secureboot", TC_DOCTOR_SKIP, "nouveau holds the GPU: see the nouveau check", NULL},
+      {"nvidia.nouveau", TC_DOCTOR_FAIL, "nouveau in /proc/modules", NULL},
+      {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL}}},
+    /* A distribution's prebuilt module, found under /lib/modules/KERNEL. */
+    {"nvidia-secureboot-signed",
+     1,
+     2,
+     {{"nvidia.secureboot", TC_DOCTOR_WARN,
+       "/lib/modules/6.8.0-45-generic/kernel/nvidia-550/nvidia.ko is signed",
+       "Key was rejected by service"},
+      {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL},
+      {"nvidia.dkms", TC_DOCTOR_SKIP, "no /var/lib/dkms/nvidia", NULL}}},
+    {"nvidia-secureboot-zst",
+     1,
+     2,
+     {{"nvidia.secureboot", TC_DOCTOR_WARN, "module/nvidia.ko.zst is compressed",
+       "mokutil --import"},
       {"nvidia.module", TC_DOCTOR_FAIL, "no nvidia", NULL},
       {"nvidia.dkms", TC_DOCTOR_OK, "550.54.15: 6.8.0-45-generic", NULL}}},
     {"nvidia-dkms-missing",
@@ -231,6 +278,24 @@ static tc_err nvml_535(const char *lib, char *ver, size_t len, char *err, size_t
     return TC_OK;
 }
 
+/* The Secure Boot check judges the module of the running kernel: the
+ * unsigned DKMS build is another kernel's, or the kernel is not known. */
+static void test_secure_boot_kernel(void **state)
+{
+    (void)state;
+    tc_doctor_config c = config("nvidia-secureboot", 1);
+    c.kernel_release = "6.9.0-1-generic";
+    fired other = {"nvidia.secureboot", TC_DOCTOR_WARN,
+                   "no nvidia module exists for kernel 6.9.0-1-generic (none in "
+                   "/var/lib/dkms/nvidia/*/6.9.0-1-generic or /lib/modules/6.9.0-1-generic)",
+                   "see the module and DKMS checks"};
+    expect(run(&c), "other kernel", &other);
+    c.kernel_release = "";
+    fired unknown = {"nvidia.secureboot", TC_DOCTOR_WARN, "kernel's release is unknown",
+                     "modinfo -F signer nvidia"};
+    expect(run(&c), "unknown kernel", &unknown);
+}
+
 static void test_nvml_injected(void **state)
 {
     (void)state;
@@ -337,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trees),
         cmocka_unit_test(test_gpu_found),
+        cmocka_unit_test(test_secure_boot_kernel),
         cmocka_unit_test(test_nvml_injected),
         cmocka_unit_test(test_nvml_not_loadable),
         cmocka_unit_test(test_hsa_override),

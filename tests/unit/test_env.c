@@ -224,6 +224,38 @@ static void virtualisation_kinds(void **state)
     json_decref(fp);
 }
 
+/* Pods of Kubernetes and containerd have no /.dockerenv and PID 1 is the
+ * workload, not an init that says container=: the cgroup path, an overlay
+ * root or the service account secrets tell instead. */
+static void virtualisation_pods(void **state)
+{
+    (void)state;
+    static const char *const containers[] = {
+        TREE("k8s"),              /* cgroup kubepods + cri-containerd, overlay root */
+        TREE("k8s-cgroupns"),     /* cgroup namespace ("0::/"): only the overlay root */
+        TREE("k8s-secrets"),      /* only /var/run/secrets/kubernetes.io */
+        TREE("docker-cgroup-v1"), /* only /proc/self/cgroup, v1 "/docker/ID" */
+    };
+    char wrong[2048] = ""; /* every tree that misses, not just the first */
+    for (size_t i = 0; i < sizeof containers / sizeof containers[0]; i++) {
+        json_t *fp = collect(containers[i]);
+        const char *v = json_string_value(at(fp, "os.virtualisation"));
+        if (!v || strcmp(v, "container") != 0) {
+            size_t n = strlen(wrong);
+            snprintf(wrong + n, sizeof wrong - n, " %s=%s", strrchr(containers[i], '/') + 1,
+                     v ? v : "null");
+        }
+        json_decref(fp);
+    }
+    if (wrong[0])
+        fail_msg("want container, got:%s", wrong);
+    /* A host that runs Docker: its own cgroup names docker.service, and an
+     * overlay is mounted, but not at "/". */
+    json_t *fp = collect(TREE("docker-host"));
+    assert_field_str(fp, "os.virtualisation", "none");
+    json_decref(fp);
+}
+
 /* A tree with nothing in it: every field present and null. */
 static void empty_tree(void **state)
 {
@@ -385,6 +417,7 @@ int main(void)
         cmocka_unit_test(wsl2_tree),
         cmocka_unit_test(ubuntu_amd_tree),
         cmocka_unit_test(virtualisation_kinds),
+        cmocka_unit_test(virtualisation_pods),
         cmocka_unit_test(empty_tree),
         cmocka_unit_test(server_errors),
         cmocka_unit_test(diff_same_tree_is_clean),
