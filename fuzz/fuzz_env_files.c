@@ -1,5 +1,6 @@
 /* libFuzzer target: the host files truecost env and doctor read
- * (os-release, cpuinfo, meminfo, mountinfo, proc/version, module lists),
+ * (os-release, cpuinfo, meminfo, mountinfo, proc/version, module lists,
+ * cgroups, the NVIDIA driver's version files),
  * as whatever bytes a broken or hostile tree could hold. The first byte
  * picks the file; the rest is written there under a private root, and the
  * readers run over that root. */
@@ -19,8 +20,10 @@ static char root[64];
 
 static void make_root(void)
 {
-    static const char *const dirs[] = {"proc", "proc/self", "proc/sys", "proc/sys/kernel",
-                                       "etc",  "sys"};
+    static const char *const dirs[] = {
+        "proc",   "proc/self",   "proc/sys",           "proc/sys/kernel",
+        "proc/1", "proc/driver", "proc/driver/nvidia", "etc",
+        "sys",    "sys/module",  "sys/module/nvidia"};
     snprintf(root, sizeof root, "/tmp/truecost-fuzz-env-XXXXXX");
     if (!mkdtemp(root))
         abort();
@@ -33,15 +36,25 @@ static void make_root(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const files[] = {"etc/os-release",           "proc/cpuinfo", "proc/meminfo",
-                                        "proc/self/mountinfo",      "proc/version", "proc/modules",
-                                        "proc/sys/kernel/osrelease"};
+    static const char *const files[] = {"etc/os-release",
+                                        "proc/cpuinfo",
+                                        "proc/meminfo",
+                                        "proc/self/mountinfo",
+                                        "proc/version",
+                                        "proc/modules",
+                                        "proc/sys/kernel/osrelease",
+                                        "proc/1/cgroup",
+                                        "proc/self/cgroup",
+                                        "proc/1/mountinfo",
+                                        "proc/driver/nvidia/version",
+                                        "sys/module/nvidia/version"};
+    const size_t n_files = sizeof files / sizeof files[0];
     if (!root[0])
         make_root();
     if (size < 1)
         return 0;
     char path[128];
-    snprintf(path, sizeof path, "%s/%s", root, files[data[0] % 7]);
+    snprintf(path, sizeof path, "%s/%s", root, files[data[0] % n_files]);
     FILE *f = fopen(path, "wb");
     if (!f)
         return 0;
