@@ -135,6 +135,12 @@ void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, in
          * power readings. */
         out->avg_power_w = out->energy_j / out->seconds;
         out->has_power = 1;
+        /* The tokens are the whole window's: so must the energy be. Where
+         * the samples miss part of it (the tail after the last sample, a
+         * sensor lost mid-run), the covered part's average power stands for
+         * the rest, and the coverage says how much that was. */
+        if (out->coverage > 0 && out->coverage < 1)
+            out->energy_j /= out->coverage;
     }
 }
 

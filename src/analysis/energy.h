@@ -18,9 +18,11 @@ typedef enum tc_energy_method {
 
 typedef struct tc_energy_summary {
     tc_energy_method method;
-    double energy_j; /* over [from_ns, to_ns]; valid unless method is NONE */
+    double energy_j; /* over [from_ns, to_ns]; valid unless method is NONE. Where the
+                        samples cover only part of it, that part's average power
+                        times the whole window (see coverage) */
     double seconds;  /* the part of the window the samples cover */
-    double coverage; /* seconds / window: below ~0.95 the energy misses part of it */
+    double coverage; /* seconds / window: below ~0.95 much of energy_j is extrapolated */
     int has_power;
     double avg_power_w; /* energy / seconds, or the mean of power samples */
     double peak_power_w;

@@ -33,6 +33,27 @@ static size_t device_samples(const tc_run_sample *all, size_t n, int d, tc_telem
     return k;
 }
 
+/* Power before the first request: only from sample intervals that end by
+ * then. The interval that straddles the first send is mostly load (with
+ * the default --idle-s 0 it is almost all of it), and spreading its energy
+ * evenly would pass load power off as idle. With one sample before the
+ * load, its own power reading; with none, not available. */
+static void idle_power(const tc_telem_sample *s, size_t k, int64_t first_send, tc_run_energy_dev *e)
+{
+    size_t before = 0;
+    while (before < k && s[before].mono_ns <= first_send)
+        before++;
+    if (before >= 2) {
+        tc_energy_summary idle;
+        tc_energy_summarise(s, before, s[0].mono_ns, s[before - 1].mono_ns, &idle);
+        e->has_idle = idle.has_power;
+        e->idle_power_w = idle.avg_power_w;
+    } else if (before == 1 && (s[0].valid & TC_TF_POWER)) {
+        e->has_idle = 1;
+        e->idle_power_w = (double)s[0].power_mw / 1000.0;
+    }
+}
+
 tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run_sample *samples,
                              size_t n_samples, const tc_req_record *recs, size_t n_recs,
                              int64_t output_tokens, tc_run_energy *out)
@@ -57,12 +78,7 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
         size_t k = device_samples(samples, n_samples, d, buf);
         if (have_window)
             tc_energy_summarise(buf, k, from, to, &e->load);
-        if (k > 0 && buf[0].mono_ns < first_send) {
-            tc_energy_summary idle;
-            tc_energy_summarise(buf, k, buf[0].mono_ns, first_send - 1, &idle);
-            e->has_idle = idle.has_power;
-            e->idle_power_w = idle.avg_power_w;
-        }
+        idle_power(buf, k, first_send, e);
         e->j_per_token = tc_energy_j_per_token(&e->load, output_tokens);
         e->tokens_per_j = tc_energy_tokens_per_j(&e->load, output_tokens);
         if (e->load.method != TC_ENERGY_NONE) {

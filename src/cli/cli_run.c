@@ -354,6 +354,16 @@ static int start_telemetry(const run_args *a, run_ctx *c)
     return 0;
 }
 
+/* Lets the sampler take one more round after the last request ended, so
+ * that the samples reach past the measured window and its energy is read,
+ * not extrapolated from the part before the last sample. */
+static void closing_sample(const run_args *a)
+{
+    int64_t wait_ms = a->sample_ms + 10 < 2000 ? a->sample_ms + 10 : 2000;
+    struct timespec ts = {(time_t)(wait_ms / 1000), (long)(wait_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc_run_info *info)
 {
     tc_runner_result res;
@@ -364,6 +374,8 @@ static int execute(const run_args *a, run_ctx *ctx, tc_runner_config *rc_cfg, tc
         return tcode;
     }
     tc_err rc = tc_runner_run(rc_cfg, &res, err, sizeof err);
+    if (ctx->sampler && !res.interrupted)
+        closing_sample(a);
     tc_telem_sampler_stop(ctx->sampler);
     drain_samples(ctx);
     if (ctx->sampler) {

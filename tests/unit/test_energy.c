@@ -66,10 +66,15 @@ static void power_is_integrated_without_a_counter(void **state)
     near(e.avg_power_w, 250.0);
     near(e.peak_power_w, 300.0);
     assert_int_equal(e.samples, 4);
-    /* a window reaching past the samples: covered in part, and said */
+    /* a window reaching past the samples: covered in part, and said; the
+     * energy is the whole window's, at the covered part's 300 W, so that
+     * J/token divides the window's energy by the window's tokens */
     tc_energy_summarise(s, 4, S(1000), S(3000), &e);
-    near(e.energy_j, 300.0);
+    near(e.seconds, 1.0);
     near(e.coverage, 0.5);
+    near(e.avg_power_w, 300.0);
+    near(e.energy_j, 600.0);
+    near(tc_energy_j_per_token(&e, 600), 1.0);
 }
 
 static void window_bounds_and_missing_fields(void **state)

@@ -63,6 +63,71 @@ static void measured_window_idle_baseline_and_j_per_token(void **state)
     tc_run_energy_free(NULL);
 }
 
+/* The default --idle-s 0: one sample before the load, the next well into
+ * it. The interval that straddles the first send is load, not idle. */
+static void idle_is_not_taken_from_the_interval_the_load_starts_in(void **state)
+{
+    (void)state;
+    tc_run_device dev = {.info = {.kind = TC_TELEM_GPU, .name = "G"}, .backend = "rapl"};
+    /* 20 W until 95 ms, then 200 W; the first request is sent at 100 ms */
+    tc_run_sample s[4];
+    const int64_t t[4] = {0, 90, 190, 290};
+    const uint64_t uj[4] = {0, 1800000, 21800000, 41800000};
+    const int64_t mw[4] = {20000, 20000, 200000, 200000};
+    for (int i = 0; i < 4; i++)
+        s[i] = (tc_run_sample){0,
+                               {.mono_ns = MS(t[i]),
+                                .valid = TC_TF_ENERGY | TC_TF_POWER,
+                                .energy_uj = uj[i],
+                                .power_mw = mw[i]}};
+    tc_req_record r[1];
+    memset(r, 0, sizeof r);
+    r[0].send_ns = MS(100);
+    r[0].end_ns = MS(290);
+    tc_run_energy e;
+    assert_int_equal(tc_run_energy_compute(&dev, 1, s, 4, r, 1, 100, &e), TC_OK);
+    assert_true(e.dev[0].has_idle);
+    near(e.dev[0].idle_power_w, 20.0); /* from 0..90 ms only */
+    tc_run_energy_free(&e);
+
+    /* a single sample before the load: its own power reading */
+    assert_int_equal(tc_run_energy_compute(&dev, 1, s + 1, 3, r, 1, 100, &e), TC_OK);
+    assert_true(e.dev[0].has_idle);
+    near(e.dev[0].idle_power_w, 20.0);
+    tc_run_energy_free(&e);
+
+    /* none before it: not available, never the load's power */
+    r[0].send_ns = MS(95);
+    assert_int_equal(tc_run_energy_compute(&dev, 1, s + 2, 2, r, 1, 100, &e), TC_OK);
+    assert_false(e.dev[0].has_idle);
+    tc_run_energy_free(&e);
+}
+
+/* The tokens are the whole window's, so J/token uses the window's energy
+ * even where the last sample came before the last request ended. */
+static void j_per_token_covers_the_whole_window(void **state)
+{
+    (void)state;
+    tc_run_device dev = {.info = {.kind = TC_TELEM_GPU, .name = "G"}, .backend = "rapl"};
+    tc_run_sample s[3];
+    const int64_t t[3] = {0, 1000, 1900}; /* the window ends at 2000 ms */
+    for (int i = 0; i < 3; i++)
+        s[i] = (tc_run_sample){
+            0, {.mono_ns = MS(t[i]), .valid = TC_TF_ENERGY, .energy_uj = (uint64_t)t[i] * 100000}};
+    tc_req_record r[1];
+    memset(r, 0, sizeof r);
+    r[0].send_ns = MS(0);
+    r[0].end_ns = MS(2000);
+    tc_run_energy e;
+    assert_int_equal(tc_run_energy_compute(&dev, 1, s, 3, r, 1, 160, &e), TC_OK);
+    near(e.dev[0].load.coverage, 0.95);
+    near(e.dev[0].load.avg_power_w, 100.0);
+    near(e.dev[0].load.energy_j, 200.0); /* 100 W x 2 s, not the 190 J sampled */
+    near(e.dev[0].j_per_token, 1.25);
+    near(e.j_per_token, 1.25);
+    tc_run_energy_free(&e);
+}
+
 static void sampler_reads_every_device_at_its_interval(void **state)
 {
     (void)state;
@@ -103,6 +168,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(measured_window_idle_baseline_and_j_per_token),
+        cmocka_unit_test(idle_is_not_taken_from_the_interval_the_load_starts_in),
+        cmocka_unit_test(j_per_token_covers_the_whole_window),
         cmocka_unit_test(sampler_reads_every_device_at_its_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
