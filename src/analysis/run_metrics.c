@@ -1,5 +1,6 @@
 #include "run_metrics.h"
 
+#include <math.h>
 #include <string.h>
 
 static double ns_to_ms(double ns)
@@ -50,12 +51,14 @@ static tc_err add_samples(tc_run_samples *s, const tc_req_record *r)
     return e;
 }
 
-static void note_source(tc_run_metrics *m, tc_token_source src)
+/* Called after the request is counted: the first completed one sets it. */
+static void note_source(const tc_run_metrics *m, tc_token_source src, tc_token_source *agreed,
+                        int *mixed)
 {
     if (m->requests.completed == 1)
-        m->token_source = src;
-    else if (src != m->token_source)
-        m->token_source_mixed = 1;
+        *agreed = src;
+    else if (src != *agreed)
+        *mixed = 1;
 }
 
 /* Duration spans every measured request, failed ones included: they held
@@ -84,7 +87,16 @@ static void set_rates(tc_run_metrics *m, const span *sp)
     m->duration_s = (double)(sp->last_end - sp->first_send) / 1e9;
     m->requests_per_s = (double)m->requests.completed / m->duration_s;
     m->output_tokens_per_s = (double)m->output_tokens / m->duration_s;
-    m->total_tokens_per_s = (double)(m->output_tokens + m->prompt_tokens) / m->duration_s;
+    m->total_tokens_per_s =
+        m->has_prompt_tokens ? (double)(m->output_tokens + m->prompt_tokens) / m->duration_s : NAN;
+}
+
+/* An unknown prompt count is not 0: without every count there is no total. */
+static void settle_prompt(tc_run_metrics *m)
+{
+    m->has_prompt_tokens = m->prompt_missing == 0;
+    if (!m->has_prompt_tokens)
+        m->prompt_tokens = 0;
 }
 
 static void summarise(tc_run_metrics *m)
@@ -111,8 +123,12 @@ static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
     }
     m->requests.completed++;
     m->output_tokens += r->output_tokens;
-    m->prompt_tokens += r->prompt_tokens;
-    note_source(m, r->output_source);
+    if (r->prompt_source == TC_TOKENS_NONE)
+        m->prompt_missing++;
+    else
+        m->prompt_tokens += r->prompt_tokens;
+    note_source(m, r->output_source, &m->token_source, &m->token_source_mixed);
+    note_source(m, r->prompt_source, &m->prompt_source, &m->prompt_source_mixed);
     return add_samples(&m->samples, r);
 }
 
@@ -138,6 +154,7 @@ tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
             goto fail;
     }
     summarise(out);
+    settle_prompt(out);
     set_rates(out, &sp);
     return TC_OK;
 fail:
@@ -163,6 +180,13 @@ const char *tc_run_metrics_token_source(const tc_run_metrics *m)
     if (m->requests.completed == 0)
         return NULL;
     return m->token_source_mixed ? "mixed" : tc_token_source_name(m->token_source);
+}
+
+const char *tc_run_metrics_prompt_source(const tc_run_metrics *m)
+{
+    if (m->requests.completed == 0)
+        return NULL;
+    return m->prompt_source_mixed ? "mixed" : tc_token_source_name(m->prompt_source);
 }
 
 const char *tc_run_metrics_token_source_text(const tc_run_metrics *m)

@@ -57,14 +57,25 @@ typedef struct tc_run_metrics {
     double duration_s;
     double requests_per_s;      /* completed / duration */
     double output_tokens_per_s; /* sum of completed output tokens / duration */
-    double total_tokens_per_s;  /* (output + prompt) / duration */
+    /* (output + prompt) / duration; NAN unless has_prompt_tokens too. */
+    double total_tokens_per_s;
 
     int64_t output_tokens; /* sum over completed requests */
-    int64_t prompt_tokens; /* sum over completed requests */
+    /* Sum over completed requests, valid only when has_prompt_tokens: a
+     * request whose server gave no prompt count (source TC_TOKENS_NONE,
+     * e.g. an older Ollama on a cached prompt) makes the total unknown,
+     * since a partial sum would pass for the whole; it is then 0 and
+     * prompt_missing says how many had none. */
+    int has_prompt_tokens;
+    int64_t prompt_tokens;
+    int64_t prompt_missing;
     /* Where the output counts came from: the one source every completed
-     * request agrees on, or mixed = 1. TC_TOKENS_NONE with no completed. */
+     * request agrees on, or mixed = 1. TC_TOKENS_NONE with no completed.
+     * The same for the prompt counts. */
     tc_token_source token_source;
     int token_source_mixed;
+    tc_token_source prompt_source;
+    int prompt_source_mixed;
 
     tc_run_samples samples;
 } tc_run_metrics;
@@ -87,5 +98,11 @@ const char *tc_run_metrics_token_source(const tc_run_metrics *m);
 /* The same in words for people: "server usage", "server count",
  * "chunk count", "mixed", or "unknown" (no count, or no completed request). */
 const char *tc_run_metrics_token_source_text(const tc_run_metrics *m);
+
+/* The prompt counts' source, named as tc_run_metrics_token_source names
+ * the output's: "none" when no completed request had one, "mixed" when
+ * they differ (prompt_missing counts those with none), NULL with no
+ * completed request. */
+const char *tc_run_metrics_prompt_source(const tc_run_metrics *m);
 
 #endif

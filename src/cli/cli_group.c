@@ -15,16 +15,18 @@ static json_t *num(const tc_summary *s, double v)
     return s->n > 0 && isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Labels and names are the user's bytes, maybe not UTF-8, which jansson's
+ * "s" refuses (the whole document would be lost): cleaned strings, "o". */
 static json_t *run_json(const tc_cli_figures *f)
 {
     const tc_run_metrics *m = &f->m;
-    return json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-                     f->run.label, "status", f->run.status, "output_tokens_per_s",
-                     m->has_duration ? json_real(m->output_tokens_per_s) : json_null(),
-                     "ttft_p50_ms", num(&m->ttft_ms, m->ttft_ms.p50), "itl_p50_ms",
-                     num(&m->itl_ms, m->itl_ms.p50), "e2e_p50_ms", num(&m->e2e_ms, m->e2e_ms.p50),
-                     "completed", (json_int_t)m->requests.completed, "failed",
-                     (json_int_t)m->requests.failed);
+    return json_pack(
+        "{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
+        tc_report_json_string(f->run.label), "status", tc_report_json_string(f->run.status),
+        "output_tokens_per_s", m->has_duration ? json_real(m->output_tokens_per_s) : json_null(),
+        "ttft_p50_ms", num(&m->ttft_ms, m->ttft_ms.p50), "itl_p50_ms",
+        num(&m->itl_ms, m->itl_ms.p50), "e2e_p50_ms", num(&m->e2e_ms, m->e2e_ms.p50), "completed",
+        (json_int_t)m->requests.completed, "failed", (json_int_t)m->requests.failed);
 }
 
 static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, const tc_group_stat *g)
@@ -39,11 +41,12 @@ static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, con
     int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
     json_t *warn = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(warn, json_string(lines[i]));
-    return json_pack("{s:s,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b},s:o}", "group", set->name,
-                     "simulated", simulated, "runs", runs, "throughput", "runs", (json_int_t)g->n,
-                     "mean", g->mean, "stddev", g->stddev, "cv", g->cv, "cv_limit",
-                     TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings", warn);
+        json_array_append_new(warn, tc_report_json_string(lines[i]));
+    return json_pack("{s:o,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b},s:o}", "group",
+                     tc_report_json_string(set->name), "simulated", simulated, "runs", runs,
+                     "throughput", "runs", (json_int_t)g->n, "mean", g->mean, "stddev", g->stddev,
+                     "cv", g->cv, "cv_limit", TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings",
+                     warn);
 }
 
 static void print_ms(const tc_summary *s, double v)

@@ -405,9 +405,10 @@ void tc_cmd_export_help(FILE *out)
           "                       [--format csv|json] [-o FILE] [--db PATH]\n"
           "\n"
           "Write a stored run's raw data: one row per request (default), one row per\n"
-          "chunk that carried text (its time since the send and the gap before it), the\n"
-          "summary, or the hardware telemetry samples (one row per device and sample;\n"
-          "empty where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n"
+          "chunk that carried text (its time since the send, the gap before it, and its\n"
+          "request's warmup and error: ITL uses warmup false, error ok), the summary,\n"
+          "or the hardware telemetry samples (one row per device and sample; empty\n"
+          "where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n"
           "RUN may name a group ('run --repeat'): requests and chunks of all its runs\n"
           "under one header with a first column run_id; summary is the group's\n"
           "document ('show GROUP --json'); samples take one run at a time.\n",
@@ -424,8 +425,8 @@ static int export_samples(FILE *f, tc_store *st, const tc_run_info *run, tc_expo
     int code = 0;
     if (tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n, err, sizeof err) !=
             TC_OK ||
-        tc_report_export_samples(f, fmt == TC_EXPORT_JSON, devs, n_devs, samples, n, err,
-                                 sizeof err) != TC_OK) {
+        tc_report_export_samples(f, fmt == TC_EXPORT_JSON, run->simulated, devs, n_devs, samples, n,
+                                 err, sizeof err) != TC_OK) {
         tc_cli_error("export: %s", err);
         code = TC_EXIT_RUNTIME;
     }

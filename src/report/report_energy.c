@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_json.h"
+
 static const char *na(char *buf, size_t len, int valid, const char *fmt, double v)
 {
     if (!valid)
@@ -63,10 +65,13 @@ static json_t *device_json(const tc_run_energy_dev *d)
 {
     const tc_energy_summary *l = &d->load;
     int ok = l->method != TC_ENERGY_NONE;
-    json_t *o =
-        json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", d->dev.info.name, "backend", d->dev.backend,
-                  "kind", d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
-                  d->dev.info.energy_what, "method", tc_energy_method_name(l->method));
+    /* A device name is the driver's bytes, maybe not UTF-8, which "s"
+     * refuses (the device would vanish from the list): cleaned, "o". */
+    json_t *o = json_pack(
+        "{s:o, s:o, s:s, s:o, s:s}", "name", tc_report_json_string(d->dev.info.name), "backend",
+        tc_report_json_string(d->dev.backend), "kind",
+        d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
+        tc_report_json_string(d->dev.info.energy_what), "method", tc_energy_method_name(l->method));
     if (!o)
         return NULL;
     json_object_set_new(o, "energy_j", num(ok, l->energy_j));
@@ -151,7 +156,7 @@ static double value(const tc_telem_sample *x, size_t c)
 }
 
 static void csv_row(FILE *out, const tc_run_device *devs, int n_devs, const tc_run_sample *r,
-                    int64_t t0)
+                    int64_t t0, int simulated)
 {
     const char *name = r->device < n_devs ? devs[r->device].info.name : "?";
     fprintf(out, "%d,", r->device);
@@ -168,22 +173,27 @@ static void csv_row(FILE *out, const tc_run_device *devs, int n_devs, const tc_r
         else
             fputc(',', out);
     }
-    fputc('\n', out);
+    fprintf(out, ",%s\n", simulated ? "true" : "false");
 }
 
-static json_t *json_row(const tc_run_device *devs, int n_devs, const tc_run_sample *r, int64_t t0)
+static json_t *json_row(const tc_run_device *devs, int n_devs, const tc_run_sample *r, int64_t t0,
+                        int simulated)
 {
-    json_t *o = json_pack("{s:i, s:s, s:f}", "device", r->device, "name",
-                          r->device < n_devs ? devs[r->device].info.name : "?", "t_s",
-                          (double)(r->s.mono_ns - t0) / 1e9);
+    json_t *o =
+        json_pack("{s:i, s:o, s:f}", "device", r->device, "name",
+                  tc_report_json_string(r->device < n_devs ? devs[r->device].info.name : "?"),
+                  "t_s", (double)(r->s.mono_ns - t0) / 1e9);
     for (size_t c = 0; o && c < N_COLS; c++)
         json_object_set_new(o, cols[c].name,
                             (r->s.valid & cols[c].bit) ? json_real(value(&r->s, c)) : json_null());
+    if (o)
+        json_object_set_new(o, "simulated", json_boolean(simulated));
     return o;
 }
 
-tc_err tc_report_export_samples(FILE *out, int json, const tc_run_device *devs, int n_devs,
-                                const tc_run_sample *samples, size_t n, char *err, size_t errlen)
+tc_err tc_report_export_samples(FILE *out, int json, int simulated, const tc_run_device *devs,
+                                int n_devs, const tc_run_sample *samples, size_t n, char *err,
+                                size_t errlen)
 {
     int64_t t0 = INT64_MAX;
     for (size_t i = 0; i < n; i++)
@@ -193,13 +203,13 @@ tc_err tc_report_export_samples(FILE *out, int json, const tc_run_device *devs, 
         fputs("device,name,t_s", out);
         for (size_t c = 0; c < N_COLS; c++)
             fprintf(out, ",%s", cols[c].name);
-        fputc('\n', out);
+        fputs(",simulated\n", out); /* last, as in the other exports */
         for (size_t i = 0; i < n; i++)
-            csv_row(out, devs, n_devs, &samples[i], t0);
+            csv_row(out, devs, n_devs, &samples[i], t0, simulated);
     } else {
         json_t *arr = json_array();
         for (size_t i = 0; arr && i < n; i++)
-            json_array_append_new(arr, json_row(devs, n_devs, &samples[i], t0));
+            json_array_append_new(arr, json_row(devs, n_devs, &samples[i], t0, simulated));
         char *text = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) : NULL;
         json_decref(arr);
         if (!text)

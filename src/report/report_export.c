@@ -278,13 +278,18 @@ static void export_requests(writer *w, const tc_req_record *recs, size_t n, int 
     w_end(w);
 }
 
-static const char *const chunk_cols[] = {"seq", "index", "t_ms", "gap_ms", "simulated"};
+/* warmup and error say which request a chunk belongs to, so that the ITL
+ * population (not warm-up, error "ok") can be selected; simulated stays
+ * last, as in the requests export. */
+static const char *const chunk_cols[] = {"seq",    "index", "t_ms",     "gap_ms",
+                                         "warmup", "error", "simulated"};
+#define CHUNK_NCOLS ((int)(sizeof chunk_cols / sizeof chunk_cols[0]))
 
 static void export_chunks(writer *w, const tc_req_record *recs, size_t n, int simulated)
 {
-    cell row[5];
+    cell row[CHUNK_NCOLS];
     w->cols = chunk_cols;
-    w->ncols = 5;
+    w->ncols = CHUNK_NCOLS;
     w_begin(w);
     for (size_t i = 0; i < n && !w->nomem; i++) {
         const tc_req_record *r = &recs[i];
@@ -293,7 +298,10 @@ static void export_chunks(writer *w, const tc_req_record *recs, size_t n, int si
             row[1] = c_int(1, (int64_t)k);
             row[2] = c_real(1, (double)(r->chunk_ns[k] - r->send_ns) / 1e6);
             row[3] = c_real(k > 0, k > 0 ? (double)(r->chunk_ns[k] - r->chunk_ns[k - 1]) / 1e6 : 0);
-            row[4] = c_bool(simulated);
+            row[4] = c_bool(r->warmup);
+            row[5] = c_text(tc_req_error_name(r->error));
+            _Static_assert(CHUNK_NCOLS == 7, "export_chunks fills 7 columns");
+            row[6] = c_bool(simulated);
             w_row(w, row);
         }
     }

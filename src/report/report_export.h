@@ -11,7 +11,9 @@
  *             predicted_ms, predicted_per_second (llama.cpp), simulated
  *   chunks    one row per text chunk: seq, index, t_ms (since the send),
  *             gap_ms (since the previous chunk; missing for the first),
- *             simulated
+ *             warmup and error (of the chunk's request, as in the
+ *             requests export: the ITL figure pools the gaps of rows with
+ *             warmup false and error "ok"), simulated
  *   summary   the run's JSON document (report_json.h); as CSV, that
  *             document flattened to rows of key,value with dotted keys
  *             ("metrics.ttft_ms.p50")

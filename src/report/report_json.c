@@ -152,7 +152,7 @@ static json_t *throughput_json(const tc_run_metrics *m)
     json_t *o = json_object();
     put(o, "requests_per_s", num(ok, m->requests_per_s), &failed);
     put(o, "output_tokens_per_s", num(ok, m->output_tokens_per_s), &failed);
-    put(o, "total_tokens_per_s", num(ok, m->total_tokens_per_s), &failed);
+    put(o, "total_tokens_per_s", num(ok && m->has_prompt_tokens, m->total_tokens_per_s), &failed);
     return finish(o, failed);
 }
 
@@ -160,10 +160,14 @@ static json_t *tokens_json(const tc_run_metrics *m)
 {
     int failed = 0;
     const char *src = tc_run_metrics_token_source(m);
+    const char *psrc = tc_run_metrics_prompt_source(m);
     json_t *o = json_object();
     put(o, "output", json_integer(m->output_tokens), &failed);
-    put(o, "prompt", json_integer(m->prompt_tokens), &failed);
+    /* null, not a partial sum, when a request's server gave no count. */
+    put(o, "prompt", m->has_prompt_tokens ? json_integer(m->prompt_tokens) : json_null(), &failed);
     put(o, "source", src ? json_string(src) : json_null(), &failed);
+    put(o, "prompt_source", psrc ? json_string(psrc) : json_null(), &failed);
+    put(o, "prompt_missing", json_integer(m->prompt_missing), &failed);
     return finish(o, failed);
 }
 

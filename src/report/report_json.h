@@ -12,10 +12,14 @@
  *   duration_s            first send -> last completion, or null
  *   metrics               {ttft_ms, itl_ms, tpot_ms, e2e_ms}, each a summary
  *   throughput            {requests_per_s, output_tokens_per_s,
- *                          total_tokens_per_s}
+ *                          total_tokens_per_s (null also when the prompt
+ *                          total is)}
  *   tokens                {output, prompt, source ("usage", "server",
  *                          "chunks", "none", "mixed"; null with no
- *                          completed request)}
+ *                          completed request), prompt_source (the same
+ *                          for the prompt counts), prompt_missing
+ *                          (completed requests without a prompt count;
+ *                          prompt is null when it is not 0)}
  *   decode_tokens_per_s   client-measured per-request decode speed, a summary
  *   server                {decode_tokens_per_s {mean, p50}}, or null when
  *                         the server reported nothing

@@ -105,15 +105,24 @@ static void throughput_lines(FILE *out, const tc_run_metrics *m)
             tc_report_fmt(a, sizeof a, ok, m->requests_per_s));
     fprintf(out, "%-14s%10s output tokens/s\n", "",
             tc_report_fmt(b, sizeof b, ok, m->output_tokens_per_s));
-    fprintf(out, "%-14s%10s total tokens/s\n", "",
-            tc_report_fmt(c, sizeof c, ok, m->total_tokens_per_s));
+    fprintf(out, "%-14s%10s total tokens/s", "",
+            tc_report_fmt(c, sizeof c, ok && m->has_prompt_tokens, m->total_tokens_per_s));
+    /* Why it is missing when the output figure is there. */
+    if (ok && !m->has_prompt_tokens)
+        fprintf(out, " (no prompt count for %lld of %lld requests)", (long long)m->prompt_missing,
+                (long long)m->requests.completed);
+    fputc('\n', out);
 }
 
 static void tokens_line(FILE *out, const tc_run_metrics *m)
 {
-    fprintf(out, "%-14s%lld output, %lld prompt (counted by: %s)\n", "tokens",
-            (long long)m->output_tokens, (long long)m->prompt_tokens,
-            tc_run_metrics_token_source_text(m));
+    char prompt[24];
+    if (m->has_prompt_tokens)
+        snprintf(prompt, sizeof prompt, "%lld", (long long)m->prompt_tokens);
+    else
+        snprintf(prompt, sizeof prompt, NA);
+    fprintf(out, "%-14s%lld output, %s prompt (counted by: %s)\n", "tokens",
+            (long long)m->output_tokens, prompt, tc_run_metrics_token_source_text(m));
 }
 
 static void decode_lines(FILE *out, const tc_run_metrics *m)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/run_metrics.h"
+#include "report/report_energy.h"
 #include "report/report_export.h"
 #include "report/report_json.h"
 #include "report/report_table.h"
@@ -218,6 +219,8 @@ static void json_has_every_contract_key(void **state)
     assert_int_equal(json_integer_value(get(tok, "output")), 5);
     assert_int_equal(json_integer_value(get(tok, "prompt")), 10);
     assert_string_equal(json_string_value(get(tok, "source")), "server");
+    assert_string_equal(json_string_value(get(tok, "prompt_source")), "server");
+    assert_int_equal(json_integer_value(get(tok, "prompt_missing")), 0);
     json_t *speed = get(get(doc, "server"), "decode_tokens_per_s");
     assert_true(json_number_value(get(speed, "mean")) > 99.999);
     expect_number(speed, "p50");
@@ -254,6 +257,7 @@ static void json_nulls_when_nothing_measured(void **state)
     expect_type(get(doc, "throughput"), "output_tokens_per_s", JSON_NULL);
     expect_type(get(doc, "throughput"), "total_tokens_per_s", JSON_NULL);
     expect_type(get(doc, "tokens"), "source", JSON_NULL);
+    expect_type(get(doc, "tokens"), "prompt_source", JSON_NULL);
     expect_type(get(doc, "run"), "label", JSON_NULL);
     expect_type(get(doc, "run"), "server_version", JSON_NULL);
     assert_true(json_is_object(get(doc, "errors")));
@@ -567,11 +571,10 @@ static void export_chunks_counts(void **state)
     build(r, 0);
     char *t = export_text(TC_EXPORT_CHUNKS, TC_EXPORT_CSV, &run, r, N_RECS);
     assert_int_equal(count_char(t, '\n'), 1 + N_CHUNKS);
-    assert_memory_equal(t,
-                        "seq,index,t_ms,gap_ms,simulated\n0,0,3,,false\n1,0,10,,false\n"
-                        "1,1,20,10,false\n1,2,40,20,false\n",
-                        strlen("seq,index,t_ms,gap_ms,simulated\n0,0,3,,false\n1,0,10,,false\n"
-                               "1,1,20,10,false\n1,2,40,20,false\n"));
+    const char *head = "seq,index,t_ms,gap_ms,warmup,error,simulated\n0,0,3,,true,ok,false\n"
+                       "1,0,10,,false,ok,false\n1,1,20,10,false,ok,false\n"
+                       "1,2,40,20,false,ok,false\n";
+    assert_memory_equal(t, head, strlen(head));
     free(t);
     t = export_text(TC_EXPORT_CHUNKS, TC_EXPORT_JSON, &run, r, N_RECS);
     json_t *arr = json_loads(t, 0, NULL);
@@ -582,7 +585,7 @@ static void export_chunks_counts(void **state)
     free(t);
     /* No records: a header only / an empty array. */
     t = export_text(TC_EXPORT_CHUNKS, TC_EXPORT_CSV, &run, NULL, 0);
-    assert_string_equal(t, "seq,index,t_ms,gap_ms,simulated\n");
+    assert_string_equal(t, "seq,index,t_ms,gap_ms,warmup,error,simulated\n");
     free(t);
     t = export_text(TC_EXPORT_REQUESTS, TC_EXPORT_JSON, &run, NULL, 0);
     assert_string_equal(t, "[]\n");
@@ -616,9 +619,10 @@ static void export_group_parts(void **state)
         assert_int_equal(rows, 2 * N_CHUNKS);
         if (fmt == TC_EXPORT_CSV) {
             assert_int_equal(count_char(t, '\n'), 1 + 2 * N_CHUNKS);
-            assert_memory_equal(t, "run_id,seq,index,t_ms,gap_ms,simulated\n7,0,0,3,,false\n",
-                                strlen("run_id,seq,index,t_ms,gap_ms,simulated\n7,0,0,3,,false\n"));
-            assert_non_null(strstr(t, "\n9,1,2,40,20,false\n"));
+            const char *head =
+                "run_id,seq,index,t_ms,gap_ms,warmup,error,simulated\n7,0,0,3,,true,ok,false\n";
+            assert_memory_equal(t, head, strlen(head));
+            assert_non_null(strstr(t, "\n9,1,2,40,20,false,ok,false\n"));
             assert_null(strstr(t, "\n8,")); /* the empty run has no rows */
         } else {
             json_error_t je;
@@ -700,6 +704,144 @@ static void export_names(void **state)
                      TC_ERR_INVALID);
 }
 
+/* ---- review fixes ------------------------------------------------------ */
+
+/* r2's server gave no prompt count (an older Ollama on a cached prompt):
+ * the prompt total and total tokens/s are not available, not r1's 5. */
+static void prompt_unknown_is_null_and_na(void **state)
+{
+    (void)state;
+    tc_req_record r[N_RECS];
+    tc_run_metrics m;
+    tc_run_info run = make_run(0, "x");
+    build(r, 0);
+    r[2].prompt_tokens = 0;
+    r[2].prompt_source = TC_TOKENS_NONE;
+    assert_int_equal(tc_run_metrics_compute(&run, r, N_RECS, &m), TC_OK);
+    json_t *doc = round_trip(&run, &m);
+    json_t *tok = get(doc, "tokens"), *tp = get(doc, "throughput");
+    expect_type(tok, "prompt", JSON_NULL);
+    assert_string_equal(json_string_value(get(tok, "prompt_source")), "mixed");
+    assert_int_equal(json_integer_value(get(tok, "prompt_missing")), 1);
+    assert_int_equal(json_integer_value(get(tok, "output")), 5);
+    expect_type(tp, "total_tokens_per_s", JSON_NULL);
+    expect_number(tp, "output_tokens_per_s");
+    json_decref(doc);
+
+    char *t = table_text(&run, &m);
+    assert_non_null(strstr(t, "n/a total tokens/s (no prompt count for 1 of 2 requests)\n"));
+    assert_non_null(strstr(t, "5 output, n/a prompt (counted by: server count)"));
+    table_lines_fit(t);
+    free(t);
+    tc_run_metrics_free(&m);
+
+    /* The export of the summary says the same. */
+    t = export_text(TC_EXPORT_SUMMARY, TC_EXPORT_CSV, &run, r, N_RECS);
+    assert_non_null(strstr(t, "\ntokens.prompt,\n"));
+    assert_non_null(strstr(t, "\nthroughput.total_tokens_per_s,\n"));
+    assert_non_null(strstr(t, "\ntokens.prompt_source,mixed\n"));
+    free(t);
+    clear_all(r, N_RECS);
+}
+
+/* Each chunk row says its request's warmup and error, so the ITL
+ * population (warmup false, error ok) can be selected from the export. */
+static void export_chunks_mark_warmup_and_failed(void **state)
+{
+    (void)state;
+    tc_req_record r[N_RECS];
+    tc_run_info run = make_run(1, "");
+    build(r, 0);
+    char *t = export_text(TC_EXPORT_CHUNKS, TC_EXPORT_CSV, &run, r, N_RECS);
+    assert_memory_equal(t, "seq,index,t_ms,gap_ms,warmup,error,simulated\n0,0,3,,true,ok,true\n",
+                        strlen("seq,index,t_ms,gap_ms,warmup,error,simulated\n"
+                               "0,0,3,,true,ok,true\n"));
+    assert_non_null(strstr(t, "\n3,0,10,,false,server,true\n"));
+    free(t);
+    t = export_text(TC_EXPORT_CHUNKS, TC_EXPORT_JSON, &run, r, N_RECS);
+    json_t *arr = json_loads(t, 0, NULL);
+    assert_non_null(arr);
+    assert_int_equal(json_array_size(arr), N_CHUNKS);
+    size_t i, itl = 0;
+    json_t *row;
+    json_array_foreach(arr, i, row)
+    {
+        int64_t seq = json_integer_value(get(row, "seq"));
+        assert_true(json_is_boolean(get(row, "warmup")));
+        assert_int_equal(json_is_true(get(row, "warmup")), seq == 0);
+        assert_string_equal(json_string_value(get(row, "error")), seq == 3 ? "server" : "ok");
+        assert_true(json_is_true(get(row, "simulated")));
+        if (json_is_false(get(row, "warmup")) &&
+            strcmp(json_string_value(get(row, "error")), "ok") == 0 &&
+            !json_is_null(get(row, "gap_ms")))
+            itl++;
+    }
+    /* The rows so selected hold exactly the gaps the ITL figure pools. */
+    tc_run_metrics m;
+    assert_int_equal(tc_run_metrics_compute(&run, r, N_RECS, &m), TC_OK);
+    assert_int_equal(itl, m.itl_ms.n);
+    tc_run_metrics_free(&m);
+    json_decref(arr);
+    free(t);
+    clear_all(r, N_RECS);
+}
+
+/* Two devices, three samples; the second device's name is not UTF-8. */
+static char *samples_text(int json, int simulated)
+{
+    tc_run_device devs[2];
+    tc_run_sample smp[3];
+    memset(devs, 0, sizeof devs);
+    memset(smp, 0, sizeof smp);
+    snprintf(devs[0].info.name, sizeof devs[0].info.name, "GPU \"zero\"");
+    snprintf(devs[1].info.name, sizeof devs[1].info.name, "bad \xff name");
+    for (int i = 0; i < 3; i++) {
+        smp[i].device = i == 2;
+        smp[i].s.mono_ns = MS(100 * i);
+        smp[i].s.valid = TC_TF_POWER;
+        smp[i].s.power_mw = 250000;
+    }
+    capture c;
+    char err[128] = "";
+    tc_err e =
+        tc_report_export_samples(cap_open(&c), json, simulated, devs, 2, smp, 3, err, sizeof err);
+    char *t = cap_close(&c);
+    if (e != TC_OK)
+        fail_msg("export samples failed: %s", err);
+    return t;
+}
+
+/* Like every other export, the samples say SIMULATED on every row. */
+static void export_samples_simulated(void **state)
+{
+    (void)state;
+    for (int sim = 0; sim <= 1; sim++) {
+        char *t = samples_text(0, sim);
+        const char *nl = strchr(t, '\n');
+        assert_non_null(nl);
+        assert_memory_equal(nl - strlen(",simulated"), ",simulated", strlen(",simulated"));
+        assert_int_equal(count_char(t, '\n'), 4);
+        for (const char *line = nl + 1; *line; line = strchr(line, '\n') + 1) {
+            const char *end = strchr(line, '\n');
+            const char *want = sim ? ",true" : ",false";
+            assert_memory_equal(end - strlen(want), want, strlen(want));
+        }
+        free(t);
+        t = samples_text(1, sim);
+        json_error_t je;
+        json_t *arr = json_loads(t, 0, &je);
+        if (!arr)
+            fail_msg("not JSON: %s in %s", je.text, t);
+        assert_int_equal(json_array_size(arr), 3); /* the bad name loses no row */
+        for (size_t i = 0; i < 3; i++)
+            assert_int_equal(json_is_true(get(json_array_get(arr, i), "simulated")), sim);
+        assert_string_equal(json_string_value(get(json_array_get(arr, 2), "name")),
+                            "bad \xef\xbf\xbd name");
+        json_decref(arr);
+        free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -722,6 +864,9 @@ int main(void)
         cmocka_unit_test(export_doc_flattens_arrays),
         cmocka_unit_test(export_summary_both),
         cmocka_unit_test(export_names),
+        cmocka_unit_test(prompt_unknown_is_null_and_na),
+        cmocka_unit_test(export_chunks_mark_warmup_and_failed),
+        cmocka_unit_test(export_samples_simulated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

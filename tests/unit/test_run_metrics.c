@@ -151,6 +151,8 @@ static void duration_and_throughput_exact(void **state)
     assert_int_equal(m.prompt_tokens, 16);        /* 10 + 6 */
     assert_near(m.output_tokens_per_s, 30, 1e-9); /* 6 / 0.2 */
     assert_near(m.total_tokens_per_s, 110, 1e-9); /* 22 / 0.2 */
+    assert_true(m.has_prompt_tokens); /* the failed r3 has no count: it does not matter */
+    assert_int_equal(m.prompt_missing, 0);
     assert_string_equal(tc_run_metrics_token_source(&m), "usage");
     assert_string_equal(tc_run_metrics_token_source_text(&m), "server usage");
     assert_false(m.has_server_decode);
@@ -187,6 +189,61 @@ static void token_source_agree_and_mixed(void **state)
     assert_string_equal(tc_run_metrics_token_source_text(&m), "chunk count");
     tc_run_metrics_free(&m);
     clear_all(r, 3);
+}
+
+/* A server that gives no prompt count for some requests (older Ollama on a
+ * cached prompt): the prompt total and total tokens/s are not available,
+ * never the partial sum; warm-up and failed requests do not count. */
+static void prompt_total_unknown_when_a_count_is_missing(void **state)
+{
+    (void)state;
+    const int64_t c[] = {10, 20};
+    tc_req_record r[5];
+    tc_run_metrics m;
+    req(&r[0], 0, 0, c, 2, 30, 2, TC_TOKENS_SERVER, 0); /* warm-up, no count */
+    r[0].warmup = 1;
+    req(&r[1], 1, 0, c, 2, 50, 2, TC_TOKENS_SERVER, 5);
+    req(&r[2], 2, 0, c, 2, 50, 2, TC_TOKENS_SERVER, 7);
+    req(&r[3], 3, 0, c, 2, 50, 2, TC_TOKENS_SERVER, 0); /* failed, no count */
+    r[3].error = TC_REQ_TIMEOUT;
+    req(&r[4], 4, 0, c, 2, 50, 2, TC_TOKENS_SERVER, 9);
+    assert_int_equal(tc_run_metrics_compute(NULL, r, 5, &m), TC_OK);
+    assert_true(m.has_prompt_tokens);
+    assert_int_equal(m.prompt_missing, 0);
+    assert_int_equal(m.prompt_tokens, 21);
+    assert_near(m.total_tokens_per_s, 27 / 0.05, 1e-6); /* (6 + 21) / 50 ms */
+    assert_string_equal(tc_run_metrics_prompt_source(&m), "server");
+    tc_run_metrics_free(&m);
+
+    /* One completed request without a count: no total, not 5 + 7. */
+    r[4].prompt_source = TC_TOKENS_NONE;
+    r[4].prompt_tokens = 0;
+    assert_int_equal(tc_run_metrics_compute(NULL, r, 5, &m), TC_OK);
+    assert_false(m.has_prompt_tokens);
+    assert_int_equal(m.prompt_missing, 1);
+    assert_int_equal(m.prompt_tokens, 0);
+    assert_true(m.has_duration);
+    assert_near(m.output_tokens_per_s, 6 / 0.05, 1e-6); /* still there */
+    assert_true(isnan(m.total_tokens_per_s));
+    assert_string_equal(tc_run_metrics_prompt_source(&m), "mixed");
+    assert_string_equal(tc_run_metrics_token_source(&m), "server"); /* output unaffected */
+    tc_run_metrics_free(&m);
+
+    /* None at all. */
+    r[1].prompt_source = r[2].prompt_source = TC_TOKENS_NONE;
+    assert_int_equal(tc_run_metrics_compute(NULL, r, 5, &m), TC_OK);
+    assert_false(m.has_prompt_tokens);
+    assert_int_equal(m.prompt_missing, 3);
+    assert_true(isnan(m.total_tokens_per_s));
+    assert_string_equal(tc_run_metrics_prompt_source(&m), "none");
+    tc_run_metrics_free(&m);
+
+    /* No completed request: an empty sum, no source. */
+    assert_int_equal(tc_run_metrics_compute(NULL, NULL, 0, &m), TC_OK);
+    assert_true(m.has_prompt_tokens);
+    assert_null(tc_run_metrics_prompt_source(&m));
+    tc_run_metrics_free(&m);
+    clear_all(r, 5);
 }
 
 /* Ollama: eval_count / eval_duration * 1e9; llama.cpp: predicted_per_second;
@@ -294,6 +351,7 @@ int main(void)
         cmocka_unit_test(itl_pools_every_gap),
         cmocka_unit_test(duration_and_throughput_exact),
         cmocka_unit_test(token_source_agree_and_mixed),
+        cmocka_unit_test(prompt_total_unknown_when_a_count_is_missing),
         cmocka_unit_test(server_decode_from_reports),
         cmocka_unit_test(nothing_measured),
         cmocka_unit_test(single_token_has_no_tpot),
