@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report_json.h"
 #include "cli.h"
 #include "envinfo/doctor.h"
 
@@ -115,9 +116,12 @@ static int print_json(const tc_doctor_report *r)
     json_t *arr = json_array();
     for (int i = 0; i < r->n; i++) {
         const tc_doctor_check *k = &r->checks[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s}", "id", k->id, "title",
-                                             k->title, "status", tc_doctor_status_name(k->status),
-                                             "evidence", k->evidence, "fix", k->fix));
+        /* evidence quotes the host's own files: not always UTF-8 */
+        json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o, s:o}", "id", k->id, "title",
+                                             tc_report_json_string(k->title), "status",
+                                             tc_doctor_status_name(k->status), "evidence",
+                                             tc_report_json_string(k->evidence), "fix",
+                                             tc_report_json_string(k->fix)));
     }
     json_t *o = json_pack("{s:o, s:i}", "checks", arr, "status", r->status);
     char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;

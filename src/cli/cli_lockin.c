@@ -256,10 +256,10 @@ static json_t *perf_json(const tc_lockin_result *r, const tc_lockin_overrides *o
 {
     if (r->perf_class == TC_LOCKIN_PERF_NONE)
         return json_null();
-    return json_pack("{s:f,s:s,s:b,s:s}", "ratio", r->perf_ratio, "class",
+    return json_pack("{s:f,s:s,s:b,s:o}", "ratio", r->perf_ratio, "class",
                      tc_lockin_perf_class_name(r->perf_class), "flagged",
                      r->perf_class == TC_LOCKIN_PERF_SUSPECT, "source",
-                     o && o->perf_source[0] ? o->perf_source : "measured");
+                     tc_report_json_string(o && o->perf_source[0] ? o->perf_source : "measured"));
 }
 
 static json_t *terms_json(const tc_lockin_terms *t)
@@ -289,15 +289,15 @@ static json_t *lockin_json(const tc_lockin_result *r, const tc_lockin_overrides 
     char reading[600];
     tc_lockin_reading(r, reading, sizeof reading);
     return json_pack(
-        "{s:b,s:o,s:s,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
+        "{s:b,s:o,s:o,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
         "s:o,s:o,s:o,s:s}",
         "simulated", o && o->simulated, "assessment", tc_report_json_string(r->inputs.name),
-        "currency", r->inputs.currency, "inputs", inputs_json(&r->inputs), "point_estimate",
-        r->point.total, "terms", terms_json(&r->point), "samples", (json_int_t)r->samples, "seed",
-        (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max", r->max, "p10", r->total.p10,
-        "p50", r->total.p50, "p90", r->total.p90, "hardware_saving", r->hardware_saving,
-        "probability_exceeds_saving", r->probability_exceeds_saving, "sensitivity", sens,
-        "performance", perf_json(r, o), "running_saving_per_month",
+        "currency", tc_report_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs),
+        "point_estimate", r->point.total, "terms", terms_json(&r->point), "samples",
+        (json_int_t)r->samples, "seed", (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max",
+        r->max, "p10", r->total.p10, "p50", r->total.p50, "p90", r->total.p90, "hardware_saving",
+        r->hardware_saving, "probability_exceeds_saving", r->probability_exceeds_saving,
+        "sensitivity", sens, "performance", perf_json(r, o), "running_saving_per_month",
         r->has_running_saving ? json_real(r->running_saving_per_month) : json_null(), "break_even",
         break_even_json(r), "net_benefit", net, "reading", reading);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/report_json.h"
 #include "cli.h"
 #include "core/tc_time.h"
 #include "telemetry/telem_set.h"
@@ -133,10 +134,14 @@ static void print_json(const tc_telem_set *s, int i, const tc_telem_sample *x, d
                        int energy_ok)
 {
     char when[40];
-    json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s}", "time",
+    /* device names come from drivers and vendor tools: not always UTF-8 */
+    json_t *o = json_pack("{s:s, s:i, s:o, s:o, s:o}", "time",
                           tc_rfc3339_ns(tc_wall_ns(), when, sizeof when), "device", i, "name",
-                          tc_telem_set_device(s, i)->name, "backend", tc_telem_set_backend(s, i),
-                          "energy_what", tc_telem_set_device(s, i)->energy_what);
+                          tc_report_json_string(tc_telem_set_device(s, i)->name), "backend",
+                          tc_report_json_string(tc_telem_set_backend(s, i)), "energy_what",
+                          tc_report_json_string(tc_telem_set_device(s, i)->energy_what));
+    if (!o)
+        return;
     uint32_t v = x->valid;
     json_object_set_new(o, "power_w", num_or_null(v & TC_TF_POWER, x->power_mw / 1000.0));
     json_object_set_new(o, "power_instant",
@@ -155,7 +160,7 @@ static void print_json(const tc_telem_set *s, int i, const tc_telem_sample *x, d
     json_object_set_new(o, "power_limit_w",
                         num_or_null(v & TC_TF_POWER_LIMIT, x->power_limit_mw / 1000.0));
     const char *e = tc_telem_set_error(s, i);
-    json_object_set_new(o, "error", *e ? json_string(e) : json_null());
+    json_object_set_new(o, "error", *e ? tc_report_json_string(e) : json_null());
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     if (text)
         puts(text);

@@ -1,4 +1,5 @@
 /* The bandwidth bound in a line, for show and compare. */
+#include "report/report_json.h"
 #include "cli_roofline.h"
 
 const char *tc_cli_first_gpu(const tc_run_energy *e)
@@ -36,9 +37,9 @@ json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency)
     if (!r->has_decode)
         return json_null();
     return json_pack(
-        "{s:s,s:f,s:f,s:f,s:o,s:o,s:o,s:s,s:b}", "gpu", r->spec.name, "bandwidth_gb_s",
-        r->spec.bandwidth_gb_s, "weight_bytes", r->weight_bytes, "decode_ceiling_tokens_per_s",
-        r->decode_ceiling_tps, "measured_decode_tokens_per_s",
+        "{s:o,s:f,s:f,s:f,s:o,s:o,s:o,s:s,s:b}", "gpu", tc_report_json_string(r->spec.name),
+        "bandwidth_gb_s", r->spec.bandwidth_gb_s, "weight_bytes", r->weight_bytes,
+        "decode_ceiling_tokens_per_s", r->decode_ceiling_tps, "measured_decode_tokens_per_s",
         r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "percent_of_ceiling",
         r->has_measured ? json_real(r->percent_of_ceiling) : json_null(), "reading",
         reading_of(r, concurrency) ? json_string(reading_of(r, concurrency)) : json_null(),

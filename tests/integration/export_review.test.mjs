@@ -208,6 +208,26 @@ test('labels, a group name and a profile path that are not UTF-8: show, export a
   assert.equal(gcost.group.run_ids.length, 2);
 });
 
+test('compare and roofline --json with labels that are not UTF-8 still write valid JSON', async (t) => {
+  const sc = scope(t);
+  const dir = sc.dir();
+  const sim = await sc.sim(FAST);
+  const vars = { DB: path.join(dir, 'db'), URL: sim.url };
+  const CAFE = "L=$(printf 'caf\\351');";
+  const GRP = "G=$(printf 'grp\\351');";
+  const RUN = '"$TC" run "$URL" --db "$DB" --no-progress --telemetry none --max-tokens 4';
+  await shOk(`${CAFE} ${RUN} -n 3 --label "$L" >/dev/null`, vars);
+  await shOk(`${GRP} ${RUN} -n 3 --label "$G" >/dev/null`, vars);
+  const cmp = parseJson(await shOk(`${CAFE} ${GRP} "$TC" compare "$L" "$G" --db "$DB" --json`, vars), 'compare --json');
+  assert.equal(cmp.a.name, `caf${REPLACEMENT}`);
+  assert.equal(cmp.b.name, `grp${REPLACEMENT}`);
+  const roof = parseJson(
+    await shOk(`${CAFE} "$TC" roofline "$L" --db "$DB" --gpu "H100 SXM" --params 8B --json`, vars),
+    'roofline --json',
+  );
+  assert.equal(roof.label, `caf${REPLACEMENT}`);
+});
+
 // ---- 3. export --what samples says SIMULATED -----------------------------------------
 
 async function samples(db, run) {
