@@ -1,6 +1,7 @@
 #include "sim_fault.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ static int fail(char *err, size_t errlen, const char *spec, const char *why)
     return -1;
 }
 
-/* Parses a whole decimal field ending at ':' or NUL; returns the end. */
+/* Parses a whole decimal field ending at ':' or NUL; returns the end.
+ * strtod also reads "nan" and "inf": neither is a number here. */
 static const char *parse_number(const char *s, double *out)
 {
     if (*s == '\0' || *s == ':' || *s == ' ' || *s == '+' || *s == '-')
@@ -48,7 +50,7 @@ static const char *parse_number(const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || (*end != '\0' && *end != ':'))
+    if (errno || end == s || (*end != '\0' && *end != ':') || !isfinite(v))
         return NULL;
     *out = v;
     return end;
@@ -74,14 +76,15 @@ int tc_sim_fault_parse(tc_sim_fault_plan *plan, const char *spec, char *err, siz
     if (kinds[k].needs_arg == 1) {
         if (*end != ':' || !(end = parse_number(end + 1, &second)))
             return fail(err, errlen, spec, "expected RATE:MS");
-        if (second < 0 || second > 3600e3)
+        /* written so that NaN fails too */
+        if (!(second >= 0 && second <= 3600e3))
             return fail(err, errlen, spec, "MS must be between 0 and 3600000");
     }
     if (*end != '\0')
         return fail(err, errlen, spec, "unexpected text after the last number");
 
     if (kinds[k].kind == TC_FAULT_CRASH_AFTER) {
-        if (first < 1 || first > 1e12 || first != (double)(int64_t)first)
+        if (!(first >= 1 && first <= 1e12) || first != (double)(int64_t)first)
             return fail(err, errlen, spec, "N must be a whole number of requests, at least 1");
         plan->crash_after = (int64_t)first;
         return 0;

@@ -13,15 +13,48 @@ void tc_sim_timing_defaults(tc_sim_timing *t)
     t->max_batch = 64;
 }
 
-int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens)
+/* A huge prompt at a tiny prefill rate must not overflow the clock. */
+static int64_t capped_ns(double ns)
 {
-    double ns = t->ttft_ms * (double)TC_NS_PER_MS;
-    if (prompt_tokens > 0)
-        ns += (double)prompt_tokens / t->prefill_tps * (double)TC_NS_PER_S;
-    /* A huge prompt at a tiny prefill rate must not overflow the clock. */
     if (ns > 3600.0 * (double)TC_NS_PER_S)
         ns = 3600.0 * (double)TC_NS_PER_S;
     return (int64_t)(ns + 0.5);
+}
+
+static double prefill_ns(const tc_sim_timing *t, int prompt_tokens)
+{
+    return prompt_tokens > 0 ? (double)prompt_tokens / t->prefill_tps * (double)TC_NS_PER_S : 0.0;
+}
+
+int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens)
+{
+    return capped_ns(t->ttft_ms * (double)TC_NS_PER_MS + prefill_ns(t, prompt_tokens));
+}
+
+int64_t tc_sim_prefill_ns(const tc_sim_timing *t, int prompt_tokens)
+{
+    return capped_ns(prefill_ns(t, prompt_tokens));
+}
+
+int64_t tc_sim_first_token_ns(const tc_sim_timing *t, int prompt_tokens, int64_t step_ns)
+{
+    int64_t ttft = tc_sim_ttft_ns(t, prompt_tokens);
+    int64_t late = tc_sim_prefill_ns(t, prompt_tokens) + (step_ns > 0 ? step_ns : 0);
+    return late > ttft ? late : ttft;
+}
+
+void tc_sim_split(int64_t first_ns, int64_t step_ns, int64_t rest_ns, int64_t *prompt_eval_ns,
+                  int64_t *eval_ns)
+{
+    /* The first token was scheduled at least one step after the start
+     * (tc_sim_first_token_ns), so the prompt eval is never negative; the
+     * clamp only guards the sum against a caller that broke that rule. */
+    if (step_ns > first_ns)
+        step_ns = first_ns;
+    if (step_ns < 0)
+        step_ns = 0;
+    *prompt_eval_ns = first_ns - step_ns;
+    *eval_ns = step_ns + rest_ns;
 }
 
 int64_t tc_sim_interval_ns(const tc_sim_timing *t, int active)

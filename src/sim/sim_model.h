@@ -1,14 +1,26 @@
 /* The simulator's timing model: when each token of a simulated stream is
  * due. Pure functions of the parameters, so tests check them exactly.
  *
- *   TTFT      = ttft_ms + prompt_tokens / prefill_tps        (+ jitter)
+ *   prefill   = prompt_tokens / prefill_tps
  *   interval  = 1 / decode_tps * max(1, active / max_batch)  (+ jitter)
+ *   TTFT      = max(ttft_ms + prefill, prefill + step)       (+ jitter)
  *
  * `active` counts the streams that are decoding at that moment. Up to
  * max_batch of them each get decode_tps; beyond it every stream slows so
  * that the aggregate rate stays at decode_tps * max_batch, as a server whose
  * batch is full. Jitter adds a seeded uniform [0, jitter_ms) delay to the
- * TTFT and to every interval, so it only ever delays. */
+ * TTFT and to every interval, so it only ever delays.
+ *
+ * Every generated token costs one decode step, the first one included:
+ * `step` is the interval the stream gets when its request starts (the
+ * active streams plus itself). The configured TTFT covers the prefill and
+ * that first step; when the step is too long to fit (a slow decode, or a
+ * full batch) the first token comes one step after the prefill instead.
+ * The server-reported durations follow from it (tc_sim_split): prompt eval
+ * = TTFT less the first step, never less than the prefill; eval = the first
+ * step plus every later interval, so eval_count / eval_duration is the rate
+ * the tokens were scheduled at (decode_tps, or the loaded rate), and load +
+ * prompt eval + eval = total exactly. */
 #ifndef TC_SIM_MODEL_H
 #define TC_SIM_MODEL_H
 
@@ -28,9 +40,24 @@ typedef struct tc_sim_timing {
 /* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64. */
 void tc_sim_timing_defaults(tc_sim_timing *t);
 
-/* Nanoseconds from request start to the first token, without jitter;
- * at most one hour. */
+/* ttft_ms + prefill in nanoseconds, without jitter; at most one hour. */
 int64_t tc_sim_ttft_ns(const tc_sim_timing *t, int prompt_tokens);
+
+/* Nanoseconds of the prefill alone (prompt_tokens / prefill_tps); at most
+ * one hour. */
+int64_t tc_sim_prefill_ns(const tc_sim_timing *t, int prompt_tokens);
+
+/* Nanoseconds from request start to the first token, without jitter, when
+ * the stream's first decode step takes step_ns: the larger of
+ * tc_sim_ttft_ns and the prefill followed by that step. */
+int64_t tc_sim_first_token_ns(const tc_sim_timing *t, int prompt_tokens, int64_t step_ns);
+
+/* Splits a request's schedule into Ollama's prompt eval and eval spans:
+ * first_ns is request start -> first token (as scheduled, jitter and any
+ * stall included), step_ns the first token's decode step, rest_ns first ->
+ * last token. prompt_eval + eval = first_ns + rest_ns. */
+void tc_sim_split(int64_t first_ns, int64_t step_ns, int64_t rest_ns, int64_t *prompt_eval_ns,
+                  int64_t *eval_ns);
 
 /* Nanoseconds between two tokens of one stream while `active` streams
  * decode, without jitter. active <= 0 counts as 1. */

@@ -159,9 +159,11 @@ static int read_limits(json_t *root, tc_sim_request *out, char *err, size_t errl
         break;
     }
     case TC_ROUTE_OAI_CHAT:
-        rc = read_limit(root, "max_completion_tokens", &out->max_tokens, err, errlen);
+        /* max_tokens is deprecated in favour of max_completion_tokens, which
+         * wins when both are sent (as OpenAI and vLLM read them). */
+        rc = read_limit(root, "max_tokens", &out->max_tokens, err, errlen);
         if (!rc)
-            rc = read_limit(root, "max_tokens", &out->max_tokens, err, errlen);
+            rc = read_limit(root, "max_completion_tokens", &out->max_tokens, err, errlen);
         break;
     case TC_ROUTE_OAI_COMPLETIONS:
         rc = read_limit(root, "max_tokens", &out->max_tokens, err, errlen);

@@ -5,11 +5,15 @@
  *
  * Every step is a firing of the stream's own timer, scheduled from the
  * previous *due* time (not the firing time), so lateness never accumulates
- * and is measured on every tick. */
+ * and is measured on every tick. Until its reply starts (the slow-accept
+ * wait, a stream:false reply being generated) a stream watches its socket,
+ * so that a client that gives up cancels it, as on a real server. */
 #include "sim_internal.h"
 
+#include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,21 +36,22 @@ typedef struct sim_stream {
     tc_sim_server *srv;
     struct evhttp_request *req; /* NULL once the connection is gone */
     struct evhttp_connection *conn;
-    tc_sim_timer timer; /* its token timer; on_timer finds the stream from it */
+    struct event *watch; /* EOF on the socket while nothing is sent; NULL when off */
+    tc_sim_timer timer;  /* its token timer; on_timer finds the stream from it */
     tc_sim_request rq;
     tc_sim_wire_ctx wire;
     uint64_t no;
     long long client_seq; /* the client's X-Truecost-Seq header, -1 when absent */
     tc_sim_fault_decision fault;
     int fault_pos;
-    int fault_done;
+    int fault_done; /* the fault was applied: only then does the truth name it */
     tc_rng rng;
     stream_state state;
     int decoding; /* counted in srv->decoding */
     int chunked;  /* the reply uses chunked transfer encoding (HTTP/1.1) */
     int64_t t_arrival, t_arrival_wall, t_start, due;
-    int64_t first_due; /* when the first token was due */
-    int64_t first_interval_ns;
+    int64_t first_due;     /* when the first token was due */
+    int64_t first_step_ns; /* the first token's decode step (tc_sim_split) */
     int tokens;
     int status;
     tc_buf text; /* whole completion, for non-streamed replies */
@@ -75,10 +80,20 @@ static void unlink_stream(tc_sim_server *s, sim_stream *st)
         st->next->prev = st->prev;
 }
 
+/* Stops watching the socket for the client's hang-up. */
+static void unwatch_client(sim_stream *st)
+{
+    if (st->watch) {
+        event_free(st->watch);
+        st->watch = NULL;
+    }
+}
+
 /* Stops listening for the connection's close. The connection is known to
  * be alive only while our request is still attached to it. */
 static void detach_conn(sim_stream *st)
 {
+    unwatch_client(st);
     if (st->conn && st->req && evhttp_request_get_connection(st->req) == st->conn)
         evhttp_connection_set_closecb(st->conn, NULL, NULL);
     st->conn = NULL;
@@ -148,7 +163,8 @@ static void write_truth(sim_stream *st, const char *outcome)
                   "\"slow_accept_ms\":%lld,\"outcome\":\"%s\",\"chunks\":[",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
                   st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
-                  tc_sim_fault_name(st->fault.kind), (long long)st->fault.slow_accept_ms, outcome);
+                  tc_sim_fault_name(st->fault_done ? st->fault.kind : TC_FAULT_NONE),
+                  (long long)st->fault.slow_accept_ms, outcome);
     for (size_t i = 0; i < st->n_chunks; i++)
         tc_buf_printf(b, "%s{\"mono_ns\":%lld,\"utc\":\"%s\",\"tokens\":%d}", i ? "," : "",
                       (long long)st->chunks[i].mono_ns,
@@ -235,6 +251,41 @@ static void on_close(struct evhttp_connection *conn, void *arg)
     finish(st, "client_closed");
 }
 
+/* The socket of a stream that has sent nothing yet became readable. libevent
+ * reads nothing once the request is in, and notices a hang-up only when it
+ * writes, so a stream:false client that gave up would otherwise be served
+ * (and keep its place in the batch) to the end. */
+static void on_client_readable(evutil_socket_t fd, short what, void *arg)
+{
+    sim_stream *st = arg;
+    char c;
+    (void)what;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n > 0 || !st->conn) {
+        /* Bytes of a pipelined next request: the client is there. Stop
+         * watching, or the level-triggered event fires on every loop turn. */
+        unwatch_client(st);
+        return;
+    }
+    /* End of file or a reset: the client is gone (a half-close counts, as
+     * on Ollama's and vLLM's servers). Closing the connection calls on_close,
+     * which ends the stream with outcome client_closed and frees it. */
+    evhttp_connection_free(st->conn);
+}
+
+static void watch_client(sim_stream *st)
+{
+    struct bufferevent *bev = st->conn ? evhttp_connection_get_bufferevent(st->conn) : NULL;
+    evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+    if (fd < 0)
+        return;
+    st->watch = event_new(st->srv->base, fd, EV_READ | EV_PERSIST, on_client_readable, st);
+    if (st->watch && event_add(st->watch, NULL) < 0)
+        unwatch_client(st); /* best effort: the hang-up is then noticed at the reply */
+}
+
 /* ---- sending ------------------------------------------------------------ */
 
 /* Writes one HTTP chunk straight to the socket when nothing is queued
@@ -299,14 +350,12 @@ static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)
     m->load_ns = st->t_start - st->t_arrival;
     if (st->tokens > 0) {
         /* As Ollama reports it: the first token's decode step belongs to
-         * eval, the rest of the TTFT to prompt eval. The spans come from the
-         * schedule (due times), which is what the simulated model did; the
-         * timer's lateness is measured separately and kept in the truth
-         * file, so it does not distort eval_count / eval_duration. */
-        int64_t ttft = st->first_due - st->t_start;
-        int64_t step = st->first_interval_ns < ttft ? st->first_interval_ns : ttft;
-        m->prompt_eval_ns = ttft - step;
-        m->eval_ns = st->due - st->first_due + step;
+         * eval, the rest of the TTFT to prompt eval (sim_model.h). The spans
+         * come from the schedule (due times), which is what the simulated
+         * model did; the timer's lateness is measured separately and kept in
+         * the truth file, so it does not distort eval_count / eval_duration. */
+        tc_sim_split(st->first_due - st->t_start, st->first_step_ns, st->due - st->first_due,
+                     &m->prompt_eval_ns, &m->eval_ns);
     }
 }
 
@@ -318,8 +367,10 @@ static void reply_whole(sim_stream *st, int64_t now)
     tc_buf_reset(b);
     tc_sim_wire_full(&st->wire, st->text.data ? st->text.data : "", st->text.len, tc_wall_ns(), &m,
                      b);
-    if (st->fault.kind == TC_FAULT_MALFORMED && !st->rq.load_only)
+    if (st->fault.kind == TC_FAULT_MALFORMED && !st->rq.load_only) {
         b->len /= 2; /* a truncated body: invalid JSON */
+        st->fault_done = 1;
+    }
     before_last_send(st);
     if (st->req) {
         note_chunk(st, st->tokens);
@@ -355,6 +406,7 @@ static void begin(sim_stream *st)
                                                     : 0;
     if (http) {
         st->status = http;
+        st->fault_done = 1;
         before_last_send(st);
         tc_sim_send_error(st->req, st->rq.route, http,
                           http == 500 ? "simulated internal server error (fault http500)"
@@ -365,10 +417,14 @@ static void begin(sim_stream *st)
     }
     st->status = 200;
     if (st->rq.load_only) {
+        /* Nothing is generated, so a mid-stream fault (disconnect,
+         * malformed, stall) has nowhere to strike: fault_done stays 0 and
+         * the truth says "none". */
         reply_whole(st, tc_mono_ns());
         return;
     }
     if (st->rq.stream) {
+        unwatch_client(st); /* the reply starts: libevent notices a hang-up from here */
         tc_sim_headers(st->req, tc_sim_wire_stream_type(st->rq.route));
         evhttp_add_header(evhttp_request_get_output_headers(st->req), "Cache-Control", "no-cache");
         evhttp_send_reply_start(st->req, 200, "OK");
@@ -380,7 +436,11 @@ static void begin(sim_stream *st)
         send_chunk(st, &st->scratch, 0);
     }
     st->state = ST_PREFILL;
-    st->due = st->t_start + tc_sim_ttft_ns(&s->cfg.timing, st->rq.prompt_tokens) +
+    /* The first token costs one decode step at the load it joins (the
+     * streams decoding now and itself); see sim_model.h. */
+    st->first_step_ns = tc_sim_interval_ns(&s->cfg.timing, s->decoding + 1);
+    st->due = st->t_start +
+              tc_sim_first_token_ns(&s->cfg.timing, st->rq.prompt_tokens, st->first_step_ns) +
               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
     arm(st);
 }
@@ -404,9 +464,9 @@ static int mid_stream_fault(sim_stream *st)
         return 1;
     }
     case TC_FAULT_MALFORMED:
-        st->fault_done = 1;
         if (!st->rq.stream)
             return 0; /* the whole reply is cut short instead (reply_whole) */
+        st->fault_done = 1;
         tc_buf_reset(&st->scratch);
         tc_sim_wire_malformed(&st->wire, &st->scratch);
         send_chunk(st, &st->scratch, 0);
@@ -432,7 +492,6 @@ static void emit_token(sim_stream *st, int64_t now)
         st->first_due = st->due;
         st->decoding = 1;
         s->decoding++;
-        st->first_interval_ns = tc_sim_interval_ns(&s->cfg.timing, s->decoding);
         st->state = ST_DECODE;
     }
     int is_last = st->tokens + 1 >= st->rq.max_tokens;
@@ -543,8 +602,10 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
     tc_rng_seed(&st->rng, tc_hash3(s->cfg.seed, st->no, 0x6a));
     st->state = ST_ACCEPT_WAIT;
     link_stream(s, st);
-    if (st->conn)
+    if (st->conn) {
         evhttp_connection_set_closecb(st->conn, on_close, st);
+        watch_client(st);
+    }
     if (st->fault.slow_accept_ms > 0) {
         st->due = arrival + st->fault.slow_accept_ms * TC_NS_PER_MS;
         arm(st);

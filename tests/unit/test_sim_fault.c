@@ -50,6 +50,29 @@ static void rejects_bad_specs_with_reason(void **state)
     }
 }
 
+/* strtod reads "nan" and "inf"; NaN slipped through the MS range check
+ * and was then cast to an integer (undefined behaviour). */
+static void rejects_nan_and_infinity(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "stall:1:nan",     "slow-accept:1:nan",  "slow-accept:0.5:NAN",
+        "stall:1:nan(1)",  "stall:1:inf",        "slow-accept:1:infinity",
+        "stall:nan:50",    "slow-accept:inf:50", "http500:nan",
+        "http503:inf",     "disconnect:NaN",     "malformed:infinity",
+        "crash-after:nan", "crash-after:inf",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tc_sim_fault_plan p = {0};
+        char err[512] = "";
+        if (tc_sim_fault_parse(&p, bad[i], err, sizeof err) != -1)
+            fail_msg("'%s' was accepted", bad[i]);
+        assert_non_null(strstr(err, bad[i]));
+        assert_int_equal(p.count, 0);
+        assert_int_equal(p.crash_after, 0);
+    }
+}
+
 static void decisions_are_reproducible_and_match_rate(void **state)
 {
     (void)state;
@@ -100,6 +123,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_every_kind),
         cmocka_unit_test(rejects_bad_specs_with_reason),
+        cmocka_unit_test(rejects_nan_and_infinity),
         cmocka_unit_test(decisions_are_reproducible_and_match_rate),
         cmocka_unit_test(rate_zero_never_rate_one_always),
         cmocka_unit_test(names_and_positions),

@@ -21,6 +21,62 @@ static void ttft_is_fixed_part_plus_prefill(void **state)
     assert_int_equal(tc_sim_ttft_ns(&t, 500), 530000000);
 }
 
+/* The first token costs one decode step: it comes at the TTFT when the
+ * step fits after the prefill, else one step after the prefill. */
+static void first_token_waits_for_one_decode_step(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t); /* 20 ms + prompt / 2000 per s */
+    assert_int_equal(tc_sim_prefill_ns(&t, 6), 3000000);
+    assert_int_equal(tc_sim_prefill_ns(&t, 0), 0);
+    /* 10 ms step: fits in the 23 ms TTFT */
+    assert_int_equal(tc_sim_first_token_ns(&t, 6, 10000000), 23000000);
+    assert_int_equal(tc_sim_first_token_ns(&t, 6, 20000000), 23000000);
+    /* --decode-tps 10: a 100 ms step comes after the 3 ms prefill */
+    assert_int_equal(tc_sim_first_token_ns(&t, 6, 100000000), 103000000);
+    /* a huge prompt is capped at an hour, the step comes on top */
+    t.prefill_tps = 1e-3;
+    assert_int_equal(tc_sim_first_token_ns(&t, 1000, 5), 3600LL * 1000000000LL + 5);
+}
+
+/* The reviewer's repro: --decode-tps 10, 10 tokens, TTFT 20 ms + 6 prompt
+ * tokens. Eval must be 10 steps of 100 ms (10 tokens/s), the prompt eval
+ * the 3 ms prefill, and the two must add up to the schedule. */
+static void split_gives_the_decode_rate_and_a_prompt_eval(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t);
+    t.decode_tps = 10;
+    int64_t step = tc_sim_interval_ns(&t, 1);
+    int64_t first = tc_sim_first_token_ns(&t, 6, step);
+    int64_t pe, ev;
+    tc_sim_split(first, step, 9 * step, &pe, &ev);
+    assert_int_equal(ev, 1000000000);
+    assert_true(10 * 1e9 / (double)ev == 10.0);
+    assert_int_equal(pe, 3000000);
+    assert_int_equal(pe + ev, first + 9 * step);
+    /* a full batch (max_batch 1, another stream decoding): the loaded step */
+    tc_sim_timing_defaults(&t);
+    t.max_batch = 1;
+    step = tc_sim_interval_ns(&t, 2); /* 20 ms at 100 tokens/s */
+    first = tc_sim_first_token_ns(&t, 6, step);
+    t.ttft_ms = 2;
+    int64_t first_short = tc_sim_first_token_ns(&t, 6, step); /* 5 ms TTFT < 20 ms step */
+    assert_int_equal(first_short, 23000000);
+    tc_sim_split(first_short, step, 4 * step, &pe, &ev);
+    assert_int_equal(ev, 5 * step); /* 5 tokens at 50 tokens/s */
+    assert_int_equal(pe, 3000000);
+    tc_sim_split(first, step, 4 * step, &pe, &ev);
+    assert_int_equal(pe, first - step);
+    assert_true(pe > 0);
+    /* a stall before the first token lands in the prompt eval */
+    tc_sim_split(first + 50000000, step, 0, &pe, &ev);
+    assert_int_equal(ev, step);
+    assert_int_equal(pe, first + 50000000 - step);
+}
+
 static void interval_saturates_past_max_batch(void **state)
 {
     (void)state;
@@ -109,6 +165,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ttft_is_fixed_part_plus_prefill),
+        cmocka_unit_test(first_token_waits_for_one_decode_step),
+        cmocka_unit_test(split_gives_the_decode_rate_and_a_prompt_eval),
         cmocka_unit_test(interval_saturates_past_max_batch),
         cmocka_unit_test(jitter_is_bounded_seeded_and_off_by_default),
         cmocka_unit_test(validate_names_the_bad_option),

@@ -82,6 +82,39 @@ static void chat_counts_messages_and_hashes_roles(void **state)
     assert_int_equal(a.load_only, 1);
 }
 
+/* max_tokens is deprecated on chat: max_completion_tokens wins when both
+ * are sent, whatever their order in the body. */
+static void chat_prefers_max_completion_tokens(void **state)
+{
+    (void)state;
+    tc_sim_request rq;
+    char err[256];
+    const char *both[] = {
+        "{\"model\":\"m\",\"max_tokens\":3,\"max_completion_tokens\":9,"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+        "{\"model\":\"m\",\"max_completion_tokens\":9,\"max_tokens\":3,"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+    };
+    for (size_t i = 0; i < sizeof both / sizeof both[0]; i++) {
+        assert_int_equal(parse(TC_ROUTE_OAI_CHAT, both[i], &rq, err), 0);
+        assert_int_equal(rq.max_tokens, 9);
+    }
+    /* either alone still counts; a null max_completion_tokens is absent */
+    assert_int_equal(parse(TC_ROUTE_OAI_CHAT,
+                           "{\"model\":\"m\",\"max_tokens\":3,\"max_completion_tokens\":null,"
+                           "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                           &rq, err),
+                     0);
+    assert_int_equal(rq.max_tokens, 3);
+    /* both are still checked */
+    assert_int_equal(parse(TC_ROUTE_OAI_CHAT,
+                           "{\"model\":\"m\",\"max_tokens\":\"x\",\"max_completion_tokens\":9,"
+                           "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                           &rq, err),
+                     400);
+    assert_non_null(strstr(err, "'max_tokens'"));
+}
+
 static void llama_native_needs_no_model(void **state)
 {
     (void)state;
@@ -143,6 +176,7 @@ int main(void)
         cmocka_unit_test(ollama_generate_defaults_to_streaming),
         cmocka_unit_test(openai_streams_only_when_asked),
         cmocka_unit_test(chat_counts_messages_and_hashes_roles),
+        cmocka_unit_test(chat_prefers_max_completion_tokens),
         cmocka_unit_test(llama_native_needs_no_model),
         cmocka_unit_test(bad_bodies_name_the_field),
         cmocka_unit_test(route_paths),
