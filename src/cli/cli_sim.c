@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,11 +33,14 @@ void tc_cmd_sim_help(FILE *out)
           "  --seed N             seed of the text, jitter and fault plan (default 1)\n"
           "  --truth FILE         write one JSON line per request: the time each chunk was\n"
           "                       handed to the socket, tokens sent, fault applied\n"
-          "  --max-body-bytes N   larger request bodies get HTTP 413 (default 1048576)\n"
+          "  --max-body-bytes N   larger request bodies get HTTP 413 with the API's error\n"
+          "                       body (over 8 times it, libevent's own 413) (default 1048576)\n"
           "  -h, --help           show this help\n"
           "\n"
           "Timing model:\n"
-          "  TTFT     = ttft-ms + prompt tokens / prefill-tps\n"
+          "  TTFT     = max(ttft-ms + prefill, prefill + one decode step), where\n"
+          "             prefill = prompt tokens / prefill-tps and the step is the\n"
+          "             interval at the load the request joins\n"
           "  interval = 1 / decode-tps, times (active streams / max-batch) when more than\n"
           "             max-batch streams decode at once, so the aggregate rate saturates\n"
           "             at decode-tps * max-batch, as a server whose batch is full.\n"
@@ -44,8 +48,11 @@ void tc_cmd_sim_help(FILE *out)
           "  (default 128). Prompt tokens: whitespace-separated words + 1; a chat counts\n"
           "  1 + the words of every message + 4 per message. The text is pseudo-words\n"
           "  fixed by the seed and the prompt: the same prompt gets the same completion.\n"
-          "  Ollama's durations are what the simulator did: prompt_eval_duration is the\n"
-          "  TTFT less the first decode step, eval_duration covers eval_count steps.\n"
+          "  Ollama's durations (llama.cpp's timings) are what the simulator did: every\n"
+          "  token costs one decode step, the first included, so eval_count /\n"
+          "  eval_duration is the rate tokens were scheduled at; prompt_eval_duration is\n"
+          "  the TTFT less the first step, never less than the prefill; load + prompt\n"
+          "  eval + eval = total exactly.\n"
           "\n"
           "Faults (RATE is a probability 0..1; request decisions are fixed by --seed):\n"
           "  http500:RATE         answer HTTP 500 with the API's error body\n"
@@ -54,7 +61,8 @@ void tc_cmd_sim_help(FILE *out)
           "  malformed:RATE       send one chunk of invalid JSON halfway through\n"
           "  stall:RATE:MS        pause MS milliseconds halfway through the stream\n"
           "  slow-accept:RATE:MS  wait MS milliseconds before the first response byte\n"
-          "  crash-after:N        exit abruptly (status 3) once N requests have finished\n"
+          "  crash-after:N        exit abruptly (status 3) once N requests have finished;\n"
+          "                       requests in flight get truth lines with outcome crashed\n"
           "\n"
           "Routes: GET /api/version /api/tags /api/ps, POST /api/show /api/generate\n"
           "/api/chat; GET /v1/models, POST /v1/completions /v1/chat/completions;\n"
@@ -168,26 +176,76 @@ static int apply(sim_args *a, int opt, const char *val)
 
 static void banner(const tc_sim_server *srv, const tc_sim_config *c)
 {
-    printf("truecost sim: SIMULATED inference server listening on http://%s:%u\n", c->host,
-           (unsigned)tc_sim_server_port(srv));
+    int v6 = strchr(c->host, ':') != NULL; /* an IPv6 address goes in brackets in a URL */
+    printf("truecost sim: SIMULATED inference server listening on http://%s%s%s:%u\n",
+           v6 ? "[" : "", c->host, v6 ? "]" : "", (unsigned)tc_sim_server_port(srv));
     printf("  models:");
     if (c->n_models == 0)
         printf(" %s", TC_SIM_DEFAULT_MODEL);
     for (int i = 0; i < c->n_models; i++)
         printf(" %s", c->models[i]);
-    printf("\n  timing: TTFT %g ms + prompt tokens / %g per s; decode %g tokens/s per stream, "
-           "batch %d, jitter %g ms; seed %llu\n",
+    printf("\n  timing: TTFT %g ms + prompt tokens / %g per s (at least the prefill and one "
+           "decode step); decode %g tokens/s per stream, batch %d, jitter %g ms; seed %llu\n",
            c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
            c->timing.jitter_ms, (unsigned long long)c->seed);
     printf("  faults:");
     if (c->faults.count == 0 && !c->faults.crash_after)
         printf(" none");
-    for (int i = 0; i < c->faults.count; i++)
-        printf(" %s:%g", tc_sim_fault_name(c->faults.rules[i].kind), c->faults.rules[i].rate);
+    for (int i = 0; i < c->faults.count; i++) {
+        const tc_sim_fault_rule *r = &c->faults.rules[i];
+        printf(" %s:%g", tc_sim_fault_name(r->kind), r->rate);
+        if (r->kind == TC_FAULT_STALL || r->kind == TC_FAULT_SLOW_ACCEPT)
+            printf(":%lld", (long long)r->arg); /* the ms: a banner shows the whole plan */
+    }
     if (c->faults.crash_after)
         printf(" crash-after:%lld", (long long)c->faults.crash_after);
     printf("\n  Ctrl-C stops it.\n");
     fflush(stdout);
+}
+
+/* Every connection costs a file descriptor, and the usual soft limit
+ * (1024) is far below what a load test opens: take the hard limit. If that
+ * fails, the server pauses accepting when it runs out, and says so. */
+static void raise_open_files(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
+        return;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && rl.rlim_max == RLIM_INFINITY) {
+        rl.rlim_cur = 1 << 20; /* Linux refuses "unlimited"; its default ceiling */
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void print_warning(void *arg, const char *message)
+{
+    (void)arg;
+    tc_cli_error("sim: %s", message);
+}
+
+/* crash-after: the truth file still gets one line per request (those in
+ * flight say "crashed"), then the process ends without any cleanup, as a
+ * crash would: in-flight streams are cut. */
+static void crash(tc_sim_server *srv, long long after)
+{
+    if (tc_sim_server_write_inflight_truth(srv, "crashed") < 0)
+        tc_cli_error("sim: out of memory writing the truth of the requests in flight");
+    fprintf(stderr, "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED crash)\n",
+            after);
+    fflush(NULL);
+    _exit(3);
+}
+
+static void print_stop(const tc_sim_stats *st)
+{
+    fprintf(stderr, "truecost sim: stopped after %llu requests, %llu tokens (SIMULATED)\n",
+            (unsigned long long)st->requests, (unsigned long long)st->tokens);
+    if (st->accept_pauses)
+        fprintf(stderr,
+                "truecost sim: accepting paused %llu times for 100 ms (%s); raise the open "
+                "files limit (ulimit -n)\n",
+                (unsigned long long)st->accept_pauses, strerror(st->accept_errno));
 }
 
 int tc_cmd_sim(int argc, char **argv)
@@ -220,6 +278,8 @@ int tc_cmd_sim(int argc, char **argv)
 
     char err[512];
     tc_sim_server *srv = NULL;
+    raise_open_files();
+    a.cfg.warn = print_warning;
     if (tc_sim_server_new(&a.cfg, &srv, err, sizeof err) != TC_OK) {
         tc_cli_error("sim: %s", err);
         free(a.host_owned);
@@ -236,16 +296,9 @@ int tc_cmd_sim(int argc, char **argv)
     int result = tc_sim_server_run(srv);
     tc_sim_stats st;
     tc_sim_server_stats(srv, &st);
-    if (result == 1) {
-        fprintf(stderr,
-                "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED "
-                "crash)\n",
-                (long long)a.cfg.faults.crash_after);
-        fflush(NULL);
-        _exit(3); /* no cleanup: in-flight streams are cut, as in a real crash */
-    }
-    fprintf(stderr, "truecost sim: stopped after %llu requests, %llu tokens (SIMULATED)\n",
-            (unsigned long long)st.requests, (unsigned long long)st.tokens);
+    if (result == 1)
+        crash(srv, (long long)a.cfg.faults.crash_after);
+    print_stop(&st);
     tc_sim_server_free(srv);
     free(a.host_owned);
     return result < 0 ? TC_EXIT_RUNTIME : TC_EXIT_OK;

@@ -17,6 +17,7 @@
 #define TC_SIM_LATE_BINS 100000 /* 1 us bins: 0 .. 100 ms */
 
 struct sim_stream;
+struct evconnlistener;
 
 struct tc_sim_server {
     tc_sim_config cfg;
@@ -45,6 +46,11 @@ struct tc_sim_server {
     uint64_t ticks;
     int64_t late_max_ns;
     uint32_t *late_bins;
+
+    struct evconnlistener *listener; /* owned by http */
+    struct event *accept_timer;      /* resumes accepting after a pause */
+    uint64_t accept_pauses;
+    int accept_errno;
 };
 
 /* Handles POST on an inference route (sim_stream.c). */

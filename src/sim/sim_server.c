@@ -4,6 +4,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -352,29 +354,131 @@ static tc_err open_truth(tc_sim_server *s, char *err, size_t errlen)
     return TC_OK;
 }
 
+/* ---- listening ---------------------------------------------------------- */
+
+/* libevent hands the listener's error callback evhttp's pointer, not ours;
+ * the server's wake event (always added while the loop runs) carries it. */
+static int wake_owner(const struct event_base *base, const struct event *ev, void *out)
+{
+    (void)base;
+    if (event_get_callback(ev) != on_wake)
+        return 0;
+    *(tc_sim_server **)out = event_get_callback_arg(ev);
+    return 1;
+}
+
+static void warn_accept(tc_sim_server *s, int e)
+{
+    struct rlimit rl;
+    char msg[300];
+    unsigned long long lim =
+        getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (unsigned long long)rl.rlim_cur : 0;
+    snprintf(msg, sizeof msg,
+             "cannot accept a connection: %s (open files limit %llu); new connections wait "
+             "until others close: raise the limit (ulimit -n) or open fewer at once",
+             strerror(e), lim);
+    s->cfg.warn(s->cfg.warn_arg, msg);
+}
+
+/* accept() failed for a reason retrying will not cure at once (EMFILE,
+ * ENFILE, ENOBUFS...). Without this callback libevent would log a warning
+ * and try again on every loop turn: a busy loop that floods stderr and
+ * starves the streams. Instead, stop listening for 100 ms; connections
+ * wait in the kernel's queue meanwhile. */
+static void on_accept_error(struct evconnlistener *lev, void *http)
+{
+    (void)http;
+    int e = EVUTIL_SOCKET_ERROR();
+    tc_sim_server *s = NULL;
+    evconnlistener_disable(lev);
+    event_base_foreach_event(evconnlistener_get_base(lev), wake_owner, &s);
+    if (!s)
+        return;
+    s->accept_pauses++;
+    s->accept_errno = e;
+    if (s->accept_pauses == 1 && s->cfg.warn)
+        warn_accept(s, e);
+    struct timeval pause = {0, 100000};
+    evtimer_add(s->accept_timer, &pause);
+}
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    evconnlistener_enable(((tc_sim_server *)arg)->listener);
+}
+
+/* "[::1]" for an IPv6 address, so that "host:port" reads right. */
+static const char *bracketed(const char *host, char *buf, size_t len)
+{
+    if (!strchr(host, ':'))
+        return host;
+    snprintf(buf, len, "[%s]", host);
+    return buf;
+}
+
+/* Resolves and binds the listening socket as evhttp_bind_socket would, but
+ * keeps the listener, so that its error callback can be set. */
+static tc_err listen_socket(tc_sim_server *s, char *err, size_t errlen)
+{
+    struct evutil_addrinfo hints, *ai = NULL;
+    char port[8], hostbuf[280], where[300];
+    const char *host = bracketed(s->host, hostbuf, sizeof hostbuf);
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = EVUTIL_AI_PASSIVE | EVUTIL_AI_ADDRCONFIG;
+    snprintf(port, sizeof port, "%u", (unsigned)s->cfg.port);
+    snprintf(where, sizeof where, "%s:%u", host, (unsigned)s->cfg.port);
+    int gai = evutil_getaddrinfo(s->host, port, &hints, &ai);
+    if (gai != 0)
+        return tc_fail(err, errlen, TC_ERR_NET, "cannot listen on %s: %s (give an IP address)",
+                       where, evutil_gai_strerror(gai));
+    s->listener = evconnlistener_new_bind(
+        s->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, -1,
+        ai->ai_addr, (int)ai->ai_addrlen);
+    int e = errno;
+    evutil_freeaddrinfo(ai);
+    if (!s->listener)
+        return tc_fail(err, errlen, TC_ERR_NET,
+                       "cannot listen on %s: %s (is the port in use? use --listen %s:0 for "
+                       "a free one)",
+                       where, strerror(e), host);
+    return TC_OK;
+}
+
 static tc_err bind_http(tc_sim_server *s, char *err, size_t errlen)
 {
     s->http = evhttp_new(s->base);
     if (!s->http)
         return TC_ERR_NOMEM;
     /* libevent's own limit sits well above ours so that oversized bodies
-     * reach our handler and get a JSON 413 naming the limit. */
+     * reach our handler and get a JSON 413 naming the limit. Bodies over
+     * it get libevent's own (HTML) 413: libevent 2.1 reads a body whole
+     * before any callback of ours can answer, so reading an unbounded one
+     * to answer in JSON would cost unbounded memory. */
     evhttp_set_max_body_size(s->http, (ev_ssize_t)s->cfg.max_body_bytes * 8 + 4096);
+    /* Unbounded, one header line without an end costs memory and a rescan
+     * of all of it on every read (quadratic), stalling every stream. */
+    evhttp_set_max_headers_size(s->http, 64 * 1024);
     evhttp_set_timeout(s->http, 3600);
     evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
                                             EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
                                             EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
     evhttp_set_gencb(s->http, on_request, s);
-    struct evhttp_bound_socket *bound =
-        evhttp_bind_socket_with_handle(s->http, s->host, s->cfg.port);
-    if (!bound)
-        return tc_fail(err, errlen, TC_ERR_NET,
-                       "cannot listen on %s:%u: %s (is the port in use? use --listen %s:0 for "
-                       "a free one)",
-                       s->host, (unsigned)s->cfg.port, strerror(errno), s->host);
+    tc_err rc = listen_socket(s, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (!evhttp_bind_listener(s->http, s->listener)) {
+        evconnlistener_free(s->listener);
+        s->listener = NULL;
+        return TC_ERR_NOMEM;
+    }
+    evconnlistener_set_error_cb(s->listener, on_accept_error);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    evutil_socket_t fd = evhttp_bound_socket_get_fd(bound);
+    evutil_socket_t fd = evconnlistener_get_fd(s->listener);
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
         s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                  : ((struct sockaddr_in *)&ss)->sin_port);
@@ -393,6 +497,9 @@ static tc_err make_events(tc_sim_server *s)
         return TC_ERR_NOMEM;
     s->wake = event_new(s->base, s->wake_fds[0], EV_READ | EV_PERSIST, on_wake, s);
     if (!s->wake || event_add(s->wake, NULL) < 0)
+        return TC_ERR_NOMEM;
+    s->accept_timer = evtimer_new(s->base, on_accept_resume, s);
+    if (!s->accept_timer)
         return TC_ERR_NOMEM;
     if (s->cfg.handle_signals) {
         s->sig_int = evsignal_new(s->base, SIGINT, on_signal, s);
@@ -487,6 +594,58 @@ void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out)
     out->late_p50_ns = late_percentile(s, 0.50);
     out->late_p99_ns = late_percentile(s, 0.99);
     out->late_max_ns = s->late_max_ns;
+    out->accept_pauses = s->accept_pauses;
+    out->accept_errno = s->accept_errno;
+}
+
+/* Copies one truth line, its outcome replaced by `outcome`. The outcome is
+ * the last "outcome" key of the line: only the model name comes before it
+ * as free text, and that is JSON-escaped, so it cannot fake the key. */
+static void put_outcome(FILE *f, const char *line, size_t len, const char *outcome)
+{
+    static const char key[] = "\"outcome\":\"";
+    const char *at = NULL, *end = NULL;
+    for (const char *p = line; (p = memmem(p, len - (size_t)(p - line), key, sizeof key - 1)); p++)
+        at = p;
+    if (at)
+        end = memchr(at + sizeof key - 1, '"', len - (size_t)(at + sizeof key - 1 - line));
+    if (!end) {
+        fwrite(line, 1, len, f); /* not the expected shape: keep it as written */
+        return;
+    }
+    fwrite(line, 1, (size_t)(at - line) + sizeof key - 1, f);
+    fputs(outcome, f);
+    fwrite(end, 1, len - (size_t)(end - line), f);
+}
+
+int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome)
+{
+    if (!s->truth)
+        return 0;
+    /* sim_stream.c writes the lines of the streams still in flight only as
+     * "server_stopped", when it drops them: catch them in memory and write
+     * them with the outcome asked for. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return -1;
+    FILE *truth = s->truth;
+    s->truth = mem;
+    tc_sim_stream_drop_all(s);
+    s->truth = truth;
+    fclose(mem);
+    int lines = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
+        put_outcome(truth, text + i, n, outcome);
+        lines++;
+        i += n;
+    }
+    fflush(truth);
+    free(text);
+    return lines;
 }
 
 void tc_sim_server_free(tc_sim_server *s)
@@ -498,6 +657,8 @@ void tc_sim_server_free(tc_sim_server *s)
         evhttp_free(s->http);
     if (s->wake)
         event_free(s->wake);
+    if (s->accept_timer)
+        event_free(s->accept_timer);
     if (s->chunk_buf)
         evbuffer_free(s->chunk_buf);
     tc_sim_sched_free(s->sched);

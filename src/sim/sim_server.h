@@ -29,6 +29,11 @@ typedef struct tc_sim_config {
     const char *truth_path; /* NULL = no ground-truth file */
     size_t max_body_bytes;  /* larger request bodies get 413 */
     int handle_signals;     /* 1: SIGINT/SIGTERM stop the loop cleanly */
+    /* Called (from the loop) with a one-line message the first time the
+     * server runs into trouble it survives, e.g. no file descriptor left to
+     * accept a connection. NULL: nobody is told; the stats still count it. */
+    void (*warn)(void *arg, const char *message);
+    void *warn_arg;
 } tc_sim_config;
 
 /* Fills defaults: 127.0.0.1:0, the default model, default timing, seed 1,
@@ -47,13 +52,19 @@ typedef struct tc_sim_stats {
     int64_t late_p50_ns;
     int64_t late_p99_ns;
     int64_t late_max_ns;
+    uint64_t accept_pauses; /* times accepting paused for 100 ms (e.g. out of fds) */
+    int accept_errno;       /* the errno of the last of them, 0 if none */
 } tc_sim_stats;
 
 /* Binds and prepares the server. It sets SIGPIPE to ignored for the whole
  * process: a client hanging up mid-stream must not kill the server (the
  * write then fails with EPIPE instead). On failure returns the error and writes
  * the reason (address, errno text, what to do) into err; *out is NULL.
- * The config's strings are copied. Free with tc_sim_server_free. */
+ * The config's strings are copied. Free with tc_sim_server_free.
+ * Limits it enforces: request heads over 64 KiB are refused (400, connection
+ * closed); a body over max_body_bytes gets the route's JSON 413 before it is
+ * read. When accept() fails (EMFILE...), accepting pauses for 100 ms instead
+ * of spinning; it does not change RLIMIT_NOFILE (the caller may). */
 tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err, size_t errlen);
 
 /* The port actually bound (useful with port 0). */
@@ -70,6 +81,14 @@ void tc_sim_server_stop(tc_sim_server *s);
 
 /* Copies the counters and lateness percentiles so far into out. */
 void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out);
+
+/* Writes a truth line with `outcome` (a plain word, e.g. "crashed") for
+ * every stream still in flight, flushes the truth file and forgets those
+ * streams, without running the loop: for a caller about to exit abruptly.
+ * Their connections are left as they are; the server can still be freed.
+ * Returns the number of lines written (0 without a truth file), -1 when out
+ * of memory. */
+int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome);
 
 /* Ends every open stream, closes the socket and the truth file, frees.
  * Accepts NULL. */
