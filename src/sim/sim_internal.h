@@ -57,8 +57,9 @@ struct tc_sim_server {
 void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_route route);
 
 /* Ends every stream without touching its request (the server frees
- * connections and requests itself afterwards). */
-void tc_sim_stream_drop_all(tc_sim_server *s);
+ * connections and requests itself afterwards), writing each one's truth
+ * line with `outcome` ("server_stopped", "crashed"). Returns how many. */
+int tc_sim_stream_drop_all(tc_sim_server *s, const char *outcome);
 
 /* Sets the common headers: content type, x-truecost-simulated, server. */
 void tc_sim_headers(struct evhttp_request *req, const char *content_type);

@@ -598,53 +598,12 @@ void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out)
     out->accept_errno = s->accept_errno;
 }
 
-/* Copies one truth line, its outcome replaced by `outcome`. The outcome is
- * the last "outcome" key of the line: only the model name comes before it
- * as free text, and that is JSON-escaped, so it cannot fake the key. */
-static void put_outcome(FILE *f, const char *line, size_t len, const char *outcome)
-{
-    static const char key[] = "\"outcome\":\"";
-    const char *at = NULL, *end = NULL;
-    for (const char *p = line; (p = memmem(p, len - (size_t)(p - line), key, sizeof key - 1)); p++)
-        at = p;
-    if (at)
-        end = memchr(at + sizeof key - 1, '"', len - (size_t)(at + sizeof key - 1 - line));
-    if (!end) {
-        fwrite(line, 1, len, f); /* not the expected shape: keep it as written */
-        return;
-    }
-    fwrite(line, 1, (size_t)(at - line) + sizeof key - 1, f);
-    fputs(outcome, f);
-    fwrite(end, 1, len - (size_t)(end - line), f);
-}
-
 int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome)
 {
     if (!s->truth)
         return 0;
-    /* sim_stream.c writes the lines of the streams still in flight only as
-     * "server_stopped", when it drops them: catch them in memory and write
-     * them with the outcome asked for. */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return -1;
-    FILE *truth = s->truth;
-    s->truth = mem;
-    tc_sim_stream_drop_all(s);
-    s->truth = truth;
-    fclose(mem);
-    int lines = 0;
-    for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
-        put_outcome(truth, text + i, n, outcome);
-        lines++;
-        i += n;
-    }
-    fflush(truth);
-    free(text);
+    int lines = tc_sim_stream_drop_all(s, outcome);
+    fflush(s->truth);
     return lines;
 }
 
@@ -652,7 +611,7 @@ void tc_sim_server_free(tc_sim_server *s)
 {
     if (!s)
         return;
-    tc_sim_stream_drop_all(s);
+    tc_sim_stream_drop_all(s, "server_stopped");
     if (s->http)
         evhttp_free(s->http);
     if (s->wake)

@@ -86,8 +86,7 @@ void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out);
  * every stream still in flight, flushes the truth file and forgets those
  * streams, without running the loop: for a caller about to exit abruptly.
  * Their connections are left as they are; the server can still be freed.
- * Returns the number of lines written (0 without a truth file), -1 when out
- * of memory. */
+ * Returns the number of lines written (0 without a truth file). */
 int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome);
 
 /* Ends every open stream, closes the socket and the truth file, frees.

@@ -614,11 +614,14 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
     begin(st);
 }
 
-void tc_sim_stream_drop_all(tc_sim_server *s)
+int tc_sim_stream_drop_all(tc_sim_server *s, const char *outcome)
 {
+    int n = 0;
     while (s->streams) {
         sim_stream *st = s->streams;
-        write_truth(st, "server_stopped");
+        write_truth(st, outcome);
         free_stream(st);
+        n++;
     }
+    return n;
 }
