@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { BIN, REPO_ROOT, parseCsv, runCli, startHttp, testScope } from './helpers.mjs';
+import { BIN, REPO_ROOT, parseCsv, runCli, startFakeOllama, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '1000'];
 const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve(REPO_ROOT, 'build/tests/fake');
@@ -44,39 +44,9 @@ function csvObjects(text) {
   return { head, rows: rows.map((row) => Object.fromEntries(head.map((h, i) => [h, row[i]]))) };
 }
 
-/**
- * An Ollama look-alike streaming 5 text lines; `final(n)` gives the extra
- * fields of the final object of the n-th generate request (from 0). Ollama
- * omits a zero metric, and older versions omit prompt_eval_count when the
- * prompt was cached.
- */
-async function fakeOllama(t, final) {
-  let n = 0;
-  const json = (res, obj) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(obj));
-  };
-  return startHttp(
-    (req, res) => {
-      req.resume();
-      req.on('end', () => {
-        if (req.url === '/api/version') return json(res, { version: '0.5.0' });
-        if (req.url === '/api/tags') return json(res, { models: [{ name: 'm1', model: 'm1' }] });
-        if (req.url === '/api/ps') return json(res, { models: [] });
-        if (req.url === '/api/show') return json(res, { details: {} });
-        if (req.url === '/api/generate') {
-          const line = (text, done) => JSON.stringify({ model: 'm1', response: text, done }) + '\n';
-          res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-          for (let i = 0; i < 5; i++) res.write(line(`tok${i} `, false));
-          res.end(JSON.stringify({ ...JSON.parse(line('', true)), done_reason: 'stop', eval_count: 5, eval_duration: 5e7, ...final(n++) }) + '\n');
-          return;
-        }
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":"not found"}');
-      });
-    },
-    { t },
-  );
+/** The fake Ollama with a counted reply: eval_count 5 unless `final` says otherwise. */
+function fakeOllama(t, final) {
+  return startFakeOllama((n) => ({ eval_count: 5, eval_duration: 5e7, ...final(n) }), { t });
 }
 
 async function runDoc(url, db, args) {

@@ -5,6 +5,7 @@
 //
 // The binary comes from $TRUECOST_BIN (default build/truecost, relative to
 // the repository root).
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -677,4 +678,54 @@ export function testScope(t, prefix) {
       return s;
     },
   };
+}
+
+/**
+ * An Ollama look-alike on 127.0.0.1 with one model, m1, streaming 5 text
+ * lines on /api/generate and /api/chat; `final(n)` gives the fields of the
+ * n-th reply's final object (from 0) beyond done: true and done_reason, so a
+ * test can leave out what real Ollama versions leave out (a zero metric;
+ * prompt_eval_count for a cached prompt in older ones). Same result as
+ * startHttp.
+ */
+export function startFakeOllama(final, { t } = {}) {
+  let n = 0;
+  const json = (res, obj) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(obj));
+  };
+  return startHttp(
+    (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/api/version') return json(res, { version: '0.5.0' });
+        if (req.url === '/api/tags') return json(res, { models: [{ name: 'm1', model: 'm1' }] });
+        if (req.url === '/api/ps') return json(res, { models: [] });
+        if (req.url === '/api/show') return json(res, { details: {} });
+        if (req.url === '/api/generate' || req.url === '/api/chat') {
+          const chat = req.url === '/api/chat';
+          const line = (text, done) =>
+            JSON.stringify({ model: 'm1', ...(chat ? { message: { role: 'assistant', content: text } } : { response: text }), done }) + '\n';
+          res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+          for (let i = 0; i < 5; i++) res.write(line(`tok${i} `, false));
+          res.end(JSON.stringify({ ...JSON.parse(line('', true)), done_reason: 'stop', ...final(n++) }) + '\n');
+          return;
+        }
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":"not found"}');
+      });
+    },
+    { t },
+  );
+}
+
+/** Runs truecost; asserts the exit status and, for a failure, the "truecost: " message. */
+export async function expectExit(args, code, { env, stderr: pattern } = {}) {
+  const r = await runCli(args, { env, timeoutMs: 30_000 });
+  assert.equal(r.code, code, `truecost ${args.join(' ')}: exit ${r.code}, expected ${code}; stderr: ${r.stderr}`);
+  if (code !== 0) {
+    assert.match(r.stderr, /^truecost: /, `stderr starts with "truecost: ": ${r.stderr}`);
+    if (pattern) assert.match(r.stderr, pattern);
+  }
+  return r;
 }

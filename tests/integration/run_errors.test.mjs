@@ -10,23 +10,12 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync 
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { DEFAULT_MODEL, runCli, startHttp, startProxy, startSim, tempDir, testScope } from './helpers.mjs';
+import { DEFAULT_MODEL, expectExit, runCli, startHttp, startProxy, startSim, tempDir, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '1000'];
 
 function scope(t) {
   return testScope(t, 'truecost-runerr-');
-}
-
-/** Runs truecost; asserts the exit status and, for a failure, the "truecost: " message. */
-async function expectExit(args, code, { env, stderr: pattern } = {}) {
-  const r = await runCli(args, { env, timeoutMs: 30_000 });
-  assert.equal(r.code, code, `truecost ${args.join(' ')}: exit ${r.code}, expected ${code}; stderr: ${r.stderr}`);
-  if (code !== 0) {
-    assert.match(r.stderr, /^truecost: /, `stderr starts with "truecost: ": ${r.stderr}`);
-    if (pattern) assert.match(r.stderr, pattern);
-  }
-  return r;
 }
 
 /** A port on 127.0.0.1 where nothing listens (it was free a moment ago). */

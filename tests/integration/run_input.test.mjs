@@ -13,23 +13,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { parseCsv, runCli, startHttp, testScope } from './helpers.mjs';
+import { expectExit, parseCsv, runCli, startFakeOllama, startHttp, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '1000'];
 
 function scope(t) {
   return testScope(t, 'truecost-runin-');
-}
-
-/** Runs truecost; asserts the exit status and, for a failure, the "truecost: " message. */
-async function expectExit(args, code, { env, stderr: pattern } = {}) {
-  const r = await runCli(args, { env, timeoutMs: 30_000 });
-  assert.equal(r.code, code, `truecost ${args.join(' ')}: exit ${r.code}, expected ${code}; stderr: ${r.stderr}`);
-  if (code !== 0) {
-    assert.match(r.stderr, /^truecost: /, `stderr starts with "truecost: ": ${r.stderr}`);
-    if (pattern) assert.match(r.stderr, pattern);
-  }
-  return r;
 }
 
 /** A server that records every request and answers 404. */
@@ -80,39 +69,9 @@ test("--label '': exit 1 asking for a name, not the all-digits message", async (
 
 // ---- Ollama's omitted counts ----------------------------------------------------
 
-/**
- * An Ollama look-alike whose final object carries only `final` beyond
- * done: true (Ollama omits a zero metric, and older versions omit
- * prompt_eval_count when the prompt was cached). Streams 5 text lines.
- */
-async function fakeOllama(t, final) {
-  const json = (res, obj) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(obj));
-  };
-  return startHttp(
-    (req, res) => {
-      req.resume();
-      req.on('end', () => {
-        if (req.url === '/api/version') return json(res, { version: '0.5.0' });
-        if (req.url === '/api/tags') return json(res, { models: [{ name: 'm1', model: 'm1' }] });
-        if (req.url === '/api/ps') return json(res, { models: [] });
-        if (req.url === '/api/show') return json(res, { details: {} });
-        if (req.url === '/api/generate' || req.url === '/api/chat') {
-          const chat = req.url === '/api/chat';
-          const line = (text, done) =>
-            JSON.stringify({ model: 'm1', ...(chat ? { message: { role: 'assistant', content: text } } : { response: text }), done }) + '\n';
-          res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-          for (let i = 0; i < 5; i++) res.write(line(`tok${i} `, false));
-          res.end(JSON.stringify({ ...JSON.parse(line('', true)), done_reason: 'stop', ...final }) + '\n');
-          return;
-        }
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":"not found"}');
-      });
-    },
-    { t },
-  );
+/** The fake Ollama whose final object carries only `final` beyond done: true. */
+function fakeOllama(t, final) {
+  return startFakeOllama(() => final, { t });
 }
 
 /** The measured request rows of a run's CSV export, as objects. */
