@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bench_machine.h"
 #include "core/tc_time.h"
 
 /* Paced like the simulator's target, 100,000 chunks a second: a writer
@@ -107,12 +108,6 @@ static void *reader(void *arg)
     return NULL;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Writes on the calling thread; returns the number of timed writes. */
 static long write_paced(pair_set *p, int chunk_bytes, int64_t ns, int64_t *took)
 {
@@ -158,7 +153,7 @@ int bench_loopback_measure(int writer_cpu, int conns, int chunk_bytes, double se
             double sum = 0;
             for (long i = 0; i < n; i++)
                 sum += (double)took[i];
-            qsort(took, (size_t)n, sizeof *took, cmp_i64);
+            qsort(took, (size_t)n, sizeof *took, bench_cmp_i64);
             out->writes = n;
             out->write_us = sum / (double)n / 1e3;
             out->write_p50_us = (double)took[n / 2] / 1e3;

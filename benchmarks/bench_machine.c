@@ -22,7 +22,7 @@ typedef struct probe {
     int rc;
 } probe;
 
-static int cmp_i64(const void *a, const void *b)
+int bench_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -71,7 +71,7 @@ static int watch_work(bench_machine *m, int64_t ns)
         piece[n++] = last - begun;
     }
     sink = x;
-    qsort(piece, n, sizeof *piece, cmp_i64);
+    qsort(piece, n, sizeof *piece, bench_cmp_i64);
     m->spun_s = (double)(last - start) / (double)TC_NS_PER_S;
     m->longest_ms = (double)longest / (double)TC_NS_PER_MS;
     m->stalled_ms = (double)lost / (double)TC_NS_PER_MS;
@@ -104,8 +104,7 @@ static int time_wakes(bench_machine *m, int64_t ns)
     int64_t end = tc_mono_ns() + ns;
     while (n < WAKE_SAMPLES_MAX && (n < 100 || tc_mono_ns() < end))
         v[n++] = one_wake();
-    qsort(v, n, sizeof *v, cmp_i64);
-    m->wake_p50_ms = (double)v[n / 2] / (double)TC_NS_PER_MS;
+    qsort(v, n, sizeof *v, bench_cmp_i64);
     m->wake_p99_ms = (double)v[n * 99 / 100] / (double)TC_NS_PER_MS;
     free(v);
     return 0;
@@ -158,7 +157,6 @@ void bench_machine_merge(bench_machine *a, const bench_machine *b)
     a->work_p99_us = max_of(a->work_p99_us, b->work_p99_us);
     a->work_max_us = max_of(a->work_max_us, b->work_max_us);
     a->slowdown = max_of(a->slowdown, b->slowdown);
-    a->wake_p50_ms = max_of(a->wake_p50_ms, b->wake_p50_ms);
     a->wake_p99_ms = max_of(a->wake_p99_ms, b->wake_p99_ms);
     a->steady = a->steady && b->steady;
 }
@@ -271,7 +269,7 @@ int bench_machine_wake_across(int from_cpu, int to_cpu, double seconds, double *
     close(a.efd);
     int rc = a.n > 0 ? 0 : -1;
     if (a.n > 0) {
-        qsort(a.delay, a.n, sizeof *a.delay, cmp_i64);
+        qsort(a.delay, a.n, sizeof *a.delay, bench_cmp_i64);
         *p50_ms = (double)a.delay[a.n / 2] / (double)TC_NS_PER_MS;
         *p99_ms = (double)a.delay[a.n * 99 / 100] / (double)TC_NS_PER_MS;
     }

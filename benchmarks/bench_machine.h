@@ -61,6 +61,9 @@ void bench_machine_merge(bench_machine *a, const bench_machine *b);
 int bench_machine_wake_across(int from_cpu, int to_cpu, double seconds, double *p50_ms,
                               double *p99_ms);
 
+/* qsort comparison of int64_t values, ascending (shared by the probes). */
+int bench_cmp_i64(const void *a, const void *b);
+
 /* Pins `server` to the first CPU this process may use and the calling
  * thread to the others. Unpinned, the scheduler's wake-affine placement
  * pulls the client, woken by the server's socket writes, onto the server's
