@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/bootstrap.h"
-#include "analysis/lockin.h"
+#include "assess/lockin.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "envinfo/doctor.h"
+#include "doctor/doctor.h"
 #include "envinfo/env_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

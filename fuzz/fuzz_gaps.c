@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/gaps.h"
+#include "assess/gaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

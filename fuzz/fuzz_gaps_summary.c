@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/gaps_summary.h"
+#include "assess/gaps_doc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

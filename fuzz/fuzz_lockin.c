@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/lockin.h"
+#include "assess/lockin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "envinfo/env_fingerprint.h"
+#include "analysis/env_diff.h"
 
 void tc_group_stat_compute(const double *v, size_t n, tc_group_stat *out)
 {

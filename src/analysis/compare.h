@@ -15,7 +15,7 @@
 
 #include "analysis/bootstrap.h"
 #include "analysis/cost.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 
 /* A group whose throughput varies more than this (coefficient of
  * variation) is flagged: rerun it or look for noise. */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "telemetry/telem.h"
+#include "record/record_sample.h"
 
 typedef enum tc_energy_method {
     TC_ENERGY_NONE = 0,  /* neither a counter nor enough power samples */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "analysis/energy.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include "store/store.h"
 
 typedef struct tc_run_energy_dev {

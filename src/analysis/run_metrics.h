@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "analysis/stats.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include "core/tc_error.h"
 
 typedef struct tc_run_counts {

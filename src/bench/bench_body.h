@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "bench_prompts.h"
-#include "bench_record.h"
+#include "record/record.h"
 #include "core/tc_buf.h"
 
 /* The POST path of `api` ("/api/generate", "/v1/chat/completions", ...). */

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "bench_record.h"
+#include "record/record.h"
 #include "bench_url.h"
 #include "core/tc_error.h"
 

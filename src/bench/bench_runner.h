@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "bench_prompts.h"
-#include "bench_record.h"
+#include "record/record.h"
 #include "bench_url.h"
 #include "core/tc_error.h"
 

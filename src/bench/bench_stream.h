@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench_record.h"
+#include "record/record.h"
 #include "core/tc_error.h"
 
 /* The bound on one NDJSON line or SSE event, and on a non-streamed body. */

@@ -387,7 +387,7 @@ static int emit(const compare_result *r, int json)
     char err[256];
     json_t *doc = tc_compare_json(r);
     int code =
-        doc && tc_report_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
+        doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
     json_decref(doc);
     return code;
 }

@@ -114,7 +114,7 @@ static json_t *cost_json(const tc_cli_runset *set, const tc_group_stat *spread,
     json_object_set_new(terms, "operations_per_month", term_json(&r->operations));
     if (r->electricity.why[0])
         json_object_set_new(notes, "electricity_per_month",
-                            tc_report_json_string(r->electricity.why));
+                            tc_json_string(r->electricity.why));
     json_object_set_new(energy, "joules_per_token",
                         num_or_null(r->has_energy, r->joules_per_token));
     json_object_set_new(energy, "tokens_per_kwh", num_or_null(r->has_energy, r->tokens_per_kwh));
@@ -127,8 +127,8 @@ static json_t *cost_json(const tc_cli_runset *set, const tc_group_stat *spread,
      * UTF-8, which "s" refuses (no document at all): cleaned, with "o". */
     json_t *doc = json_pack(
         "{s:I,s:o,s:b,s:o,s:o,s:b,s:o,s:o,s:f,s:o,s:o,s:o,s:o}", "run_id", (json_int_t)run->id,
-        "label", tc_report_json_string(run->label), "simulated", run->simulated, "profile",
-        tc_report_json_string(p->name), "currency", tc_report_json_string(p->currency), "cloud",
+        "label", tc_json_string(run->label), "simulated", run->simulated, "profile",
+        tc_json_string(p->name), "currency", tc_json_string(p->currency), "cloud",
         r->is_cloud, "cost_per_million_tokens",
         num_or_null(r->has_cost, r->cost_per_million_tokens), "cost_per_month",
         num_or_null(r->has_cost, r->per_month), "tokens_per_month", r->tokens_per_month, "terms",
@@ -139,7 +139,7 @@ static json_t *cost_json(const tc_cli_runset *set, const tc_group_stat *spread,
             json_array_append_new(ids, json_integer(set->runs[i].id));
         json_object_set_new(doc, "group",
                             json_pack("{s:o,s:o,s:f,s:f,s:b}", "name",
-                                      tc_report_json_string(set->name), "run_ids", ids,
+                                      tc_json_string(set->name), "run_ids", ids,
                                       "throughput_mean", spread->mean, "throughput_cv", spread->cv,
                                       "noisy", spread->noisy));
     }
@@ -241,7 +241,7 @@ static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *
     json_t *doc = cost_json(set, &spread, p, &r);
     json_t *w = json_array();
     for (int i = 0; i < n_warn; i++)
-        json_array_append_new(w, tc_report_json_string(warn[i]));
+        json_array_append_new(w, tc_json_string(warn[i]));
     if (doc)
         json_object_set_new(doc, "warnings", w);
     else
@@ -249,7 +249,7 @@ static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *
     if (!doc) {
         tc_cli_error("cost: out of memory building the JSON document");
         code = TC_EXIT_RUNTIME;
-    } else if (tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
+    } else if (tc_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
         tc_cli_error("cost: %s", err);
         code = TC_EXIT_RUNTIME;
     }

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "analysis/decide.h"
+#include "assess/decide.h"
 #include "cli.h"
 #include "cli_evidence.h"
 #include "report/report_json.h"
@@ -175,16 +175,16 @@ static json_t *decision_json(const tc_lockin_result *r, const tc_decide_result *
         const tc_decide_item *it = &d->items[i];
         json_array_append_new(items,
                               json_pack("{s:s,s:o,s:s,s:b,s:o}", "id", it->id, "text",
-                                        tc_report_json_string(it->text), "state",
+                                        tc_json_string(it->text), "state",
                                         tc_decide_state_name(it->state), "declared", it->declared,
-                                        "evidence", tc_report_json_string(it->evidence)));
+                                        "evidence", tc_json_string(it->evidence)));
         if (it->state == TC_ITEM_MISSING)
             json_array_append_new(missing, json_string(it->id));
     }
     for (int i = 0; i < d->n_reasons; i++)
-        json_array_append_new(reasons, tc_report_json_string(d->reasons[i]));
+        json_array_append_new(reasons, tc_json_string(d->reasons[i]));
     return json_pack("{s:b,s:o,s:s,s:o,s:o,s:o,s:{s:f,s:f,s:f,s:f,s:f,s:o,s:f}}", "simulated",
-                     simulated, "assessment", tc_report_json_string(r->inputs.name), "verdict",
+                     simulated, "assessment", tc_json_string(r->inputs.name), "verdict",
                      tc_decide_verdict_name(d->verdict), "checklist", items, "reasons", reasons,
                      "missing", missing, "economics", "lockin_p10", r->total.p10, "lockin_p50",
                      r->total.p50, "lockin_p90", r->total.p90, "hardware_saving",
@@ -213,7 +213,7 @@ static int report(const decide_args *a, const tc_lockin *as, const tc_cli_eviden
         print_decision(&r, &d, o->simulated);
     } else {
         json_t *doc = decision_json(&r, &d, o->simulated);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+        if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
     }

@@ -10,6 +10,7 @@
 #include "cli_results.h"
 #include "cli_env.h"
 #include "envinfo/env_fingerprint.h"
+#include "analysis/env_diff.h"
 
 /* Exit status of --diff when the fingerprints differ: not an error, but a
  * script must be able to tell it from "clean" (0) and from failures. */

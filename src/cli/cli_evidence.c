@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gaps.h"
+#include "assess/gaps.h"
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_runset.h"

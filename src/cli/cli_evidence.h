@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "analysis/gaps_summary.h"
-#include "analysis/lockin.h"
+#include "assess/gaps_doc.h"
+#include "assess/lockin.h"
 
 /* What the options name; NULL = not given. run_a/profile_a are the
  * incumbent, run_b/profile_b the alternative. */

@@ -8,15 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/report_json.h"
-
-#define NOTE                                                                                       \
-    "the support list is yours to check against your versions of the driver, ROCm or CUDA, "       \
-    "PyTorch and the kernel libraries; the lists shipped in examples/ are examples, not facts"
-
-#define T_OP_RULE                                                                                  \
-    "person-days per operator: missing 1..2..3, fallback 0.25..0.5..1, unknown 0..1..3 (native "   \
-    "or missing until checked), native 0; summed"
+#include "assess/gaps_doc.h"
+#include "core/tc_json.h"
 
 typedef struct gaps_args {
     const char *ops, *support, *risks, *dtype;
@@ -153,148 +146,6 @@ static int read_one(int which, const char *path, const char *dtype, gaps_input *
     return rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
 }
 
-/* ---- warnings ---- */
-
-/* 1 when inventory operator `op` has an entry in the table. */
-static int in_table(const tc_gap_table *t, const tc_gap_op *op)
-{
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].op == op)
-            return 1;
-    return 0;
-}
-
-#define MAX_WARNINGS 8
-
-/* The caveats of this table, as sentences; returns how many. */
-static int warnings(const tc_gap_inventory *inv, const tc_gap_table *t, char out[MAX_WARNINGS][512])
-{
-    int n = 0;
-    size_t unknown = t->count[TC_GAP_UNKNOWN];
-    if (unknown) {
-        int used = snprintf(out[n], 512,
-                            "%zu operator%s not covered by the support list, counted as "
-                            "unknown gaps (0..1..3 days each):",
-                            unknown, unknown == 1 ? " is" : "s are");
-        for (size_t i = 0, shown = 0; i < t->n && used > 0 && used < 400; i++)
-            if (t->rows[i].status == TC_GAP_UNKNOWN && shown++ < 8)
-                used += snprintf(out[n] + used, 512 - (size_t)used, " %s", t->rows[i].op->name);
-        n++;
-    }
-    if (inv->source == TC_SHARE_COUNT)
-        snprintf(out[n++], 512,
-                 "shares are call counts, not time: a rare but slow operator weighs less than "
-                 "it should (export the profiler table for time shares)");
-    if (inv->n_skipped)
-        snprintf(out[n++], 512,
-                 "%zu profiler row%s left out: kernels, runtime calls and annotations are not "
-                 "operators (their time is in 'other' or already in their operator's)",
-                 inv->n_skipped, inv->n_skipped == 1 ? " was" : "s were");
-    if (t->n_labels) {
-        int used = snprintf(out[n], 512,
-                            "%zu record_function label%s left out (a name without '::' and "
-                            "no self device time, not an operator; a support row naming it "
-                            "keeps it):",
-                            t->n_labels, t->n_labels == 1 ? " was" : "s were");
-        for (size_t i = 0, shown = 0; i < inv->n && used > 0 && used < 400; i++)
-            if (inv->ops[i].label && !in_table(t, &inv->ops[i]) && shown++ < 8)
-                used += snprintf(out[n] + used, 512 - (size_t)used, " %s", inv->ops[i].name);
-        n++;
-    }
-    if (inv->n_negative_cpu)
-        snprintf(out[n++], 512,
-                 "%zu negative CPU time%s (a PyTorch <= 2.4 profiler bug) %s taken as 0",
-                 inv->n_negative_cpu, inv->n_negative_cpu == 1 ? "" : "s",
-                 inv->n_negative_cpu == 1 ? "was" : "were");
-    if (t->n_ambiguous)
-        snprintf(out[n++], 512,
-                 "%zu operator name%s cut by the profiler (\"...\") and several support "
-                 "operators start with %s, so %s unknown: print the table with a wider name "
-                 "column, e.g. prof.key_averages().table(..., max_name_column_width=120)",
-                 t->n_ambiguous, t->n_ambiguous == 1 ? " was" : "s were",
-                 t->n_ambiguous == 1 ? "it" : "each",
-                 t->n_ambiguous == 1 ? "it stays" : "they stay");
-    int unknown_dtype = 0;
-    for (size_t i = 0; i < t->n; i++)
-        unknown_dtype += t->rows[i].n_candidates > 1;
-    if (unknown_dtype)
-        snprintf(out[n++], 512,
-                 "%d operator%s no dtype: each took the worst status of its rows (give --dtype "
-                 "or a dtype column)",
-                 unknown_dtype, unknown_dtype == 1 ? " has" : "s have");
-    return n;
-}
-
-/* ---- JSON ---- */
-
-static json_t *str_or_null(const char *s)
-{
-    return s && s[0] ? tc_report_json_string(s) : json_null();
-}
-
-static json_t *days_json(double low, double mode, double high)
-{
-    return json_pack("{s:f,s:f,s:f}", "low", low, "mode", mode, "high", high);
-}
-
-static json_t *entry_json(const tc_gap_entry *e, tc_gap_share_source source)
-{
-    const tc_gap_support_row *s = e->support;
-    int timed = source == TC_SHARE_DEVICE_TIME || source == TC_SHARE_CPU_TIME;
-    return json_pack(
-        "{s:o,s:o,s:s,s:s,s:o,s:o,s:s,s:f,s:o,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:i,s:o}", "name",
-        tc_report_json_string(e->op->name), "dtype", tc_report_json_string(e->op->dtype), "status",
-        tc_gaps_status_name(e->status), "risk", tc_gaps_risk_name(e->risk), "risk_category",
-        tc_report_json_string(e->risk_category), "risk_pattern", str_or_null(e->risk_pattern),
-        "risk_from",
-        e->risk_from_user ? "user"
-        : e->risk_pattern ? "builtin"
-                          : "default",
-        "share", e->op->share, "self_time_us", timed ? json_real(e->op->time_us) : json_null(),
-        "calls", e->op->has_calls ? json_real(e->op->calls) : json_null(), "match",
-        tc_gaps_match_name(e->match), "support_op", str_or_null(s ? s->op : NULL), "support_line",
-        s ? json_integer(s->line) : json_null(), "alternative",
-        str_or_null(s ? s->alternative : NULL), "notes", str_or_null(s ? s->notes : NULL), "why",
-        str_or_null(e->why), "line", e->op->line, "t_op_days",
-        days_json(e->t_low, e->t_mode, e->t_high));
-}
-
-static json_t *totals_json(const tc_gap_inventory *inv, const tc_gap_table *t)
-{
-    json_t *share = json_object(), *count = json_object();
-    for (int s = 0; s < TC_GAP_N_STATUS; s++) {
-        json_object_set_new(share, tc_gaps_status_name((tc_gap_status)s), json_real(t->share[s]));
-        json_object_set_new(count, tc_gaps_status_name((tc_gap_status)s),
-                            json_integer((json_int_t)t->count[s]));
-    }
-    json_object_set_new(share, "other", json_real(t->share_other));
-    return json_pack("{s:I,s:I,s:I,s:I,s:o,s:o}", "ops", (json_int_t)t->n, "skipped_rows",
-                     (json_int_t)(inv->n_skipped + t->n_labels), "skipped_labels",
-                     (json_int_t)t->n_labels, "negative_cpu_times", (json_int_t)inv->n_negative_cpu,
-                     "share", share, "count", count);
-}
-
-json_t *tc_gaps_json(const tc_gap_inventory *inv, const tc_gap_table *t, const char *ops_file,
-                     const char *support_file, const char *risk_file)
-{
-    json_t *ops = json_array(), *warn = json_array();
-    for (size_t i = 0; ops && i < t->n; i++)
-        json_array_append_new(ops, entry_json(&t->rows[i], inv->source));
-    char lines[MAX_WARNINGS][512];
-    int n = warnings(inv, t, lines);
-    for (int i = 0; warn && i < n; i++)
-        json_array_append_new(warn, tc_report_json_string(lines[i]));
-    return json_pack("{s:o,s:o,s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:o,s:s}", "ops_file",
-                     str_or_null(ops_file), "support_file", str_or_null(support_file),
-                     "risk_patterns_file", str_or_null(risk_file), "format",
-                     tc_gaps_format_name(inv->format), "share_source",
-                     tc_gaps_source_name(inv->source), "ops", ops, "totals", totals_json(inv, t),
-                     "t_op_days", days_json(t->t_low, t->t_mode, t->t_high), "t_op_rule", T_OP_RULE,
-                     "warnings", warn, "note", NOTE);
-}
-
-/* ---- text ---- */
-
 static const char *source_words(tc_gap_share_source s)
 {
     switch (s) {
@@ -371,12 +222,12 @@ static void print_table(const tc_gap_inventory *inv, const tc_gap_table *t, cons
            100 * t->share_other);
     printf("T_op: %.2f .. %.2f .. %.2f person-days (low .. mode .. high)\n", t->t_low, t->t_mode,
            t->t_high);
-    printf("  %s\n", T_OP_RULE);
-    char lines[MAX_WARNINGS][512];
-    int n = warnings(inv, t, lines);
+    printf("  %s\n", TC_GAPS_T_OP_RULE);
+    char lines[TC_GAPS_MAX_WARNINGS][512];
+    int n = tc_gaps_warnings(inv, t, lines);
     for (int i = 0; i < n; i++)
         printf("Warning: %s\n", lines[i]);
-    printf("Note: %s.\n", NOTE);
+    printf("Note: %s.\n", TC_GAPS_NOTE);
 }
 
 static int report(const gaps_input *in, const gaps_args *a)
@@ -392,7 +243,7 @@ static int report(const gaps_input *in, const gaps_args *a)
     } else {
         char err[256];
         json_t *doc = tc_gaps_json(&in->inv, &t, a->ops, a->support, a->risks);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
+        if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
             tc_cli_error("gaps: %s", doc ? err : "out of memory writing JSON");
             code = TC_EXIT_RUNTIME;
         }

@@ -22,7 +22,7 @@ static json_t *run_json(const tc_cli_figures *f)
     const tc_run_metrics *m = &f->m;
     return json_pack(
         "{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-        tc_report_json_string(f->run.label), "status", tc_report_json_string(f->run.status),
+        tc_json_string(f->run.label), "status", tc_json_string(f->run.status),
         "output_tokens_per_s", m->has_duration ? json_real(m->output_tokens_per_s) : json_null(),
         "ttft_p50_ms", num(&m->ttft_ms, m->ttft_ms.p50), "itl_p50_ms",
         num(&m->itl_ms, m->itl_ms.p50), "e2e_p50_ms", num(&m->e2e_ms, m->e2e_ms.p50), "completed",
@@ -41,9 +41,9 @@ static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, con
     int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
     json_t *warn = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(warn, tc_report_json_string(lines[i]));
+        json_array_append_new(warn, tc_json_string(lines[i]));
     return json_pack("{s:o,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b},s:o}", "group",
-                     tc_report_json_string(set->name), "simulated", simulated, "runs", runs,
+                     tc_json_string(set->name), "simulated", simulated, "runs", runs,
                      "throughput", "runs", (json_int_t)g->n, "mean", g->mean, "stddev", g->stddev,
                      "cv", g->cv, "cv_limit", TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings",
                      warn);
@@ -116,7 +116,7 @@ int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
         char err[256];
         json_t *doc = tc_cli_group_doc(st, set);
         int code =
-            doc && tc_report_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
+            doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
         json_decref(doc);
         return code;
     }

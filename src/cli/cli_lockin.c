@@ -259,7 +259,7 @@ static json_t *perf_json(const tc_lockin_result *r, const tc_lockin_overrides *o
     return json_pack("{s:f,s:s,s:b,s:o}", "ratio", r->perf_ratio, "class",
                      tc_lockin_perf_class_name(r->perf_class), "flagged",
                      r->perf_class == TC_LOCKIN_PERF_SUSPECT, "source",
-                     tc_report_json_string(o && o->perf_source[0] ? o->perf_source : "measured"));
+                     tc_json_string(o && o->perf_source[0] ? o->perf_source : "measured"));
 }
 
 static json_t *terms_json(const tc_lockin_terms *t)
@@ -291,8 +291,8 @@ static json_t *lockin_json(const tc_lockin_result *r, const tc_lockin_overrides 
     return json_pack(
         "{s:b,s:o,s:o,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
         "s:o,s:o,s:o,s:s}",
-        "simulated", o && o->simulated, "assessment", tc_report_json_string(r->inputs.name),
-        "currency", tc_report_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs),
+        "simulated", o && o->simulated, "assessment", tc_json_string(r->inputs.name),
+        "currency", tc_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs),
         "point_estimate", r->point.total, "terms", terms_json(&r->point), "samples",
         (json_int_t)r->samples, "seed", (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max",
         r->max, "p10", r->total.p10, "p50", r->total.p50, "p90", r->total.p90, "hardware_saving",
@@ -405,7 +405,7 @@ int tc_cli_lockin_report(const tc_lockin *a, const tc_lockin_overrides *o, long 
     int code = TC_EXIT_OK;
     if (json) {
         json_t *doc = lockin_json(&r, o);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
+        if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
             tc_cli_error("lockin: %s", doc ? err : "out of memory building JSON");
             code = TC_EXIT_RUNTIME;
         }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis/lockin.h"
+#include "assess/lockin.h"
 
 int tc_cmd_lockin(int argc, char **argv);
 void tc_cmd_lockin_help(FILE *out);

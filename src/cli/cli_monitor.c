@@ -137,9 +137,9 @@ static void print_json(const tc_telem_set *s, int i, const tc_telem_sample *x, d
     /* device names come from drivers and vendor tools: not always UTF-8 */
     json_t *o = json_pack("{s:s, s:i, s:o, s:o, s:o}", "time",
                           tc_rfc3339_ns(tc_wall_ns(), when, sizeof when), "device", i, "name",
-                          tc_report_json_string(tc_telem_set_device(s, i)->name), "backend",
-                          tc_report_json_string(tc_telem_set_backend(s, i)), "energy_what",
-                          tc_report_json_string(tc_telem_set_device(s, i)->energy_what));
+                          tc_json_string(tc_telem_set_device(s, i)->name), "backend",
+                          tc_json_string(tc_telem_set_backend(s, i)), "energy_what",
+                          tc_json_string(tc_telem_set_device(s, i)->energy_what));
     if (!o)
         return;
     uint32_t v = x->valid;
@@ -160,7 +160,7 @@ static void print_json(const tc_telem_set *s, int i, const tc_telem_sample *x, d
     json_object_set_new(o, "power_limit_w",
                         num_or_null(v & TC_TF_POWER_LIMIT, x->power_limit_mw / 1000.0));
     const char *e = tc_telem_set_error(s, i);
-    json_object_set_new(o, "error", *e ? tc_report_json_string(e) : json_null());
+    json_object_set_new(o, "error", *e ? tc_json_string(e) : json_null());
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
     if (text)
         puts(text);

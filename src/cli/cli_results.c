@@ -194,7 +194,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         json_t *fp = environment_of(st, run);
         json_t *doc = document_of(run, &m, &e, fp);
         json_decref(fp);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+        if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
     } else if (tc_report_table(stdout, run, &m, getenv("NO_COLOR") == NULL) != TC_OK) {
@@ -344,7 +344,7 @@ int tc_cmd_runs(int argc, char **argv)
     }
     if (!code && a.json) {
         json_t *doc = tc_report_runs_json(runs, mp, n);
-        if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+        if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
     } else if (!code && tc_report_runs_table(stdout, runs, mp, n, 0) != TC_OK) {

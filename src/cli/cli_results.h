@@ -2,7 +2,7 @@
 #ifndef TC_CLI_RESULTS_H
 #define TC_CLI_RESULTS_H
 
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include <stdio.h>
 
 #include "store/store.h"

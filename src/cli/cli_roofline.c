@@ -180,12 +180,12 @@ static json_t *spec_json(const tc_gpu_spec *s, const char *specs)
     char origin[1100];
     origin_of(s, specs, origin, sizeof origin);
     return json_pack("{s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
-                     tc_report_json_string(s->name), "vendor", tc_report_json_string(s->vendor),
+                     tc_json_string(s->name), "vendor", tc_json_string(s->vendor),
                      "memory_gb", num_or_null(s->memory_gb), "bandwidth_gb_s", s->bandwidth_gb_s,
                      "fp16_dense_tflops", num_or_null(s->fp16_dense_tflops), "board_power_w",
                      num_or_null(s->board_power_w), "launch_price_usd",
-                     num_or_null(s->launch_price_usd), "match", tc_report_json_string(s->match),
-                     "source", tc_report_json_string(s->source), "origin", tc_report_json_string(origin));
+                     num_or_null(s->launch_price_usd), "match", tc_json_string(s->match),
+                     "source", tc_json_string(s->source), "origin", tc_json_string(origin));
 }
 
 static void cell(double v, const char *fmt)
@@ -203,7 +203,7 @@ static int print_list(const tc_roofline_table *t, const char *specs, int json)
         for (int i = 0; rows && i < t->n; i++)
             json_array_append_new(rows, spec_json(&t->rows[i], specs));
         char err[256];
-        int bad = !rows || tc_report_json_dump(stdout, rows, err, sizeof err) != TC_OK;
+        int bad = !rows || tc_json_dump(stdout, rows, err, sizeof err) != TC_OK;
         json_decref(rows);
         return bad ? TC_EXIT_RUNTIME : 0;
     }
@@ -326,9 +326,9 @@ static json_t *result_json(const tc_run_info *run, const roof_run *rr, const tc_
 {
     json_t *doc = json_pack(
         "{s:I,s:o,s:b,s:i,s:{s:o,s:o},s:o,s:f,s:o,s:o,s:I,s:o,s:o,s:b}", "run_id",
-        (json_int_t)run->id, "label", tc_report_json_string(run->label), "simulated",
+        (json_int_t)run->id, "label", tc_json_string(run->label), "simulated",
         run->simulated, "concurrency", run->concurrency, "gpu", "device",
-        tc_report_json_string(r->gpu_name), "spec", spec_json(&r->spec, specs), "model",
+        tc_json_string(r->gpu_name), "spec", spec_json(&r->spec, specs), "model",
         model_json(r), "decode_ceiling_tokens_per_s", r->decode_ceiling_tps,
         "prefill_ceiling_tokens_per_s",
         r->has_prefill ? json_real(r->prefill_ceiling_tps) : json_null(),
@@ -429,7 +429,7 @@ static int report(const tc_run_info *run, const roof_run *rr, const tc_roofline_
     }
     char err[256];
     json_t *doc = result_json(run, rr, r, a->specs);
-    if (!doc || tc_report_json_dump(stdout, doc, err, sizeof err) != TC_OK)
+    if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK)
         code = TC_EXIT_RUNTIME;
     json_decref(doc);
     return code;

@@ -8,7 +8,7 @@
 
 #include "analysis/roofline.h"
 #include "analysis/run_energy.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 
 int tc_cmd_roofline(int argc, char **argv);
 void tc_cmd_roofline_help(FILE *out);

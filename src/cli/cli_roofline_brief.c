@@ -37,7 +37,7 @@ json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency)
     if (!r->has_decode)
         return json_null();
     return json_pack(
-        "{s:o,s:f,s:f,s:f,s:o,s:o,s:o,s:s,s:b}", "gpu", tc_report_json_string(r->spec.name),
+        "{s:o,s:f,s:f,s:f,s:o,s:o,s:o,s:s,s:b}", "gpu", tc_json_string(r->spec.name),
         "bandwidth_gb_s", r->spec.bandwidth_gb_s, "weight_bytes", r->weight_bytes,
         "decode_ceiling_tokens_per_s", r->decode_ceiling_tps, "measured_decode_tokens_per_s",
         r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "percent_of_ceiling",

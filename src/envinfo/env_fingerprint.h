@@ -42,11 +42,4 @@ typedef struct tc_env_config {
  * TC_ERR_NOMEM. */
 tc_err tc_env_collect(const tc_env_config *cfg, json_t **out, char *err, size_t errlen);
 
-/* The differences between fingerprints a and b that make a comparison of
- * their runs unclean: a new array in *out (caller frees) of objects
- * {field: dotted path ("gpus.0.driver"), a, b, why}, in a fixed order;
- * empty when none. Memory totals within 1% count as equal (kernels reserve
- * slightly different amounts). Returns TC_OK or TC_ERR_NOMEM. */
-tc_err tc_env_diff(json_t *a, json_t *b, json_t **out);
-
 #endif

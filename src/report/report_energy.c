@@ -68,10 +68,10 @@ static json_t *device_json(const tc_run_energy_dev *d)
     /* A device name is the driver's bytes, maybe not UTF-8, which "s"
      * refuses (the device would vanish from the list): cleaned, "o". */
     json_t *o = json_pack(
-        "{s:o, s:o, s:s, s:o, s:s}", "name", tc_report_json_string(d->dev.info.name), "backend",
-        tc_report_json_string(d->dev.backend), "kind",
+        "{s:o, s:o, s:s, s:o, s:s}", "name", tc_json_string(d->dev.info.name), "backend",
+        tc_json_string(d->dev.backend), "kind",
         d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
-        tc_report_json_string(d->dev.info.energy_what), "method", tc_energy_method_name(l->method));
+        tc_json_string(d->dev.info.energy_what), "method", tc_energy_method_name(l->method));
     if (!o)
         return NULL;
     json_object_set_new(o, "energy_j", num(ok, l->energy_j));
@@ -181,7 +181,7 @@ static json_t *json_row(const tc_run_device *devs, int n_devs, const tc_run_samp
 {
     json_t *o =
         json_pack("{s:i, s:o, s:f}", "device", r->device, "name",
-                  tc_report_json_string(r->device < n_devs ? devs[r->device].info.name : "?"),
+                  tc_json_string(r->device < n_devs ? devs[r->device].info.name : "?"),
                   "t_s", (double)(r->s.mono_ns - t0) / 1e9);
     for (size_t c = 0; o && c < N_COLS; c++)
         json_object_set_new(o, cols[c].name,

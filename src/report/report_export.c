@@ -138,7 +138,7 @@ static json_t *json_cell(const cell *c)
     case CELL_REAL:
         return json_real(c->d);
     case CELL_TEXT:
-        return tc_report_json_string(c->s);
+        return tc_json_string(c->s);
     case CELL_BOOL:
         return json_boolean(c->i);
     default:
@@ -348,7 +348,7 @@ static void flatten(FILE *out, const char *prefix, json_t *v)
 tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err, size_t errlen)
 {
     if (fmt == TC_EXPORT_JSON)
-        return tc_report_json_dump(out, doc, err, errlen);
+        return tc_json_dump(out, doc, err, errlen);
     fputs("key,value\n", out);
     flatten(out, "", doc);
     if (fflush(out) == EOF || ferror(out))
@@ -373,7 +373,7 @@ static tc_err export_summary(FILE *out, tc_export_format fmt, const tc_run_info 
         goto done;
     }
     if (fmt == TC_EXPORT_JSON) {
-        e = tc_report_json_dump(out, doc, err, errlen);
+        e = tc_json_dump(out, doc, err, errlen);
         goto done;
     }
     fputs("key,value\n", out);

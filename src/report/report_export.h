@@ -31,7 +31,7 @@
 
 #include <jansson.h>
 
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include "core/tc_error.h"
 
 typedef enum tc_export_what {

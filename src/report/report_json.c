@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_json.h"
 #include "core/tc_time.h"
 
 /* Builders record a failed allocation in *failed instead of checking every
@@ -16,74 +17,12 @@ static void put(json_t *obj, const char *key, json_t *v, int *failed)
         *failed = 1;
 }
 
-/* A NaN or infinity is not JSON (jansson refuses it): null instead. */
-static json_t *num(int valid, double v)
-{
-    return valid && isfinite(v) ? json_real(v) : json_null();
-}
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xC2 && c <= 0xDF ? 2
-               : (c & 0xF0) == 0xE0     ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
-
-/* Text from outside (a server's error message cut at 200 bytes, a label)
- * may not be UTF-8, which JSON requires: each bad byte becomes U+FFFD. */
-json_t *tc_report_json_string(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *v = json_string(s);
-    if (v)
-        return v;
-    size_t len = strlen(s), o = 0;
-    char *clean = malloc(len * 3 + 1);
-    if (!clean)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_len((const unsigned char *)s + i);
-        if (n == 0) {
-            memcpy(clean + o, "\xef\xbf\xbd", 3);
-            o += 3;
-            i++;
-            continue;
-        }
-        memcpy(clean + o, s + i, n);
-        o += n;
-        i += n;
-    }
-    clean[o] = '\0';
-    v = json_string(clean);
-    free(clean);
-    return v;
-}
-
-/* "" means unknown in tc_run_info. */
-static json_t *str_or_null(const char *s)
-{
-    return s && s[0] ? tc_report_json_string(s) : json_null();
-}
-
 static json_t *created_json(int64_t wall_ns)
 {
     char buf[40];
     if (wall_ns <= 0)
         return json_null();
-    return str_or_null(tc_rfc3339_ns(wall_ns, buf, sizeof buf));
+    return tc_json_str_or_null(tc_rfc3339_ns(wall_ns, buf, sizeof buf));
 }
 
 /* An object built with put(): itself, or NULL (freed) when a part failed. */
@@ -100,14 +39,14 @@ static json_t *summary_json(const tc_summary *s)
 {
     int failed = 0, ok = s->n > 0;
     json_t *o = json_object();
-    put(o, "mean", num(ok, s->mean), &failed);
-    put(o, "stddev", num(ok, s->stddev), &failed);
-    put(o, "min", num(ok, s->min), &failed);
-    put(o, "p50", num(ok, s->p50), &failed);
-    put(o, "p90", num(ok, s->p90), &failed);
-    put(o, "p95", num(ok, s->p95), &failed);
-    put(o, "p99", num(ok, s->p99), &failed);
-    put(o, "max", num(ok, s->max), &failed);
+    put(o, "mean", tc_json_num(ok, s->mean), &failed);
+    put(o, "stddev", tc_json_num(ok, s->stddev), &failed);
+    put(o, "min", tc_json_num(ok, s->min), &failed);
+    put(o, "p50", tc_json_num(ok, s->p50), &failed);
+    put(o, "p90", tc_json_num(ok, s->p90), &failed);
+    put(o, "p95", tc_json_num(ok, s->p95), &failed);
+    put(o, "p99", tc_json_num(ok, s->p99), &failed);
+    put(o, "max", tc_json_num(ok, s->max), &failed);
     return finish(o, failed);
 }
 
@@ -116,15 +55,15 @@ static json_t *run_json(const tc_run_info *run)
     int failed = 0;
     json_t *o = json_object();
     put(o, "id", json_integer(run->id), &failed);
-    put(o, "label", str_or_null(run->label), &failed);
-    put(o, "status", tc_report_json_string(run->status), &failed);
+    put(o, "label", tc_json_str_or_null(run->label), &failed);
+    put(o, "status", tc_json_string(run->status), &failed);
     put(o, "created", created_json(run->created_wall_ns), &failed);
-    put(o, "endpoint", tc_report_json_string(run->endpoint), &failed);
+    put(o, "endpoint", tc_json_string(run->endpoint), &failed);
     put(o, "api", json_string(tc_api_name(run->api)), &failed);
-    put(o, "model", tc_report_json_string(run->model), &failed);
+    put(o, "model", tc_json_string(run->model), &failed);
     put(o, "simulated", json_boolean(run->simulated), &failed);
     put(o, "concurrency", json_integer(run->concurrency), &failed);
-    put(o, "server_version", str_or_null(run->server_version), &failed);
+    put(o, "server_version", tc_json_str_or_null(run->server_version), &failed);
     return finish(o, failed);
 }
 
@@ -150,9 +89,10 @@ static json_t *throughput_json(const tc_run_metrics *m)
 {
     int failed = 0, ok = m->has_duration;
     json_t *o = json_object();
-    put(o, "requests_per_s", num(ok, m->requests_per_s), &failed);
-    put(o, "output_tokens_per_s", num(ok, m->output_tokens_per_s), &failed);
-    put(o, "total_tokens_per_s", num(ok && m->has_prompt_tokens, m->total_tokens_per_s), &failed);
+    put(o, "requests_per_s", tc_json_num(ok, m->requests_per_s), &failed);
+    put(o, "output_tokens_per_s", tc_json_num(ok, m->output_tokens_per_s), &failed);
+    put(o, "total_tokens_per_s", tc_json_num(ok && m->has_prompt_tokens, m->total_tokens_per_s),
+        &failed);
     return finish(o, failed);
 }
 
@@ -178,8 +118,8 @@ static json_t *server_json(const tc_run_metrics *m)
     const tc_summary *s = &m->server_decode_tps;
     int failed = 0;
     json_t *speed = json_object();
-    put(speed, "mean", num(1, s->mean), &failed);
-    put(speed, "p50", num(1, s->p50), &failed);
+    put(speed, "mean", tc_json_num(1, s->mean), &failed);
+    put(speed, "p50", tc_json_num(1, s->p50), &failed);
     json_t *o = json_object();
     put(o, "decode_tokens_per_s", speed, &failed);
     return finish(o, failed);
@@ -208,7 +148,7 @@ json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m)
     }
     put(doc, "run", run_json(run), &failed);
     put(doc, "requests", requests_json(&m->requests), &failed);
-    put(doc, "duration_s", num(m->has_duration, m->duration_s), &failed);
+    put(doc, "duration_s", tc_json_num(m->has_duration, m->duration_s), &failed);
     put(doc, "metrics", metrics_json(m), &failed);
     put(doc, "throughput", throughput_json(m), &failed);
     put(doc, "tokens", tokens_json(m), &failed);
@@ -227,17 +167,17 @@ static json_t *run_row_json(const tc_run_info *run, const tc_run_metrics *m)
     int failed = 0;
     json_t *o = json_object();
     put(o, "id", json_integer(run->id), &failed);
-    put(o, "label", str_or_null(run->label), &failed);
-    put(o, "status", tc_report_json_string(run->status), &failed);
+    put(o, "label", tc_json_str_or_null(run->label), &failed);
+    put(o, "status", tc_json_string(run->status), &failed);
     put(o, "created", created_json(run->created_wall_ns), &failed);
-    put(o, "endpoint", tc_report_json_string(run->endpoint), &failed);
-    put(o, "model", tc_report_json_string(run->model), &failed);
+    put(o, "endpoint", tc_json_string(run->endpoint), &failed);
+    put(o, "model", tc_json_string(run->model), &failed);
     put(o, "api", json_string(tc_api_name(run->api)), &failed);
     put(o, "simulated", json_boolean(run->simulated), &failed);
     put(o, "requests", m ? requests_json(&m->requests) : json_null(), &failed);
-    put(o, "output_tokens_per_s", num(m && m->has_duration, m ? m->output_tokens_per_s : 0),
+    put(o, "output_tokens_per_s", tc_json_num(m && m->has_duration, m ? m->output_tokens_per_s : 0),
         &failed);
-    put(o, "ttft_p50_ms", num(m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0), &failed);
+    put(o, "ttft_p50_ms", tc_json_num(m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0), &failed);
     return finish(o, failed);
 }
 
@@ -255,18 +195,4 @@ json_t *tc_report_runs_json(const tc_run_info *runs, const tc_run_metrics *const
         }
     }
     return arr;
-}
-
-tc_err tc_report_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen)
-{
-    if (!out || !doc)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "nothing to write");
-    /* 12 significant digits: exact for the figures' precision, and 9.1
-     * prints as 9.1 rather than 9.0999999999999996. */
-    errno = 0;
-    if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) != 0 ||
-        fputc('\n', out) == EOF || fflush(out) == EOF)
-        return tc_fail(err, errlen, TC_ERR_IO, "writing JSON: %s",
-                       errno ? strerror(errno) : "write failed");
-    return TC_OK;
 }

@@ -35,8 +35,9 @@
 #include <stdio.h>
 
 #include "analysis/run_metrics.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include "core/tc_error.h"
+#include "core/tc_json.h"
 
 /* The text of the top-level "note" of a simulated run. */
 #define TC_REPORT_SIM_NOTE                                                                         \
@@ -54,14 +55,5 @@ json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m);
  * are null). Returns a new reference the caller decrefs, or NULL (no
  * memory, or runs NULL with n > 0). */
 json_t *tc_report_runs_json(const tc_run_info *runs, const tc_run_metrics *const *m, size_t n);
-
-/* A JSON string of s (NULL s: JSON null) with every byte that is not part
- * of valid UTF-8 replaced by U+FFFD, since JSON text must be UTF-8.
- * Returns a new reference, or NULL when memory ran out. */
-json_t *tc_report_json_string(const char *s);
-
-/* Writes `doc` to `out`, indented, with a final newline. Returns TC_OK, or
- * TC_ERR_IO with the detail in err. */
-tc_err tc_report_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen);
 
 #endif

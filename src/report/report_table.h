@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "analysis/run_metrics.h"
-#include "bench/bench_record.h"
+#include "record/record.h"
 #include "core/tc_error.h"
 
 /* Prints the summary of one run (about 80 columns): title, requests,

@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/bench_record.h"
-#include "telemetry/telem.h"
+#include "record/record.h"
+#include "record/record_sample.h"
 #include "core/tc_error.h"
 
 /* PRAGMA application_id of a truecost database: "TCst". */
@@ -151,18 +151,6 @@ tc_err tc_store_chunks_decode(int64_t send_ns, const uint8_t *blob, size_t len, 
                               int64_t **chunk_ns, char *err, size_t errlen);
 
 /* ---- telemetry (schema version 2) -------------------------------------- */
-
-/* One sampled device of a run. */
-typedef struct tc_run_device {
-    tc_telem_device info;
-    char backend[16];
-} tc_run_device;
-
-/* One sample of device `device` (an index into the run's devices). */
-typedef struct tc_run_sample {
-    int device;
-    tc_telem_sample s;
-} tc_run_sample;
 
 /* Stores the run's devices, numbered 0..n-1 in the given order. */
 tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs, int n,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
+#include "record/record_sample.h"
 #include "telem_set.h"
 
 typedef struct tc_telem_sampler tc_telem_sampler;

@@ -64,9 +64,13 @@ const CASES = {
   monitor_json: ['monitor', '--json', '--count', '1', '--sysfs-root', path.join(FIX, 'sysfs', 'rapl-two-packages'), '--backend', 'rapl'],
 };
 
-// What may differ between machines and runs, replaced before comparing.
+// What may differ between machines and builds (paths, the time, the git
+// commit truecost was built from), replaced before comparing.
 function normalise(text, dir) {
-  return text.replace(/"time":"[0-9T:.Z-]+"/g, `"time":"<TIME>"`).split(dir).join('<TMP>').split(REPO_ROOT).join('<REPO>').split(FAKE).join('<FAKE>');
+  return text
+    .replace(/"git": "[^"]*"/g, '"git": "<GIT>"')
+    .replace(/^truecost  (\S+) \([^)]*\)/m, 'truecost  $1 (<GIT>)')
+    .replace(/"time":"[0-9T:.Z-]+"/g, `"time":"<TIME>"`).split(dir).join('<TMP>').split(REPO_ROOT).join('<REPO>').split(FAKE).join('<FAKE>');
 }
 
 test('every command prints what it printed before, byte for byte', async () => {

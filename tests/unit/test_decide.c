@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-#include "analysis/decide.h"
-#include "analysis/gaps_summary.h"
+#include "assess/decide.h"
+#include "assess/gaps_doc.h"
 
 /* Everything measured, ticked and favourable: the migrate case. */
 static tc_decide_input good(void)

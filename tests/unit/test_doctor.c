@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "envinfo/doctor.h"
+#include "doctor/doctor.h"
 
 #define DOCTOR_DIR TC_FIXTURES_DIR "/doctor/"
 #define FAKE_NVML TC_FAKE_LIB_DIR "/libfake_nvml.so"

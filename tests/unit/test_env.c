@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "envinfo/env_fingerprint.h"
+#include "analysis/env_diff.h"
 
 #define TREE(name) TC_FIXTURES_DIR "/env/" name
 #define FAKE_NVML TC_FAKE_LIB_DIR "/libfake_nvml.so"

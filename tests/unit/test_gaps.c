@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gaps.h"
-#include "cli/cli_gaps.h"
+#include "assess/gaps.h"
+#include "assess/gaps_doc.h"
 
 static void near(double a, double b)
 {

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/lockin.h"
+#include "assess/lockin.h"
 
 static void near(double a, double b)
 {

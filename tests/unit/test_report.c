@@ -184,7 +184,7 @@ static json_t *round_trip(const tc_run_info *run, const tc_run_metrics *m)
     assert_non_null(doc);
     capture c;
     char err[128];
-    assert_int_equal(tc_report_json_dump(cap_open(&c), doc, err, sizeof err), TC_OK);
+    assert_int_equal(tc_json_dump(cap_open(&c), doc, err, sizeof err), TC_OK);
     json_decref(doc);
     json_error_t e;
     json_t *back = json_loads(cap_close(&c), 0, &e);
@@ -303,16 +303,16 @@ static void json_labels_simulated_runs(void **state)
 static void json_string_replaces_bad_utf8(void **state)
 {
     (void)state;
-    json_t *v = tc_report_json_string("caf\xc3\xa9 \xe2\x82");
+    json_t *v = tc_json_string("caf\xc3\xa9 \xe2\x82");
     assert_non_null(v);
     assert_string_equal(json_string_value(v), "caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd");
     json_decref(v);
-    v = tc_report_json_string("\xc0\xaf\xed\xa0\x80ok"); /* overlong, surrogate */
+    v = tc_json_string("\xc0\xaf\xed\xa0\x80ok"); /* overlong, surrogate */
     assert_non_null(v);
     assert_string_equal(json_string_value(v), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
                                               "\xef\xbf\xbd\xef\xbf\xbdok");
     json_decref(v);
-    v = tc_report_json_string(NULL);
+    v = tc_json_string(NULL);
     assert_true(json_is_null(v));
 
     tc_run_metrics m;

@@ -1,4 +1,4 @@
-#include "bench_record.h"
+#include "record.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The migration decision from the checklist and the economics. */
-#include "analysis/decide.h"
+#include "assess/decide.h"
 
 #include <stdarg.h>
 #include <stdio.h>

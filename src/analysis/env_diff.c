@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env_fingerprint.h"
+#include "env_diff.h"
 
 typedef enum compare { EXACT, PRESENCE, NEAR } compare;
 

@@ -1,8 +1,8 @@
-/* What truecost keeps of one request: the record every other module reads
- * (store/ writes it, analysis/ computes figures from it, report/ shows
- * them). Times are CLOCK_MONOTONIC nanoseconds unless named _wall_ns. */
-#ifndef TC_BENCH_RECORD_H
-#define TC_BENCH_RECORD_H
+/* The records that flow between the layers: one request as measured (bench/
+ * fills it, store/ keeps it, analysis/ computes figures from it) and one
+ * run. Times are CLOCK_MONOTONIC nanoseconds unless named _wall_ns. */
+#ifndef TC_RECORD_H
+#define TC_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>

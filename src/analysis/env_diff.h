@@ -1,0 +1,18 @@
+/* What differs between two runs' environment fingerprints (the JSON objects
+ * envinfo/ collects and the store keeps) in a way that makes comparing
+ * their figures unclean. */
+#ifndef TC_ENV_DIFF_H
+#define TC_ENV_DIFF_H
+
+#include <jansson.h>
+
+#include "core/tc_error.h"
+
+/* The differences between fingerprints a and b that make a comparison of
+ * their runs unclean: a new array in *out (caller frees) of objects
+ * {field: dotted path ("gpus.0.driver"), a, b, why}, in a fixed order;
+ * empty when none. Memory totals within 1% count as equal (kernels reserve
+ * slightly different amounts). Returns TC_OK or TC_ERR_NOMEM. */
+tc_err tc_env_diff(json_t *a, json_t *b, json_t **out);
+
+#endif
