@@ -152,8 +152,8 @@ static int load_side(tc_store *st, const char *which, compare_side *s)
 
 static void free_side(compare_side *s)
 {
-    tc_cli_runset_figures_free(s->f, s->set.n);
-    tc_cli_runset_free(&s->set);
+    tc_runset_figures_free(s->f, s->set.n);
+    tc_runset_free(&s->set);
     json_decref(s->fingerprint);
     tc_compare_side_free(&s->boot);
 }
@@ -329,8 +329,8 @@ static int same_runs(const compare_side *a, const compare_side *b)
 static void quality(compare_result *r)
 {
     int max = (int)(sizeof r->warnings / sizeof r->warnings[0]);
-    r->n_warnings = tc_cli_quality_warnings("A", &r->a.set, r->a.f, r->warnings, max);
-    r->n_warnings += tc_cli_quality_warnings("B", &r->b.set, r->b.f, r->warnings + r->n_warnings,
+    r->n_warnings = tc_figures_quality_warnings("A", &r->a.set, r->a.f, r->warnings, max);
+    r->n_warnings += tc_figures_quality_warnings("B", &r->b.set, r->b.f, r->warnings + r->n_warnings,
                                              max - r->n_warnings);
     if (same_runs(&r->a, &r->b) && r->n_warnings < max)
         snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
@@ -350,7 +350,7 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
     r->b.profile = a->profile_b ? pb : NULL;
     compare_side *sides[2] = {&r->a, &r->b};
     for (int i = 0; i < 2; i++) {
-        tc_cli_mean_cost_inputs(sides[i]->f, sides[i]->set.n, &sides[i]->cost_in, &sides[i]->tps);
+        tc_figures_mean_cost_inputs(sides[i]->f, sides[i]->set.n, &sides[i]->cost_in, &sides[i]->tps);
         if (side_sample(sides[i]) < 0)
             return TC_EXIT_RUNTIME;
         price_side(sides[i]);

@@ -12,8 +12,8 @@
 /* One side of the comparison: a run or a group, with its figures. */
 typedef struct compare_side {
     const char *label; /* "A" or "B" */
-    tc_cli_runset set;
-    tc_cli_figures *f;              /* set.n of them */
+    tc_runset set;
+    tc_figures *f;              /* set.n of them */
     tc_group_stat tps;              /* throughput over the runs (n = 1: that run's) */
     tc_cost_measured cost_in;       /* means over the runs */
     const tc_cost_profile *profile; /* NULL: no cost */
@@ -43,13 +43,13 @@ typedef struct compare_result {
     tc_boot_ci cost_ratio; /* cost B / cost A */
     compare_claim claim;
     json_t *differences;
-    char warnings[2 * TC_CLI_MAX_WARNINGS + 1][200]; /* partial runs, failed requests, same runs */
+    char warnings[2 * TC_FIGURES_MAX_WARNINGS + 1][200]; /* partial runs, failed requests, same runs */
     int n_warnings;
 } compare_result;
 
 /* The mean over the side's runs of a figure; *valid = 0 when no run has
  * it. */
-typedef double (*compare_getter)(const tc_cli_figures *f, int *valid);
+typedef double (*compare_getter)(const tc_figures *f, int *valid);
 
 typedef struct compare_row {
     const char *name, *unit;
@@ -57,7 +57,7 @@ typedef struct compare_row {
 } compare_row;
 
 /* The median client decode speed of a run (a compare_getter). */
-double tc_compare_get_decode_p50(const tc_cli_figures *f, int *valid);
+double tc_compare_get_decode_p50(const tc_figures *f, int *valid);
 
 extern const compare_row tc_compare_rows[];
 extern const int tc_compare_n_rows;

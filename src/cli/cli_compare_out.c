@@ -9,20 +9,20 @@
 
 /* ---- the figures of a row ------------------------------------------------ */
 
-static double get_tps(const tc_cli_figures *f, int *valid)
+static double get_tps(const tc_figures *f, int *valid)
 {
     *valid = f->m.has_duration;
     return f->m.output_tokens_per_s;
 }
 
-static double get_rps(const tc_cli_figures *f, int *valid)
+static double get_rps(const tc_figures *f, int *valid)
 {
     *valid = f->m.has_duration;
     return f->m.requests_per_s;
 }
 
 #define SUMMARY_GETTER(name, field, pct)                                                           \
-    static double name(const tc_cli_figures *f, int *valid)                                        \
+    static double name(const tc_figures *f, int *valid)                                        \
     {                                                                                              \
         *valid = f->m.field.n > 0;                                                                 \
         return f->m.field.pct;                                                                     \
@@ -33,19 +33,19 @@ SUMMARY_GETTER(get_itl50, itl_ms, p50)
 SUMMARY_GETTER(get_itl99, itl_ms, p99)
 SUMMARY_GETTER(get_e2e50, e2e_ms, p50)
 SUMMARY_GETTER(get_e2e99, e2e_ms, p99)
-double tc_compare_get_decode_p50(const tc_cli_figures *f, int *valid)
+double tc_compare_get_decode_p50(const tc_figures *f, int *valid)
 {
     *valid = f->m.decode_tps.n > 0;
     return f->m.decode_tps.p50;
 }
 
-static double get_power(const tc_cli_figures *f, int *valid)
+static double get_power(const tc_figures *f, int *valid)
 {
     *valid = f->cost_in.has_power;
     return f->cost_in.busy_watts;
 }
 
-static double get_jpt(const tc_cli_figures *f, int *valid)
+static double get_jpt(const tc_figures *f, int *valid)
 {
     *valid = f->cost_in.j_per_token > 0;
     return f->cost_in.j_per_token;

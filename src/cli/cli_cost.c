@@ -96,7 +96,7 @@ static json_t *term_json(const tc_cost_term *t)
     return num_or_null(t->available, t->value);
 }
 
-static json_t *cost_json(const tc_cli_runset *set, const tc_group_stat *spread,
+static json_t *cost_json(const tc_runset *set, const tc_group_stat *spread,
                          const tc_cost_profile *p, const tc_cost_result *r)
 {
     const tc_run_info *run = &set->runs[0];
@@ -165,7 +165,7 @@ static void print_term(const char *name, const tc_cost_term *t, const char *curr
         printf("  %-22s not available: %s\n", name, t->why);
 }
 
-static void print_cost(const tc_cli_runset *set, const tc_group_stat *spread,
+static void print_cost(const tc_runset *set, const tc_group_stat *spread,
                        const tc_cost_profile *p, const tc_cost_result *r)
 {
     const tc_run_info *run = &set->runs[0];
@@ -211,20 +211,20 @@ static void print_cost(const tc_cli_runset *set, const tc_group_stat *spread,
         puts("Energy: not available (no power measured and no [power] busy_watts)");
 }
 
-static int price(tc_store *st, const tc_cli_runset *set, const tc_cost_profile *p, int json)
+static int price(tc_store *st, const tc_runset *set, const tc_cost_profile *p, int json)
 {
-    tc_cli_figures *f = NULL;
+    tc_figures *f = NULL;
     tc_cost_measured m;
     tc_group_stat spread;
     tc_cost_result r;
-    char warn[TC_CLI_MAX_WARNINGS][200];
+    char warn[TC_FIGURES_MAX_WARNINGS][200];
     int code = tc_cli_runset_load(st, set, &f);
     if (code)
         return code;
-    tc_cli_mean_cost_inputs(f, set->n, &m, &spread);
-    int n_warn = tc_cli_quality_warnings(set->is_group ? "the group" : "the run", set, f, warn,
-                                         TC_CLI_MAX_WARNINGS);
-    tc_cli_runset_figures_free(f, set->n);
+    tc_figures_mean_cost_inputs(f, set->n, &m, &spread);
+    int n_warn = tc_figures_quality_warnings(set->is_group ? "the group" : "the run", set, f, warn,
+                                         TC_FIGURES_MAX_WARNINGS);
+    tc_runset_figures_free(f, set->n);
     if (tc_cost_compute(p, &m, &r) != TC_OK) {
         tc_cli_error("cost: '%s' has no output throughput (no completed request), so no cost "
                      "per token",
@@ -273,14 +273,14 @@ int tc_cmd_cost(int argc, char **argv)
         return TC_EXIT_USAGE;
     }
     tc_store *st;
-    tc_cli_runset set;
+    tc_runset set;
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
     code = tc_cli_runset_find(st, a.run, &set);
     if (!code)
         code = price(st, &set, &p, a.json);
-    tc_cli_runset_free(&set);
+    tc_runset_free(&set);
     tc_store_close(st);
     return code;
 }

@@ -82,7 +82,7 @@ static int read_gaps(const char *path, tc_cli_evidence *ev, tc_lockin_overrides 
 
 /* The worst status of the target's runs: interrupted and failed are worse
  * than complete. */
-static void target_of(const tc_cli_runset *set, const tc_cli_figures *f, tc_cli_evidence *ev)
+static void target_of(const tc_runset *set, const tc_figures *f, tc_cli_evidence *ev)
 {
     snprintf(ev->target_status, sizeof ev->target_status, "complete");
     for (size_t i = 0; i < set->n; i++) {
@@ -143,14 +143,14 @@ static int running_cost(const char *path, const tc_cost_profile *p, const tc_cos
 static int load_side(tc_store *st, const char *which, int target, tc_cli_evidence *ev,
                      tc_cost_measured *m)
 {
-    tc_cli_runset set;
-    tc_cli_figures *f = NULL;
+    tc_runset set;
+    tc_figures *f = NULL;
     tc_group_stat g;
     int code = tc_cli_runset_find(st, which, &set);
     if (!code)
         code = tc_cli_runset_load(st, &set, &f);
     if (!code) {
-        tc_cli_mean_cost_inputs(f, set.n, m, &g);
+        tc_figures_mean_cost_inputs(f, set.n, m, &g);
         for (size_t i = 0; i < set.n; i++)
             ev->simulated |= set.runs[i].simulated;
         if (target)
@@ -163,8 +163,8 @@ static int load_side(tc_store *st, const char *which, int target, tc_cli_evidenc
             code = TC_EXIT_RUNTIME;
         }
     }
-    tc_cli_runset_figures_free(f, set.n);
-    tc_cli_runset_free(&set);
+    tc_runset_figures_free(f, set.n);
+    tc_runset_free(&set);
     return code;
 }
 
@@ -226,8 +226,8 @@ static int read_runs(tc_store *st, const tc_cli_evidence_opts *o, const tc_locki
 /* The longest-measured run that --soak names. */
 static int read_soak(tc_store *st, const tc_cli_evidence_opts *o, tc_cli_evidence *ev)
 {
-    tc_cli_runset set;
-    tc_cli_figures *f = NULL;
+    tc_runset set;
+    tc_figures *f = NULL;
     int code = tc_cli_runset_find(st, o->soak, &set);
     if (!code)
         code = tc_cli_runset_load(st, &set, &f);
@@ -243,8 +243,8 @@ static int read_soak(tc_store *st, const tc_cli_evidence_opts *o, tc_cli_evidenc
         ev->soak_failed = f[best].m.requests.failed;
         ev->simulated |= set.runs[best].simulated;
     }
-    tc_cli_runset_figures_free(f, set.n);
-    tc_cli_runset_free(&set);
+    tc_runset_figures_free(f, set.n);
+    tc_runset_free(&set);
     return code;
 }
 

@@ -17,7 +17,7 @@ static json_t *num(const tc_summary *s, double v)
 
 /* Labels and names are the user's bytes, maybe not UTF-8, which jansson's
  * "s" refuses (the whole document would be lost): cleaned strings, "o". */
-static json_t *run_json(const tc_cli_figures *f)
+static json_t *run_json(const tc_figures *f)
 {
     const tc_run_metrics *m = &f->m;
     return json_pack(
@@ -29,7 +29,7 @@ static json_t *run_json(const tc_cli_figures *f)
         (json_int_t)m->requests.completed, "failed", (json_int_t)m->requests.failed);
 }
 
-static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, const tc_group_stat *g)
+static json_t *group_json(const tc_runset *set, const tc_figures *f, const tc_group_stat *g)
 {
     json_t *runs = json_array();
     int simulated = 0;
@@ -37,8 +37,8 @@ static json_t *group_json(const tc_cli_runset *set, const tc_cli_figures *f, con
         json_array_append_new(runs, run_json(&f[i]));
         simulated |= set->runs[i].simulated;
     }
-    char lines[TC_CLI_MAX_WARNINGS][200];
-    int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
+    char lines[TC_FIGURES_MAX_WARNINGS][200];
+    int n = tc_figures_quality_warnings("the group", set, f, lines, TC_FIGURES_MAX_WARNINGS);
     json_t *warn = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(warn, tc_json_string(lines[i]));
@@ -57,7 +57,7 @@ static void print_ms(const tc_summary *s, double v)
         printf(" %10s", "n/a");
 }
 
-static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const tc_group_stat *g)
+static void print_group(const tc_runset *set, const tc_figures *f, const tc_group_stat *g)
 {
     int simulated = 0;
     for (size_t i = 0; i < set->n; i++)
@@ -75,8 +75,8 @@ static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const
         print_ms(&m->e2e_ms, m->e2e_ms.p50);
         printf(" %6lld\n", (long long)m->requests.failed);
     }
-    char lines[TC_CLI_MAX_WARNINGS][200];
-    int n = tc_cli_quality_warnings("the group", set, f, lines, TC_CLI_MAX_WARNINGS);
+    char lines[TC_FIGURES_MAX_WARNINGS][200];
+    int n = tc_figures_quality_warnings("the group", set, f, lines, TC_FIGURES_MAX_WARNINGS);
     for (int i = 0; i < n; i++)
         printf("WARNING %s\n", lines[i]);
     if (g->n < 2 || !(g->mean > 0)) {
@@ -95,22 +95,22 @@ static void print_group(const tc_cli_runset *set, const tc_cli_figures *f, const
         printf(" (within %.0f%%)\n", TC_GROUP_CV_LIMIT * 100);
 }
 
-json_t *tc_cli_group_doc(tc_store *st, const tc_cli_runset *set)
+json_t *tc_cli_group_doc(tc_store *st, const tc_runset *set)
 {
-    tc_cli_figures *f = NULL;
+    tc_figures *f = NULL;
     tc_cost_measured m;
     tc_group_stat g;
     if (tc_cli_runset_load(st, set, &f))
         return NULL;
-    tc_cli_mean_cost_inputs(f, set->n, &m, &g);
+    tc_figures_mean_cost_inputs(f, set->n, &m, &g);
     json_t *doc = group_json(set, f, &g);
-    tc_cli_runset_figures_free(f, set->n);
+    tc_runset_figures_free(f, set->n);
     if (!doc)
         tc_cli_error("out of memory");
     return doc;
 }
 
-int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
+int tc_cli_print_group(tc_store *st, const tc_runset *set, int json)
 {
     if (json) {
         char err[256];
@@ -120,14 +120,14 @@ int tc_cli_print_group(tc_store *st, const tc_cli_runset *set, int json)
         json_decref(doc);
         return code;
     }
-    tc_cli_figures *f = NULL;
+    tc_figures *f = NULL;
     tc_cost_measured m;
     tc_group_stat g;
     int code = tc_cli_runset_load(st, set, &f);
     if (code)
         return code;
-    tc_cli_mean_cost_inputs(f, set->n, &m, &g);
+    tc_figures_mean_cost_inputs(f, set->n, &m, &g);
     print_group(set, f, &g);
-    tc_cli_runset_figures_free(f, set->n);
+    tc_runset_figures_free(f, set->n);
     return 0;
 }

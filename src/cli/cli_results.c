@@ -37,60 +37,14 @@ int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
     return 0;
 }
 
-/* Requests and metrics of one run; the caller frees both. */
-static int compute(tc_store *st, const tc_run_info *run, tc_req_record **recs, size_t *n,
-                   tc_run_metrics *m)
-{
-    char err[512];
-    if (tc_store_load_requests(st, run->id, recs, n, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (tc_run_metrics_compute(run, *recs, *n, m) != TC_OK) {
-        tc_cli_error("run %lld: out of memory computing its figures", (long long)run->id);
-        tc_store_free_requests(*recs, *n);
-        return TC_EXIT_RUNTIME;
-    }
-    return 0;
-}
-
-/* The run's energy figures from its stored telemetry. */
-static int energy_of(tc_store *st, const tc_run_info *run, const tc_req_record *recs, size_t n,
-                     const tc_run_metrics *m, tc_run_energy *e)
-{
-    tc_run_device *devs = NULL;
-    tc_run_sample *samples = NULL;
-    int n_devs = 0;
-    size_t n_samples = 0;
-    char err[512];
-    memset(e, 0, sizeof *e);
-    if (tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err,
-                                sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    tc_err rc =
-        tc_run_energy_compute(devs, n_devs, samples, n_samples, recs, n, m->output_tokens, e);
-    free(devs);
-    free(samples);
-    if (rc != TC_OK) {
-        tc_cli_error("out of memory computing the energy figures");
-        return TC_EXIT_RUNTIME;
-    }
-    return 0;
-}
-
 /* The run's stored environment fingerprint, parsed; JSON null when none. */
 static json_t *environment_of(tc_store *st, const tc_run_info *run)
 {
-    char *text = NULL, err[512];
-    if (tc_store_get_fingerprint(st, run->id, &text, err, sizeof err) != TC_OK) {
+    json_t *fp;
+    char err[512];
+    if (tc_figures_fingerprint(st, run->id, &fp, err, sizeof err) != TC_OK)
         tc_cli_error("%s", err);
-        return json_null();
-    }
-    json_t *fp = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    return fp ? fp : json_null();
+    return fp;
 }
 
 static const char *str_at(json_t *o, const char *a, const char *b)
@@ -159,66 +113,60 @@ static json_t *document_of(const tc_run_info *run, const tc_run_metrics *m, cons
 
 static json_t *run_document(tc_store *st, const tc_run_info *run)
 {
-    tc_req_record *recs = NULL;
-    size_t n = 0;
-    tc_run_metrics m;
-    tc_run_energy e;
-    if (compute(st, run, &recs, &n, &m))
+    tc_figures f;
+    char err[512];
+    if (tc_figures_load(st, run, &f, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
         return NULL;
-    json_t *doc = NULL;
-    if (!energy_of(st, run, recs, n, &m, &e)) {
-        json_t *fp = environment_of(st, run);
-        doc = document_of(run, &m, &e, fp);
-        json_decref(fp);
-        tc_run_energy_free(&e);
     }
-    tc_run_metrics_free(&m);
-    tc_store_free_requests(recs, n);
+    json_t *fp = environment_of(st, run);
+    json_t *doc = document_of(run, &f.m, &f.e, fp);
+    json_decref(fp);
+    tc_figures_free(&f);
     return doc;
 }
 
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate)
 {
-    tc_req_record *recs = NULL;
-    size_t n = 0;
-    tc_run_metrics m;
-    tc_run_energy e;
-    int code = compute(st, run, &recs, &n, &m);
-    if (code)
-        return code;
-    code = energy_of(st, run, recs, n, &m, &e);
-    char err[256];
-    if (code || json == TC_PRINT_NONE) {
-        /* already said, or nothing to print */
+    tc_figures f;
+    char err[512];
+    if (tc_figures_load(st, run, &f, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    const tc_run_metrics *m = &f.m;
+    const tc_run_energy *e = &f.e;
+    int code = 0;
+    if (json == TC_PRINT_NONE) {
+        /* nothing to print */
     } else if (json) {
         json_t *fp = environment_of(st, run);
-        json_t *doc = document_of(run, &m, &e, fp);
+        json_t *doc = document_of(run, m, e, fp);
         json_decref(fp);
         if (!doc || tc_json_dump(stdout, doc, err, sizeof err) != TC_OK)
             code = TC_EXIT_RUNTIME;
         json_decref(doc);
-    } else if (tc_report_table(stdout, run, &m, getenv("NO_COLOR") == NULL) != TC_OK) {
+    } else if (tc_report_table(stdout, run, m, getenv("NO_COLOR") == NULL) != TC_OK) {
         code = TC_EXIT_RUNTIME;
     } else {
         json_t *fp = environment_of(st, run);
         tc_roofline_result roof;
-        roofline_of(&m, &e, fp, &roof);
-        tc_report_energy_table(stdout, &e);
+        roofline_of(m, e, fp, &roof);
+        tc_report_energy_table(stdout, e);
         tc_cli_roofline_brief_print(stdout, &roof, run->concurrency);
         print_environment(fp);
         json_decref(fp);
     }
-    tc_run_energy_free(&e);
-    double rate = m.requests.measured ? (double)m.requests.failed / (double)m.requests.measured : 0;
+    double rate =
+        m->requests.measured ? (double)m->requests.failed / (double)m->requests.measured : 0;
     if (!code && rate > max_error_rate) {
         tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate "
                      "%.3g",
-                     (long long)m.requests.failed, (long long)m.requests.measured, rate * 100,
+                     (long long)m->requests.failed, (long long)m->requests.measured, rate * 100,
                      max_error_rate);
         code = EXIT_ERROR_RATE;
     }
-    tc_run_metrics_free(&m);
-    tc_store_free_requests(recs, n);
+    tc_figures_free(&f);
     return code;
 }
 
@@ -330,12 +278,11 @@ int tc_cmd_runs(int argc, char **argv)
     tc_run_metrics *m = calloc(n ? n : 1, sizeof *m);
     const tc_run_metrics **mp = calloc(n ? n : 1, sizeof *mp);
     for (size_t i = 0; m && mp && i < n && !code; i++) {
-        tc_req_record *recs;
-        size_t nr;
-        code = compute(st, &runs[i], &recs, &nr, &m[i]);
-        if (!code) {
+        if (tc_figures_metrics(st, &runs[i], &m[i], err, sizeof err) != TC_OK) {
+            tc_cli_error("%s", err);
+            code = TC_EXIT_RUNTIME;
+        } else {
             mp[i] = &m[i];
-            tc_store_free_requests(recs, nr);
         }
     }
     if (!m || !mp) {
@@ -384,7 +331,7 @@ int tc_cmd_show(int argc, char **argv)
         return 0;
     }
     tc_store *st;
-    tc_cli_runset set = {0};
+    tc_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (!code && tc_cli_runset_find(st, a.run, &set) != 0)
         code = TC_EXIT_USAGE; /* show's contract: a run that is not there is a usage error */
@@ -392,7 +339,7 @@ int tc_cmd_show(int argc, char **argv)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)
         code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0);
-    tc_cli_runset_free(&set);
+    tc_runset_free(&set);
     tc_store_close(st);
     return code;
 }
@@ -467,7 +414,7 @@ static int export_to(FILE *f, tc_store *st, const tc_run_info *run, tc_export_wh
 
 /* A group: its document for the summary; its runs' rows one after the
  * other under one header, with a run_id column, for requests and chunks. */
-static int export_group(FILE *f, tc_store *st, const tc_cli_runset *set, tc_export_what what,
+static int export_group(FILE *f, tc_store *st, const tc_runset *set, tc_export_what what,
                         tc_export_format fmt)
 {
     char err[512];
@@ -521,7 +468,7 @@ int tc_cmd_export(int argc, char **argv)
         return tc_cli_usage_hint("export");
     }
     tc_store *st;
-    tc_cli_runset set = {0};
+    tc_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (!code && tc_cli_runset_find(st, a.run, &set) != 0)
         code = TC_EXIT_USAGE; /* as show: a run that is not there is a usage error */
@@ -544,7 +491,7 @@ int tc_cmd_export(int argc, char **argv)
         tc_cli_error("export: -o %s: write failed", a.output);
         code = TC_EXIT_RUNTIME;
     }
-    tc_cli_runset_free(&set);
+    tc_runset_free(&set);
     tc_store_close(st);
     return code;
 }

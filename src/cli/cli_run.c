@@ -546,11 +546,11 @@ static int measure_all(const run_args *a, run_plan *p, tc_store *store)
 
 static int print_group(const run_args *a, const run_plan *p, tc_store *store)
 {
-    tc_cli_runset set = {0};
+    tc_runset set = {0};
     int code = tc_cli_runset_find(store, p->group, &set);
     if (!code)
         code = tc_cli_print_group(store, &set, a->json);
-    tc_cli_runset_free(&set);
+    tc_runset_free(&set);
     return code;
 }
 

@@ -1,0 +1,190 @@
+#include "figures.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
+                              tc_cost_measured *out)
+{
+    memset(out, 0, sizeof *out);
+    out->output_tokens_per_s = m->has_duration ? m->output_tokens_per_s : 0;
+    out->has_power = e->n > 0;
+    out->has_idle = e->n > 0;
+    for (int i = 0; i < e->n; i++) {
+        out->has_power = out->has_power && e->dev[i].load.has_power;
+        out->has_idle = out->has_idle && e->dev[i].has_idle;
+        out->busy_watts += e->dev[i].load.avg_power_w;
+        out->idle_watts += e->dev[i].idle_power_w;
+    }
+    out->j_per_token = e->has_total ? e->j_per_token : 0;
+}
+
+tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
+                       size_t errlen)
+{
+    tc_run_device *devs = NULL;
+    tc_run_sample *samples = NULL;
+    int n_devs = 0;
+    size_t n_samples = 0;
+    memset(out, 0, sizeof *out);
+    out->run = *run;
+    tc_err rc = tc_store_load_requests(st, run->id, &out->recs, &out->n_recs, err, errlen);
+    if (rc == TC_OK)
+        rc =
+            tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err, errlen);
+    if (rc != TC_OK)
+        goto out;
+    if (tc_run_metrics_compute(run, out->recs, out->n_recs, &out->m) != TC_OK ||
+        tc_run_energy_compute(devs, n_devs, samples, n_samples, out->recs, out->n_recs,
+                              out->m.output_tokens, &out->e) != TC_OK) {
+        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
+                     (long long)run->id);
+        goto out;
+    }
+    tc_figures_cost_measured(&out->m, &out->e, &out->cost_in);
+out:
+    free(devs);
+    free(samples);
+    if (rc != TC_OK)
+        tc_figures_free(out);
+    return rc;
+}
+
+void tc_figures_free(tc_figures *f)
+{
+    if (!f)
+        return;
+    tc_run_energy_free(&f->e);
+    tc_run_metrics_free(&f->m);
+    tc_store_free_requests(f->recs, f->n_recs);
+    memset(f, 0, sizeof *f);
+}
+
+tc_err tc_figures_fingerprint(tc_store *st, int64_t run_id, json_t **fp, char *err, size_t errlen)
+{
+    char *text = NULL;
+    tc_err rc = tc_store_get_fingerprint(st, run_id, &text, err, errlen);
+    json_t *doc = rc == TC_OK && text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    *fp = doc ? doc : json_null();
+    return rc;
+}
+
+tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", which ? which : "");
+    int all_digits = which && which[0] && strspn(which, "0123456789") == strlen(which);
+    if (!all_digits) {
+        tc_err rc = tc_store_find_group(st, which, &out->runs, &out->n, err, errlen);
+        if (rc != TC_OK)
+            return rc;
+        if (out->n > 0) {
+            out->is_group = 1;
+            return TC_OK;
+        }
+    }
+    out->runs = malloc(sizeof *out->runs);
+    if (!out->runs)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    tc_err rc = tc_store_find_run(st, which, out->runs, err, errlen);
+    if (rc != TC_OK) {
+        tc_runset_free(out);
+        return rc;
+    }
+    out->n = 1;
+    return TC_OK;
+}
+
+void tc_runset_free(tc_runset *s)
+{
+    if (!s)
+        return;
+    free(s->runs);
+    memset(s, 0, sizeof *s);
+}
+
+tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err, size_t errlen)
+{
+    *f = calloc(s->n ? s->n : 1, sizeof **f);
+    if (!*f)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < s->n; i++) {
+        tc_err rc = tc_figures_load(st, &s->runs[i], &(*f)[i], err, errlen);
+        if (rc != TC_OK) {
+            tc_runset_figures_free(*f, i);
+            *f = NULL;
+            return rc;
+        }
+    }
+    return TC_OK;
+}
+
+void tc_runset_figures_free(tc_figures *f, size_t n)
+{
+    for (size_t i = 0; f && i < n; i++)
+        tc_figures_free(&f[i]);
+    free(f);
+}
+
+void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured *out,
+                                 tc_group_stat *tps)
+{
+    memset(out, 0, sizeof *out);
+    out->has_power = out->has_idle = n > 0;
+    size_t with_j = 0;
+    double *v = calloc(n ? n : 1, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        const tc_cost_measured *r = &f[i].cost_in;
+        out->has_power = out->has_power && r->has_power;
+        out->has_idle = out->has_idle && r->has_idle;
+        out->busy_watts += r->busy_watts / (double)n;
+        out->idle_watts += r->idle_watts / (double)n;
+        out->j_per_token += r->j_per_token / (double)n;
+        with_j += r->j_per_token > 0;
+        if (v)
+            v[i] = r->output_tokens_per_s;
+    }
+    if (with_j != n)
+        out->j_per_token = 0;
+    tc_group_stat_compute(v, v ? n : 0, tps);
+    out->output_tokens_per_s = tps->mean;
+    free(v);
+}
+
+int tc_figures_quality_warnings(const char *who, const tc_runset *set, const tc_figures *f,
+                                char lines[][200], int max)
+{
+    int n = 0;
+    int64_t measured = 0, failed = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->runs[i].status, "complete") != 0 && n < max)
+            snprintf(lines[n++], 200, "%s: run %lld is %s: its figures are partial", who,
+                     (long long)set->runs[i].id, set->runs[i].status);
+        measured += f[i].m.requests.measured;
+        failed += f[i].m.requests.failed;
+    }
+    if (failed > 0 && n < max)
+        snprintf(lines[n++], 200,
+                 "%s: %lld of %lld measured requests failed (%.1f%%): the figures are of the "
+                 "completed ones",
+                 who, (long long)failed, (long long)measured,
+                 100.0 * (double)failed / (double)measured);
+    return n;
+}
+
+tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out, char *err,
+                          size_t errlen)
+{
+    tc_req_record *recs = NULL;
+    size_t n = 0;
+    memset(out, 0, sizeof *out);
+    tc_err rc = tc_store_load_requests(st, run->id, &recs, &n, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (tc_run_metrics_compute(run, recs, n, out) != TC_OK)
+        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
+                     (long long)run->id);
+    tc_store_free_requests(recs, n);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* One loader of a run's figures, for every command that reads stored runs
+ * (show, export, cost, compare, roofline, lockin, decide): the run's
+ * requests and telemetry from the store, and the metrics, energy and cost
+ * inputs computed from them on read, so old runs get today's analysis.
+ *
+ * A RUN argument names a run id, a label (its newest run) or a group of
+ * repeated runs (`run --repeat K`): a tc_runset. */
+#ifndef TC_FIGURES_H
+#define TC_FIGURES_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "analysis/compare.h"
+#include "analysis/cost.h"
+#include "analysis/run_energy.h"
+#include "analysis/run_metrics.h"
+#include "store/store.h"
+
+/* One run's records and the figures computed from them. */
+typedef struct tc_figures {
+    tc_run_info run;
+    tc_req_record *recs;
+    size_t n_recs;
+    tc_run_metrics m;
+    tc_run_energy e;
+    tc_cost_measured cost_in; /* throughput and power as the cost model takes them */
+} tc_figures;
+
+/* Loads run's requests and telemetry and computes its figures into *out
+ * (free with tc_figures_free; nothing to free on failure). TC_OK, the
+ * store's error, or TC_ERR_NOMEM, with the detail in err. */
+tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
+                       size_t errlen);
+void tc_figures_free(tc_figures *f); /* accepts NULL */
+
+/* The metrics alone (no telemetry, records not kept), for run lists.
+ * Free with tc_run_metrics_free; nothing to free on failure. */
+tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out, char *err,
+                          size_t errlen);
+
+/* The run's stored environment fingerprint, parsed, in *fp (a new
+ * reference; JSON null when none was recorded or it does not parse).
+ * TC_OK or the store's error (then *fp is JSON null too). */
+tc_err tc_figures_fingerprint(tc_store *st, int64_t run_id, json_t **fp, char *err, size_t errlen);
+
+/* The cost model's inputs of a run's figures: power and idle count only
+ * when every sampled device has them, so a partial sum is never taken for
+ * the whole. */
+void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
+                              tc_cost_measured *out);
+
+/* A RUN argument resolved to its runs. */
+typedef struct tc_runset {
+    char name[128];    /* as given */
+    int is_group;      /* 1: a group name (even of one run) */
+    tc_run_info *runs; /* oldest first; owned */
+    size_t n;
+} tc_runset;
+
+/* Resolves `which`: all digits is an id; else a group of that name when
+ * one exists; else the newest run with that label. TC_ERR_NOTFOUND (and
+ * the store's errors) with the detail in err; free with tc_runset_free. */
+tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *out, char *err, size_t errlen);
+void tc_runset_free(tc_runset *s); /* accepts NULL */
+
+/* Loads the figures of every run of the set into a new array *f of s->n
+ * (free with tc_runset_figures_free; nothing to free on failure). */
+tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err, size_t errlen);
+void tc_runset_figures_free(tc_figures *f, size_t n); /* accepts NULL */
+
+/* The cost inputs of a set of runs: throughput, power and J/token are the
+ * means over the runs, power and J/token only when every run has them;
+ * *tps gets the throughput spread. */
+void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured *out,
+                                 tc_group_stat *tps);
+
+#define TC_FIGURES_MAX_WARNINGS 8
+
+/* What makes a set's figures partial, one line each into lines (at most
+ * max): runs that are not "complete" (interrupted, failed, still running)
+ * and failed measured requests. `who` starts each line ("A", "group 'x'").
+ * Returns the number of lines. */
+int tc_figures_quality_warnings(const char *who, const tc_runset *set, const tc_figures *f,
+                                char lines[][200], int max);
+
+#endif
