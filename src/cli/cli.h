@@ -6,13 +6,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
+#include "core/tc_error.h"
 #include "telemetry/telem.h"
 
-/* Exit statuses shared by every subcommand. */
+/* The exit statuses of every subcommand, the one table of them. */
 enum {
     TC_EXIT_OK = 0,
-    TC_EXIT_USAGE = 1,   /* bad command line */
-    TC_EXIT_RUNTIME = 2, /* could not do the job (bind, file, endpoint) */
+    TC_EXIT_USAGE = 1,     /* bad command line or input file */
+    TC_EXIT_RUNTIME = 2,   /* could not do the job (bind, file, endpoint, database) */
+    TC_EXIT_CHECK = 3,     /* done, but a check failed (error rate, environments differ) */
+    TC_EXIT_SIGINT = 130,  /* interrupted by Ctrl-C: 128 + SIGINT */
+    TC_EXIT_SIGTERM = 143, /* stopped by SIGTERM: 128 + SIGTERM */
 };
 
 typedef struct tc_cmd {
@@ -24,6 +30,15 @@ typedef struct tc_cmd {
 
 /* "truecost: <message>\n" on stderr. */
 void tc_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints doc on stdout as indented JSON and drops the reference. A NULL
+ * doc (out of memory building it) or a failed write is said on stderr as
+ * "truecost: CMD: <why>"; returns TC_EXIT_OK or TC_EXIT_RUNTIME. */
+int tc_cli_emit_json(const char *cmd, json_t *doc);
+
+/* 0 when rc is TC_OK; else prints "truecost: <err>" and returns
+ * TC_EXIT_RUNTIME. For library calls whose failure ends the command. */
+int tc_cli_check(tc_err rc, const char *err);
 
 /* Prints "try 'truecost CMD --help'" after a usage error; returns
  * TC_EXIT_USAGE. */
@@ -50,18 +65,35 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
  * after printing the error. */
 int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text);
 
+/* The subcommands, one cli_<name>.c each (main.c's table): run takes
+ * argv[0] = the subcommand's name and returns an exit status; help prints
+ * the usage. */
+int tc_cmd_run(int argc, char **argv);
+void tc_cmd_run_help(FILE *out);
+int tc_cmd_runs(int argc, char **argv);
+void tc_cmd_runs_help(FILE *out);
+int tc_cmd_show(int argc, char **argv);
+void tc_cmd_show_help(FILE *out);
+int tc_cmd_export(int argc, char **argv);
+void tc_cmd_export_help(FILE *out);
+int tc_cmd_cost(int argc, char **argv);
+void tc_cmd_cost_help(FILE *out);
+int tc_cmd_compare(int argc, char **argv);
+void tc_cmd_compare_help(FILE *out);
+int tc_cmd_roofline(int argc, char **argv);
+void tc_cmd_roofline_help(FILE *out);
+int tc_cmd_gaps(int argc, char **argv);
+void tc_cmd_gaps_help(FILE *out);
+int tc_cmd_lockin(int argc, char **argv);
+void tc_cmd_lockin_help(FILE *out);
+int tc_cmd_decide(int argc, char **argv);
+void tc_cmd_decide_help(FILE *out);
 int tc_cmd_monitor(int argc, char **argv);
 void tc_cmd_monitor_help(FILE *out);
 int tc_cmd_doctor(int argc, char **argv);
 void tc_cmd_doctor_help(FILE *out);
 int tc_cmd_env(int argc, char **argv);
 void tc_cmd_env_help(FILE *out);
-int tc_cmd_cost(int argc, char **argv);
-void tc_cmd_cost_help(FILE *out);
-int tc_cmd_compare(int argc, char **argv);
-void tc_cmd_compare_help(FILE *out);
-int tc_cmd_decide(int argc, char **argv);
-void tc_cmd_decide_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
 void tc_cmd_sim_help(FILE *out);
 

@@ -330,8 +330,8 @@ static void quality(compare_result *r)
 {
     int max = (int)(sizeof r->warnings / sizeof r->warnings[0]);
     r->n_warnings = tc_figures_quality_warnings("A", &r->a.set, r->a.f, r->warnings, max);
-    r->n_warnings += tc_figures_quality_warnings("B", &r->b.set, r->b.f, r->warnings + r->n_warnings,
-                                             max - r->n_warnings);
+    r->n_warnings += tc_figures_quality_warnings("B", &r->b.set, r->b.f,
+                                                 r->warnings + r->n_warnings, max - r->n_warnings);
     if (same_runs(&r->a, &r->b) && r->n_warnings < max)
         snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
                  "A and B are the same runs: the ratio is 1 by construction and the interval "
@@ -350,7 +350,8 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
     r->b.profile = a->profile_b ? pb : NULL;
     compare_side *sides[2] = {&r->a, &r->b};
     for (int i = 0; i < 2; i++) {
-        tc_figures_mean_cost_inputs(sides[i]->f, sides[i]->set.n, &sides[i]->cost_in, &sides[i]->tps);
+        tc_figures_mean_cost_inputs(sides[i]->f, sides[i]->set.n, &sides[i]->cost_in,
+                                    &sides[i]->tps);
         if (side_sample(sides[i]) < 0)
             return TC_EXIT_RUNTIME;
         price_side(sides[i]);
@@ -386,8 +387,7 @@ static int emit(const compare_result *r, int json)
     }
     char err[256];
     json_t *doc = tc_compare_json(r);
-    int code =
-        doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
+    int code = doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
     json_decref(doc);
     return code;
 }

@@ -13,7 +13,7 @@
 typedef struct compare_side {
     const char *label; /* "A" or "B" */
     tc_runset set;
-    tc_figures *f;              /* set.n of them */
+    tc_figures *f;                  /* set.n of them */
     tc_group_stat tps;              /* throughput over the runs (n = 1: that run's) */
     tc_cost_measured cost_in;       /* means over the runs */
     const tc_cost_profile *profile; /* NULL: no cost */
@@ -43,7 +43,8 @@ typedef struct compare_result {
     tc_boot_ci cost_ratio; /* cost B / cost A */
     compare_claim claim;
     json_t *differences;
-    char warnings[2 * TC_FIGURES_MAX_WARNINGS + 1][200]; /* partial runs, failed requests, same runs */
+    char warnings[2 * TC_FIGURES_MAX_WARNINGS + 1]
+                 [200]; /* partial runs, failed requests, same runs */
     int n_warnings;
 } compare_result;
 

@@ -22,7 +22,7 @@ static double get_rps(const tc_figures *f, int *valid)
 }
 
 #define SUMMARY_GETTER(name, field, pct)                                                           \
-    static double name(const tc_figures *f, int *valid)                                        \
+    static double name(const tc_figures *f, int *valid)                                            \
     {                                                                                              \
         *valid = f->m.field.n > 0;                                                                 \
         return f->m.field.pct;                                                                     \
@@ -239,10 +239,10 @@ static json_t *side_json(const compare_side *s)
     }
     json_object_set_new(fig, "cost_per_million_tokens",
                         num(s->cost.cost_per_million_tokens, s->has_cost));
-    json_t *o = json_pack("{s:o,s:b,s:o,s:o,s:b,s:o}", "name", tc_json_string(s->set.name),
-                          "group", s->set.is_group, "run_ids", ids, "model",
-                          tc_json_string(s->set.runs[0].model), "simulated",
-                          s->set.runs[0].simulated, "figures", fig);
+    json_t *o =
+        json_pack("{s:o,s:b,s:o,s:o,s:b,s:o}", "name", tc_json_string(s->set.name), "group",
+                  s->set.is_group, "run_ids", ids, "model", tc_json_string(s->set.runs[0].model),
+                  "simulated", s->set.runs[0].simulated, "figures", fig);
     if (o && s->profile) {
         json_object_set_new(o, "profile", tc_json_string(s->profile->name));
         json_object_set_new(o, "currency", tc_json_string(s->profile->currency));

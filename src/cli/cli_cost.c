@@ -113,8 +113,7 @@ static json_t *cost_json(const tc_runset *set, const tc_group_stat *spread,
     json_object_set_new(terms, "electricity_per_month", term_json(&r->electricity));
     json_object_set_new(terms, "operations_per_month", term_json(&r->operations));
     if (r->electricity.why[0])
-        json_object_set_new(notes, "electricity_per_month",
-                            tc_json_string(r->electricity.why));
+        json_object_set_new(notes, "electricity_per_month", tc_json_string(r->electricity.why));
     json_object_set_new(energy, "joules_per_token",
                         num_or_null(r->has_energy, r->joules_per_token));
     json_object_set_new(energy, "tokens_per_kwh", num_or_null(r->has_energy, r->tokens_per_kwh));
@@ -125,23 +124,22 @@ static json_t *cost_json(const tc_runset *set, const tc_group_stat *spread,
                                       : json_null());
     /* Label, profile path and currency are the user's bytes, maybe not
      * UTF-8, which "s" refuses (no document at all): cleaned, with "o". */
-    json_t *doc = json_pack(
-        "{s:I,s:o,s:b,s:o,s:o,s:b,s:o,s:o,s:f,s:o,s:o,s:o,s:o}", "run_id", (json_int_t)run->id,
-        "label", tc_json_string(run->label), "simulated", run->simulated, "profile",
-        tc_json_string(p->name), "currency", tc_json_string(p->currency), "cloud",
-        r->is_cloud, "cost_per_million_tokens",
-        num_or_null(r->has_cost, r->cost_per_million_tokens), "cost_per_month",
-        num_or_null(r->has_cost, r->per_month), "tokens_per_month", r->tokens_per_month, "terms",
-        terms, "term_notes", notes, "inputs", inputs, "energy", energy);
+    json_t *doc =
+        json_pack("{s:I,s:o,s:b,s:o,s:o,s:b,s:o,s:o,s:f,s:o,s:o,s:o,s:o}", "run_id",
+                  (json_int_t)run->id, "label", tc_json_string(run->label), "simulated",
+                  run->simulated, "profile", tc_json_string(p->name), "currency",
+                  tc_json_string(p->currency), "cloud", r->is_cloud, "cost_per_million_tokens",
+                  num_or_null(r->has_cost, r->cost_per_million_tokens), "cost_per_month",
+                  num_or_null(r->has_cost, r->per_month), "tokens_per_month", r->tokens_per_month,
+                  "terms", terms, "term_notes", notes, "inputs", inputs, "energy", energy);
     if (doc && set->is_group) {
         json_t *ids = json_array();
         for (size_t i = 0; i < set->n; i++)
             json_array_append_new(ids, json_integer(set->runs[i].id));
         json_object_set_new(doc, "group",
-                            json_pack("{s:o,s:o,s:f,s:f,s:b}", "name",
-                                      tc_json_string(set->name), "run_ids", ids,
-                                      "throughput_mean", spread->mean, "throughput_cv", spread->cv,
-                                      "noisy", spread->noisy));
+                            json_pack("{s:o,s:o,s:f,s:f,s:b}", "name", tc_json_string(set->name),
+                                      "run_ids", ids, "throughput_mean", spread->mean,
+                                      "throughput_cv", spread->cv, "noisy", spread->noisy));
     }
     if (doc && r->is_cloud)
         json_object_set_new(doc, "cloud_busy_cost_per_million_tokens",
@@ -165,8 +163,8 @@ static void print_term(const char *name, const tc_cost_term *t, const char *curr
         printf("  %-22s not available: %s\n", name, t->why);
 }
 
-static void print_cost(const tc_runset *set, const tc_group_stat *spread,
-                       const tc_cost_profile *p, const tc_cost_result *r)
+static void print_cost(const tc_runset *set, const tc_group_stat *spread, const tc_cost_profile *p,
+                       const tc_cost_result *r)
 {
     const tc_run_info *run = &set->runs[0];
     if (set->is_group)
@@ -223,7 +221,7 @@ static int price(tc_store *st, const tc_runset *set, const tc_cost_profile *p, i
         return code;
     tc_figures_mean_cost_inputs(f, set->n, &m, &spread);
     int n_warn = tc_figures_quality_warnings(set->is_group ? "the group" : "the run", set, f, warn,
-                                         TC_FIGURES_MAX_WARNINGS);
+                                             TC_FIGURES_MAX_WARNINGS);
     tc_runset_figures_free(f, set->n);
     if (tc_cost_compute(p, &m, &r) != TC_OK) {
         tc_cli_error("cost: '%s' has no output throughput (no completed request), so no cost "

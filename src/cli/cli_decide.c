@@ -173,11 +173,10 @@ static json_t *decision_json(const tc_lockin_result *r, const tc_decide_result *
     json_t *items = json_array(), *reasons = json_array(), *missing = json_array();
     for (int i = 0; i < TC_DECIDE_ITEMS; i++) {
         const tc_decide_item *it = &d->items[i];
-        json_array_append_new(items,
-                              json_pack("{s:s,s:o,s:s,s:b,s:o}", "id", it->id, "text",
-                                        tc_json_string(it->text), "state",
-                                        tc_decide_state_name(it->state), "declared", it->declared,
-                                        "evidence", tc_json_string(it->evidence)));
+        json_array_append_new(
+            items, json_pack("{s:s,s:o,s:s,s:b,s:o}", "id", it->id, "text",
+                             tc_json_string(it->text), "state", tc_decide_state_name(it->state),
+                             "declared", it->declared, "evidence", tc_json_string(it->evidence)));
         if (it->state == TC_ITEM_MISSING)
             json_array_append_new(missing, json_string(it->id));
     }

@@ -117,11 +117,10 @@ static int print_json(const tc_doctor_report *r)
     for (int i = 0; i < r->n; i++) {
         const tc_doctor_check *k = &r->checks[i];
         /* evidence quotes the host's own files: not always UTF-8 */
-        json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o, s:o}", "id", k->id, "title",
-                                             tc_json_string(k->title), "status",
-                                             tc_doctor_status_name(k->status), "evidence",
-                                             tc_json_string(k->evidence), "fix",
-                                             tc_json_string(k->fix)));
+        json_array_append_new(
+            arr, json_pack("{s:s, s:o, s:s, s:o, s:o}", "id", k->id, "title",
+                           tc_json_string(k->title), "status", tc_doctor_status_name(k->status),
+                           "evidence", tc_json_string(k->evidence), "fix", tc_json_string(k->fix)));
     }
     json_t *o = json_pack("{s:o, s:i}", "checks", arr, "status", r->status);
     char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;

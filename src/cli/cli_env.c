@@ -12,10 +12,6 @@
 #include "envinfo/env_fingerprint.h"
 #include "analysis/env_diff.h"
 
-/* Exit status of --diff when the fingerprints differ: not an error, but a
- * script must be able to tell it from "clean" (0) and from failures. */
-#define TC_EXIT_ENV_DIFFERS 3
-
 void tc_cmd_env_help(FILE *out)
 {
     fputs("Usage: truecost env [URL] [--json] [--root DIR] [--model NAME]\n"
@@ -238,7 +234,7 @@ static int print_diff(json_t *list, const char *fa, const char *fb)
         print_value(json_object_get(d, "b"));
         printf("\n    %s\n", json_string_value(json_object_get(d, "why")));
     }
-    return TC_EXIT_ENV_DIFFERS;
+    return TC_EXIT_CHECK;
 }
 
 static int run_diff(const env_args *a)
@@ -254,7 +250,7 @@ static int run_diff(const env_args *a)
     if (a->json) {
         json_dumpf(list, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
-        code = json_array_size(list) ? TC_EXIT_ENV_DIFFERS : TC_EXIT_OK;
+        code = json_array_size(list) ? TC_EXIT_CHECK : TC_EXIT_OK;
     } else {
         code = print_diff(list, a->files[0], a->files[1]);
     }

@@ -1,9 +1,9 @@
 /* truecost gaps: reads an operator inventory and a backend support list,
  * prints the gap table (status, risk class, share of time, alternative)
  * and T_op, the person-days range that `truecost lockin --gaps` takes. */
-#include "cli_gaps.h"
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -43,10 +43,9 @@ static json_t *group_json(const tc_runset *set, const tc_figures *f, const tc_gr
     for (int i = 0; i < n; i++)
         json_array_append_new(warn, tc_json_string(lines[i]));
     return json_pack("{s:o,s:b,s:o,s:{s:I,s:f,s:f,s:f,s:f,s:b},s:o}", "group",
-                     tc_json_string(set->name), "simulated", simulated, "runs", runs,
-                     "throughput", "runs", (json_int_t)g->n, "mean", g->mean, "stddev", g->stddev,
-                     "cv", g->cv, "cv_limit", TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings",
-                     warn);
+                     tc_json_string(set->name), "simulated", simulated, "runs", runs, "throughput",
+                     "runs", (json_int_t)g->n, "mean", g->mean, "stddev", g->stddev, "cv", g->cv,
+                     "cv_limit", TC_GROUP_CV_LIMIT, "noisy", g->noisy, "warnings", warn);
 }
 
 static void print_ms(const tc_summary *s, double v)
@@ -115,8 +114,7 @@ int tc_cli_print_group(tc_store *st, const tc_runset *set, int json)
     if (json) {
         char err[256];
         json_t *doc = tc_cli_group_doc(st, set);
-        int code =
-            doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
+        int code = doc && tc_json_dump(stdout, doc, err, sizeof err) == TC_OK ? 0 : TC_EXIT_RUNTIME;
         json_decref(doc);
         return code;
     }

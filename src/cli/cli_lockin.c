@@ -291,13 +291,13 @@ static json_t *lockin_json(const tc_lockin_result *r, const tc_lockin_overrides 
     return json_pack(
         "{s:b,s:o,s:o,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
         "s:o,s:o,s:o,s:s}",
-        "simulated", o && o->simulated, "assessment", tc_json_string(r->inputs.name),
-        "currency", tc_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs),
-        "point_estimate", r->point.total, "terms", terms_json(&r->point), "samples",
-        (json_int_t)r->samples, "seed", (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max",
-        r->max, "p10", r->total.p10, "p50", r->total.p50, "p90", r->total.p90, "hardware_saving",
-        r->hardware_saving, "probability_exceeds_saving", r->probability_exceeds_saving,
-        "sensitivity", sens, "performance", perf_json(r, o), "running_saving_per_month",
+        "simulated", o && o->simulated, "assessment", tc_json_string(r->inputs.name), "currency",
+        tc_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs), "point_estimate",
+        r->point.total, "terms", terms_json(&r->point), "samples", (json_int_t)r->samples, "seed",
+        (json_int_t)r->seed, "mean", r->mean, "min", r->min, "max", r->max, "p10", r->total.p10,
+        "p50", r->total.p50, "p90", r->total.p90, "hardware_saving", r->hardware_saving,
+        "probability_exceeds_saving", r->probability_exceeds_saving, "sensitivity", sens,
+        "performance", perf_json(r, o), "running_saving_per_month",
         r->has_running_saving ? json_real(r->running_saving_per_month) : json_null(), "break_even",
         break_even_json(r), "net_benefit", net, "reading", reading);
 }

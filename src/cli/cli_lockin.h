@@ -8,9 +8,6 @@
 
 #include "assess/lockin.h"
 
-int tc_cmd_lockin(int argc, char **argv);
-void tc_cmd_lockin_help(FILE *out);
-
 /* Evaluates *a with the evidence in *o (may be NULL) over `samples` draws
  * from `seed` and prints the report on stdout: text, or the JSON document
  * when `json`. Errors go to stderr. Returns an exit status: 0, TC_EXIT_USAGE

@@ -17,8 +17,6 @@
 #include "report/report_json.h"
 #include "report/report_table.h"
 
-#define EXIT_ERROR_RATE 3
-
 int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
 {
     char path[TC_STORE_PATH_MAX], err[1024];
@@ -164,7 +162,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
                      "%.3g",
                      (long long)m->requests.failed, (long long)m->requests.measured, rate * 100,
                      max_error_rate);
-        code = EXIT_ERROR_RATE;
+        code = TC_EXIT_CHECK;
     }
     tc_figures_free(&f);
     return code;

@@ -21,13 +21,4 @@ enum { TC_PRINT_TABLE = 0, TC_PRINT_JSON = 1, TC_PRINT_NONE = 2 };
  * value > 1 to never return 3). */
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate);
 
-int tc_cmd_run(int argc, char **argv);
-void tc_cmd_run_help(FILE *out);
-int tc_cmd_runs(int argc, char **argv);
-void tc_cmd_runs_help(FILE *out);
-int tc_cmd_show(int argc, char **argv);
-void tc_cmd_show_help(FILE *out);
-int tc_cmd_export(int argc, char **argv);
-void tc_cmd_export_help(FILE *out);
-
 #endif

@@ -179,13 +179,13 @@ static json_t *spec_json(const tc_gpu_spec *s, const char *specs)
 {
     char origin[1100];
     origin_of(s, specs, origin, sizeof origin);
-    return json_pack("{s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "name",
-                     tc_json_string(s->name), "vendor", tc_json_string(s->vendor),
-                     "memory_gb", num_or_null(s->memory_gb), "bandwidth_gb_s", s->bandwidth_gb_s,
-                     "fp16_dense_tflops", num_or_null(s->fp16_dense_tflops), "board_power_w",
+    return json_pack("{s:o,s:o,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o}", "name", tc_json_string(s->name),
+                     "vendor", tc_json_string(s->vendor), "memory_gb", num_or_null(s->memory_gb),
+                     "bandwidth_gb_s", s->bandwidth_gb_s, "fp16_dense_tflops",
+                     num_or_null(s->fp16_dense_tflops), "board_power_w",
                      num_or_null(s->board_power_w), "launch_price_usd",
-                     num_or_null(s->launch_price_usd), "match", tc_json_string(s->match),
-                     "source", tc_json_string(s->source), "origin", tc_json_string(origin));
+                     num_or_null(s->launch_price_usd), "match", tc_json_string(s->match), "source",
+                     tc_json_string(s->source), "origin", tc_json_string(origin));
 }
 
 static void cell(double v, const char *fmt)
@@ -326,11 +326,10 @@ static json_t *result_json(const tc_run_info *run, const roof_run *rr, const tc_
 {
     json_t *doc = json_pack(
         "{s:I,s:o,s:b,s:i,s:{s:o,s:o},s:o,s:f,s:o,s:o,s:I,s:o,s:o,s:b}", "run_id",
-        (json_int_t)run->id, "label", tc_json_string(run->label), "simulated",
-        run->simulated, "concurrency", run->concurrency, "gpu", "device",
-        tc_json_string(r->gpu_name), "spec", spec_json(&r->spec, specs), "model",
-        model_json(r), "decode_ceiling_tokens_per_s", r->decode_ceiling_tps,
-        "prefill_ceiling_tokens_per_s",
+        (json_int_t)run->id, "label", tc_json_string(run->label), "simulated", run->simulated,
+        "concurrency", run->concurrency, "gpu", "device", tc_json_string(r->gpu_name), "spec",
+        spec_json(&r->spec, specs), "model", model_json(r), "decode_ceiling_tokens_per_s",
+        r->decode_ceiling_tps, "prefill_ceiling_tokens_per_s",
         r->has_prefill ? json_real(r->prefill_ceiling_tps) : json_null(),
         "measured_decode_tokens_per_s",
         r->has_measured ? json_real(r->measured_decode_tps) : json_null(), "measured_requests",

@@ -10,9 +10,6 @@
 #include "analysis/run_energy.h"
 #include "record/record.h"
 
-int tc_cmd_roofline(int argc, char **argv);
-void tc_cmd_roofline_help(FILE *out);
-
 /* ---- the short form that show and compare print -------------------------- */
 
 /* The spec table: the rows of `specs` (may be NULL) first, so that they

@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "core/tc_json.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +16,29 @@ void tc_cli_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int tc_cli_emit_json(const char *cmd, json_t *doc)
+{
+    char err[256];
+    int code = TC_EXIT_OK;
+    if (!doc) {
+        tc_cli_error("%s: out of memory building the JSON document", cmd);
+        code = TC_EXIT_RUNTIME;
+    } else if (tc_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s: %s", cmd, err);
+        code = TC_EXIT_RUNTIME;
+    }
+    json_decref(doc);
+    return code;
+}
+
+int tc_cli_check(tc_err rc, const char *err)
+{
+    if (rc == TC_OK)
+        return TC_EXIT_OK;
+    tc_cli_error("%s", err && err[0] ? err : tc_strerror(rc));
+    return TC_EXIT_RUNTIME;
 }
 
 int tc_cli_usage_hint(const char *cmd)

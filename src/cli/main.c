@@ -9,7 +9,6 @@
 #include "cli_results.h"
 #include "cli_roofline.h"
 #include "cli_lockin.h"
-#include "cli_gaps.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
