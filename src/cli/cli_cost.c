@@ -1,7 +1,6 @@
 /* truecost cost: a stored run's cost per million output tokens under a
  * cost profile, computed on read so that a new profile applies to old
  * runs. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "analysis/run_energy.h"
 #include "analysis/run_metrics.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_results.h"
 #include "cli_runset.h"
 #include "report/report_json.h"
@@ -36,42 +36,17 @@ void tc_cmd_cost_help(FILE *out)
           out);
 }
 
-enum { OPT_DB = 256, OPT_JSON, OPT_PROFILE };
-
-static const struct option options[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"profile", required_argument, NULL, OPT_PROFILE},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 static int parse_args(int argc, char **argv, cost_args *a)
 {
     memset(a, 0, sizeof *a);
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == OPT_DB)
-            a->db = optarg;
-        else if (opt == OPT_JSON)
-            a->json = 1;
-        else if (opt == OPT_PROFILE)
-            a->profile = optarg;
-        else if (opt == 'h')
-            a->help = 1;
-        else {
-            tc_cli_error("cost: unknown or incomplete option '%s'", argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (optind < argc)
-        a->run = argv[optind++];
-    if (optind < argc) {
-        tc_cli_error("cost: unexpected argument '%s'", argv[optind]);
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_S("profile", 0, &a->profile),
+        TC_OPT_END,
+    };
+    if (tc_cli_parse("cost", argc, argv, opts, NULL, &a->help, &a->run, 1, NULL) < 0)
         return -1;
-    }
     if (a->help)
         return 0;
     if (!a->run) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_opts.h"
 #include "cli/cli_run.h"
 
 static void suggests_close_commands(void **state)
@@ -135,12 +136,65 @@ static void run_checks_api_name(void **state)
     }
 }
 
+static int seen_calls;
+static int count_call(const char *value, void *ctx)
+{
+    (void)ctx;
+    seen_calls++;
+    return value && strcmp(value, "bad") == 0 ? -1 : 0;
+}
+
+/* The shared option table: values land where the table says, ranges are
+ * checked, positionals are counted and capped, unknown options refused. */
+static void parses_option_tables(void **state)
+{
+    (void)state;
+    const char *db = NULL, *pos[2] = {NULL, NULL};
+    int json = 0, help = 0;
+    long long n = 0;
+    double rate = 0;
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("db", 0, &db),
+        TC_OPT_F("json", 0, &json),
+        TC_OPT_I("count", 'n', &n, 1, 10),
+        TC_OPT_D("rate", 0, &rate, 0, 1),
+        TC_OPT_C("fault", 0, count_call, 1),
+        TC_OPT_END,
+    };
+    char *ok[] = {"x", "A",          "--db",    "f.db", "-n",      "7", "--json",
+                  "B", "--rate=0.5", "--fault", "a",    "--fault", "b", NULL};
+    seen_calls = 0;
+    assert_int_equal(tc_cli_parse("x", 13, ok, opts, NULL, &help, pos, 2, NULL), 2);
+    assert_string_equal(db, "f.db");
+    assert_int_equal(json, 1);
+    assert_int_equal(n, 7);
+    assert_true(rate == 0.5);
+    assert_int_equal(seen_calls, 2);
+    assert_string_equal(pos[0], "A");
+    assert_string_equal(pos[1], "B");
+    assert_int_equal(help, 0);
+
+    char *too_many[] = {"x", "A", "B", "C", NULL};
+    assert_int_equal(tc_cli_parse("x", 4, too_many, opts, NULL, &help, pos, 2, NULL), -1);
+    char *out_of_range[] = {"x", "-n", "11", NULL};
+    assert_int_equal(tc_cli_parse("x", 3, out_of_range, opts, NULL, &help, pos, 2, NULL), -1);
+    char *unknown[] = {"x", "--nope", NULL};
+    assert_int_equal(tc_cli_parse("x", 2, unknown, opts, NULL, &help, pos, 2, NULL), -1);
+    char *missing[] = {"x", "--db", NULL};
+    assert_int_equal(tc_cli_parse("x", 2, missing, opts, NULL, &help, pos, 2, NULL), -1);
+    char *refused[] = {"x", "--fault", "bad", NULL};
+    assert_int_equal(tc_cli_parse("x", 3, refused, opts, NULL, &help, pos, 2, NULL), -1);
+    char *helped[] = {"x", "--help", NULL};
+    assert_int_equal(tc_cli_parse("x", 2, helped, opts, NULL, &help, pos, 2, NULL), 0);
+    assert_int_equal(help, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(suggests_close_commands), cmocka_unit_test(parses_numbers_strictly),
         cmocka_unit_test(parses_listen_addresses), cmocka_unit_test(run_refuses_empty_label),
-        cmocka_unit_test(run_checks_api_name),
+        cmocka_unit_test(run_checks_api_name),     cmocka_unit_test(parses_option_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

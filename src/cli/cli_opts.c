@@ -1,0 +1,89 @@
+#include "cli_opts.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_OPTS 64
+
+/* One option's value into its destination; 0 or -1 after saying why. */
+static int take(const tc_cli_opt *o, const char *value, void *ctx)
+{
+    char name[80];
+    snprintf(name, sizeof name, "--%s", o->name);
+    switch (o->kind) {
+    case TC_OPT_FLAG:
+        *(int *)o->dest = 1;
+        return 0;
+    case TC_OPT_STRING:
+        *(const char **)o->dest = value;
+        return 0;
+    case TC_OPT_INT:
+        return tc_cli_int(name, value, (long long)o->min, (long long)o->max, (long long *)o->dest);
+    case TC_OPT_DOUBLE:
+        return tc_cli_double(name, value, o->min, o->max, (double *)o->dest);
+    case TC_OPT_CALL:
+        return o->call(value, ctx);
+    }
+    return -1;
+}
+
+static int takes_value(const tc_cli_opt *o)
+{
+    return o->kind == TC_OPT_CALL ? o->takes_value : o->kind != TC_OPT_FLAG;
+}
+
+int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
+                 int *help, const char **pos, int max_pos, const char *extra_hint)
+{
+    struct option longs[MAX_OPTS + 2];
+    char shorts[2 * MAX_OPTS + 3] = "h";
+    size_t n = 0, ns = 1;
+    for (; opts[n].name && n < MAX_OPTS; n++) {
+        longs[n] =
+            (struct option){opts[n].name, takes_value(&opts[n]) ? required_argument : no_argument,
+                            NULL, 256 + (int)n};
+        if (opts[n].letter) {
+            shorts[ns++] = opts[n].letter;
+            if (takes_value(&opts[n]))
+                shorts[ns++] = ':';
+        }
+    }
+    shorts[ns] = '\0';
+    longs[n] = (struct option){"help", no_argument, NULL, 'h'};
+    longs[n + 1] = (struct option){NULL, 0, NULL, 0};
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        const tc_cli_opt *o = NULL;
+        if (opt == 'h') {
+            *help = 1;
+            continue;
+        }
+        if (opt >= 256 && opt < 256 + (int)n)
+            o = &opts[opt - 256];
+        for (size_t i = 0; !o && opt != '?' && opt != ':' && i < n; i++)
+            if (opts[i].letter == opt)
+                o = &opts[i];
+        if (!o) {
+            tc_cli_error("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
+            return -1;
+        }
+        if (take(o, optarg, ctx) < 0)
+            return -1;
+    }
+    int n_pos = 0;
+    for (; optind < argc; optind++, n_pos++) {
+        if (n_pos == max_pos) {
+            tc_cli_error("%s: unexpected argument '%s'%s", cmd, argv[optind],
+                         extra_hint ? extra_hint : "");
+            return -1;
+        }
+        pos[n_pos] = argv[optind];
+    }
+    return n_pos;
+}
