@@ -74,6 +74,16 @@ static int keep(void *ctx, const tc_req_record *recs, size_t n)
 }
 
 /* Pairs one truth line with the client's view and adds the errors (ms). */
+
+/* The benchmark cannot go on without its samples. */
+static void push(tc_dvec *v, double x)
+{
+    if (tc_dvec_push(v, x) != TC_OK) {
+        fprintf(stderr, "bench_client: out of memory\n");
+        exit(1);
+    }
+}
+
 static void compare(const client_view *v, json_t *line, tc_dvec *ttft_err, tc_dvec *itl_err,
                     tc_dvec *queue)
 {
@@ -98,11 +108,11 @@ static void compare(const client_view *v, json_t *line, tc_dvec *ttft_err, tc_dv
              * first-chunk time compares with the server's write directly;
              * send -> arrival (connect, accept queue) is reported apart. */
             double d = (double)(cc[0] - t);
-            tc_dvec_push(ttft_err, (d < 0 ? -d : d) / 1e6);
-            tc_dvec_push(queue, (double)(arrival - v->send_ns[seq]) / 1e6);
+            push(ttft_err, (d < 0 ? -d : d) / 1e6);
+            push(queue, (double)(arrival - v->send_ns[seq]) / 1e6);
         } else {
             double client = (double)(cc[k] - cc[k - 1]), truth = (double)(t - prev_truth);
-            tc_dvec_push(itl_err, (client > truth ? client - truth : truth - client) / 1e6);
+            push(itl_err, (client > truth ? client - truth : truth - client) / 1e6);
         }
         prev_truth = t;
         k++;
@@ -265,7 +275,10 @@ int main(int argc, char **argv)
     v.chunks = calloc((size_t)o.requests, sizeof *v.chunks);
     v.n_chunks = calloc((size_t)o.requests, sizeof *v.n_chunks);
     tc_prompts prompts;
-    tc_prompts_single("hello from the client benchmark", &prompts);
+    if (tc_prompts_single("hello from the client benchmark", &prompts) != TC_OK) {
+        fprintf(stderr, "bench_client: out of memory\n");
+        return 1;
+    }
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(srv));
     tc_runner_config rc = {.api = TC_API_OPENAI,
@@ -277,7 +290,10 @@ int main(int argc, char **argv)
                            .timeout_s = 120,
                            .on_batch = keep,
                            .ctx = &v};
-    tc_endpoint_parse(url, &rc.endpoint, NULL, 0);
+    if (tc_endpoint_parse(url, &rc.endpoint, err, sizeof err) != TC_OK) {
+        fprintf(stderr, "bench_client: %s\n", err);
+        return 1;
+    }
     tc_runner_result res;
     int64_t wall0 = tc_mono_ns(), cpu0 = thread_cpu_ns();
     tc_err e = tc_runner_run(&rc, &res, err, sizeof err);

@@ -17,8 +17,8 @@
  *
  * Each resample draws n indices with replacement from A and from B (from
  * its own random stream, seeded by the seed and its number, so the result
- * does not depend on how many threads drew it), computes both statistics, and maps them through a caller function (a
- * throughput ratio, a cost ratio); the interval is the (1-level)/2 and
+ * does not depend on how many threads drew it), computes both statistics, and maps them through a
+ * caller function (a throughput ratio, a cost ratio); the interval is the (1-level)/2 and
  * (1+level)/2 percentiles of the mapped values (tc_stats_percentile). */
 #ifndef TC_BOOTSTRAP_H
 #define TC_BOOTSTRAP_H
@@ -64,9 +64,9 @@ typedef struct tc_boot_ci {
  * TC_ERR_INVALID for bad arguments, an empty sample, a point figure that is
  * not finite, or fewer than 90% of resamples giving a finite value (err
  * says which); TC_ERR_NOMEM. */
-tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_boot_map map,
-                          void *ctx, int resamples, uint64_t seed, double level, tc_boot_ci *out,
-                          char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b,
+                                        tc_boot_map map, void *ctx, int resamples, uint64_t seed,
+                                        double level, tc_boot_ci *out, char *err, size_t errlen);
 
 /* The two steps of tc_boot_ci_compute, for several figures of the same
  * resamples (a throughput ratio and a cost ratio): draw once, then map.
@@ -77,9 +77,10 @@ tc_err tc_boot_ci_compute(const tc_boot_sample *a, const tc_boot_sample *b, tc_b
  * recorded). */
 void tc_boot_draw(const tc_boot_sample *a, const tc_boot_sample *b, int resamples, uint64_t seed,
                   double *sa, double *sb);
-tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b, const double *sa,
-                             const double *sb, int resamples, uint64_t seed, tc_boot_map map,
-                             void *ctx, double level, tc_boot_ci *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b,
+                                           const double *sa, const double *sb, int resamples,
+                                           uint64_t seed, tc_boot_map map, void *ctx, double level,
+                                           tc_boot_ci *out, char *err, size_t errlen);
 
 /* b / a, the map for "ratio B/A" of a figure. */
 double tc_boot_ratio_b_over_a(double stat_a, double stat_b, void *ctx);

@@ -13,6 +13,6 @@
  * {field: dotted path ("gpus.0.driver"), a, b, why}, in a fixed order;
  * empty when none. Memory totals within 1% count as equal (kernels reserve
  * slightly different amounts). Returns TC_OK or TC_ERR_NOMEM. */
-tc_err tc_env_diff(json_t *a, json_t *b, json_t **out);
+TC_MUST_CHECK tc_err tc_env_diff(json_t *a, json_t *b, json_t **out);
 
 #endif

@@ -31,19 +31,20 @@ typedef struct tc_figures {
 /* Loads run's requests and telemetry and computes its figures into *out
  * (free with tc_figures_free; nothing to free on failure). TC_OK, the
  * store's error, or TC_ERR_NOMEM, with the detail in err. */
-tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
-                       size_t errlen);
+TC_MUST_CHECK tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out,
+                                     char *err, size_t errlen);
 void tc_figures_free(tc_figures *f); /* accepts NULL */
 
 /* The metrics alone (no telemetry, records not kept), for run lists.
  * Free with tc_run_metrics_free; nothing to free on failure. */
-tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out, char *err,
-                          size_t errlen);
+TC_MUST_CHECK tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
+                                        char *err, size_t errlen);
 
 /* The run's stored environment fingerprint, parsed, in *fp (a new
  * reference; JSON null when none was recorded or it does not parse).
  * TC_OK or the store's error (then *fp is JSON null too). */
-tc_err tc_figures_fingerprint(tc_store *st, int64_t run_id, json_t **fp, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_figures_fingerprint(tc_store *st, int64_t run_id, json_t **fp, char *err,
+                                            size_t errlen);
 
 /* The cost model's inputs of a run's figures: power and idle count only
  * when every sampled device has them, so a partial sum is never taken for
@@ -62,12 +63,14 @@ typedef struct tc_runset {
 /* Resolves `which`: all digits is an id; else a group of that name when
  * one exists; else the newest run with that label. TC_ERR_NOTFOUND (and
  * the store's errors) with the detail in err; free with tc_runset_free. */
-tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *out, char *err,
+                                    size_t errlen);
 void tc_runset_free(tc_runset *s); /* accepts NULL */
 
 /* Loads the figures of every run of the set into a new array *f of s->n
  * (free with tc_runset_figures_free; nothing to free on failure). */
-tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err,
+                                    size_t errlen);
 void tc_runset_figures_free(tc_figures *f, size_t n); /* accepts NULL */
 
 /* The cost inputs of a set of runs: throughput, power and J/token are the

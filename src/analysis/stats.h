@@ -39,7 +39,7 @@ typedef struct tc_dvec {
 } tc_dvec;
 
 /* Appends x. Returns TC_OK, or TC_ERR_NOMEM (the vector is unchanged). */
-tc_err tc_dvec_push(tc_dvec *v, double x);
+TC_MUST_CHECK tc_err tc_dvec_push(tc_dvec *v, double x);
 void tc_dvec_free(tc_dvec *v);
 
 #endif

@@ -20,7 +20,7 @@ int tc_api_is_chat(tc_api api);
  * A plain prompt becomes one user message on chat APIs; messages become
  * "role: content" lines on completion APIs. Returns TC_OK or
  * TC_ERR_NOMEM. */
-tc_err tc_body_build(tc_api api, const char *model, const tc_prompt *prompt, int64_t max_tokens,
-                     tc_buf *out);
+TC_MUST_CHECK tc_err tc_body_build(tc_api api, const char *model, const tc_prompt *prompt,
+                                   int64_t max_tokens, tc_buf *out);
 
 #endif

@@ -246,7 +246,8 @@ tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t errlen)
                       {"http://127.0.0.1:30000", "SGLang"}};
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         tc_endpoint ep;
-        tc_endpoint_parse(candidates[i].url, &ep, NULL, 0);
+        if (tc_endpoint_parse(candidates[i].url, &ep, NULL, 0) != TC_OK)
+            continue; /* cannot happen: the candidates are well-formed */
         reply r;
         get(&ep, "/", NULL, 0.5, &r);
         tc_buf_free(&r.body);

@@ -44,22 +44,22 @@ int tc_probe_speaks(const tc_probe *p, tc_api api);
 /* Tries the usual local servers on 127.0.0.1 (Ollama 11434, vLLM 8000,
  * llama.cpp 8080, SGLang 30000) and fills *out with the first that answers
  * HTTP. TC_ERR_NET when none does, with what was tried in err. */
-tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t errlen);
 
 /* Recognises the server at `ep`: GET /api/version (Ollama), GET /health +
  * /props (llama.cpp), GET /v1/models (OpenAI-style), in that order.
  * TC_ERR_NET: nothing answers (err says what to check); TC_ERR_NOTFOUND:
  * it answers HTTP but is not an inference server. `api_key` (may be NULL)
  * is sent as a Bearer token and never kept. */
-tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s, tc_probe *out,
-                       char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s,
+                                     tc_probe *out, char *err, size_t errlen);
 
 /* Picks the model: `wanted` when the server has it (Ollama's ":latest" tag
  * may be left off), the only one when wanted is NULL and there is one.
  * Writes the chosen name into out. TC_ERR_NOTFOUND / TC_ERR_INVALID with
  * the list of available models in err. A server that lists no models
  * accepts `wanted` as it is. */
-tc_err tc_probe_pick_model(const tc_probe *p, const char *wanted, char *out, size_t outlen,
-                           char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_probe_pick_model(const tc_probe *p, const char *wanted, char *out,
+                                         size_t outlen, char *err, size_t errlen);
 
 #endif

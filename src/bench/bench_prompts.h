@@ -23,18 +23,18 @@ typedef struct tc_prompts {
 #define TC_DEFAULT_PROMPT "Explain in one sentence what cost efficiency is."
 
 /* One prompt from text. */
-tc_err tc_prompts_single(const char *text, tc_prompts *out);
+TC_MUST_CHECK tc_err tc_prompts_single(const char *text, tc_prompts *out);
 
 /* Parses a prompts file held in memory: plain text, one prompt per
  * non-empty line; or JSONL (detected by a first non-blank character '{'),
  * one {"prompt": "..."} or {"messages": [...]} object per line, each with
  * an optional integer "max_tokens". `name` is used in errors, which read
  * "NAME:LINE: reason". */
-tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_prompts *out, char *err,
-                        size_t errlen);
+TC_MUST_CHECK tc_err tc_prompts_parse(const char *name, const char *data, size_t len,
+                                      tc_prompts *out, char *err, size_t errlen);
 
 /* Reads and parses a prompts file. */
-tc_err tc_prompts_load(const char *path, tc_prompts *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_prompts_load(const char *path, tc_prompts *out, char *err, size_t errlen);
 
 /* Frees every prompt and zeroes *p; accepts NULL. */
 void tc_prompts_free(tc_prompts *p);

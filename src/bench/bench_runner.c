@@ -118,6 +118,15 @@ static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, in
     return CURL_PREREQFUNC_OK;
 }
 
+/* The parser could not keep a chunk time or count: the record would be
+ * silently wrong, so the request fails, saying why. */
+static void out_of_memory(tc_req_record *rec)
+{
+    rec->error = TC_REQ_DISCONNECT;
+    snprintf(rec->error_detail, sizeof rec->error_detail,
+             "truecost ran out of memory keeping this stream");
+}
+
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 {
     slot *s = userp;
@@ -141,7 +150,10 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
         return n;
     }
     size_t before = s->rec.n_chunks;
-    tc_stream_feed(s->parser, data, n, now, &s->rec);
+    if (tc_stream_feed(s->parser, data, n, now, &s->rec) != TC_OK) {
+        out_of_memory(&s->rec);
+        return 0; /* curl ends the transfer */
+    }
     if (!s->rec.warmup)
         s->r->chunks_measured += (int64_t)(s->rec.n_chunks - before);
     return n;
@@ -325,7 +337,8 @@ static void classify(slot *s, CURLcode code, int64_t now)
         http_error_detail(s);
         return;
     }
-    tc_stream_finish(s->parser, now, rec);
+    if (tc_stream_finish(s->parser, now, rec) != TC_OK)
+        out_of_memory(rec);
 }
 
 static void release(runner *r, slot *s)

@@ -79,6 +79,7 @@ typedef struct tc_runner_result {
 /* Runs the workload. Returns TC_OK when it ran (however many requests
  * failed: they are in the records), or an error when it could not run at
  * all (libcurl setup, a batch callback failure), with the reason in err. */
-tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err,
+                                   size_t errlen);
 
 #endif

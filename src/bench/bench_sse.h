@@ -47,13 +47,14 @@ void tc_sse_reset(tc_sse *s);
  * Returns TC_OK; TC_ERR_PARSE when a line or an event's data exceeds the
  * bound (detail in err; every later feed returns it too); TC_ERR_NOMEM; or
  * the callback's non-OK return. */
-tc_err tc_sse_feed(tc_sse *s, const char *bytes, size_t len, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_sse_feed(tc_sse *s, const char *bytes, size_t len, char *err,
+                                 size_t errlen);
 
 /* The stream ended. An event whose lines all ended but whose closing blank
  * line never came is dispatched (servers that close right after their last
  * event are common); an unfinished last line is dropped, as the format
  * says. Returns as tc_sse_feed. `s` can then be reset or freed. */
-tc_err tc_sse_finish(tc_sse *s, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_sse_finish(tc_sse *s, char *err, size_t errlen);
 
 /* Frees the buffers; accepts NULL. `s` may be re-initialised after. */
 void tc_sse_free(tc_sse *s);

@@ -37,7 +37,7 @@ tc_stream_parser *tc_stream_new(tc_api api, int streaming);
 /* Makes `p` ready for another response, keeping its buffers, so a client
  * reusing parsers allocates nothing per request. Returns TC_OK, or
  * TC_ERR_INVALID when `api` is not a tc_api (p is then unchanged). */
-tc_err tc_stream_reset(tc_stream_parser *p, tc_api api, int streaming);
+TC_MUST_CHECK tc_err tc_stream_reset(tc_stream_parser *p, tc_api api, int streaming);
 
 /* Frees the parser; accepts NULL. The record is the caller's. */
 void tc_stream_free(tc_stream_parser *p);
@@ -47,13 +47,13 @@ void tc_stream_free(tc_stream_parser *p);
  * with text they complete appends now_ns to rec's chunk times; counts and
  * the server report are updated as they come. Problems in the data go to
  * rec->error. Returns TC_OK, or TC_ERR_NOMEM (the record keeps what it had). */
-tc_err tc_stream_feed(tc_stream_parser *p, const char *bytes, size_t len, int64_t now_ns,
-                      tc_req_record *rec);
+TC_MUST_CHECK tc_err tc_stream_feed(tc_stream_parser *p, const char *bytes, size_t len,
+                                    int64_t now_ns, tc_req_record *rec);
 
 /* The transfer ended normally at `now_ns`: parses what is left (the whole
  * body in non-streaming mode), settles the token counts, and sets
  * TC_REQ_DISCONNECT when the stream never reached its end marker.
  * Returns as tc_stream_feed. Call it once; reset or free after. */
-tc_err tc_stream_finish(tc_stream_parser *p, int64_t now_ns, tc_req_record *rec);
+TC_MUST_CHECK tc_err tc_stream_finish(tc_stream_parser *p, int64_t now_ns, tc_req_record *rec);
 
 #endif

@@ -18,7 +18,7 @@ typedef struct tc_endpoint {
  * or fragment is dropped, since it may hold secrets; a path such as "/v1"
  * is kept as a prefix unless it is an API route the client adds itself).
  * Returns TC_OK, or TC_ERR_INVALID with the reason in err. */
-tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t errlen);
 
 /* Writes base + path into buf (e.g. path "/api/generate"). Returns buf. */
 char *tc_endpoint_url(const tc_endpoint *ep, const char *path, char *buf, size_t len);

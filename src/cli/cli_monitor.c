@@ -221,7 +221,8 @@ static void loop(const mon_args *a, tc_telem_set *s)
                    "POWER W", "ENERGY J", "UTIL%", "MEM%", "MEM GiB", "TEMP C", "SM MHz");
         for (int i = 0; i < n; i++) {
             tc_telem_sample x;
-            tc_telem_set_sample(s, i, &x);
+            if (tc_telem_set_sample(s, i, &x) != TC_OK)
+                x.valid = 0; /* the row shows the set's error */
             int ok = (x.valid & TC_TF_ENERGY) != 0;
             if (ok && !d[i].have_first) {
                 d[i].first_uj = x.energy_uj;

@@ -30,6 +30,6 @@ void tc_buf_printf(tc_buf *b, const char *fmt, ...) __attribute__((format(printf
 void tc_buf_json_str(tc_buf *b, const char *s, size_t len);
 
 /* TC_ERR_NOMEM if any append failed since the last reset, else TC_OK. */
-tc_err tc_buf_status(const tc_buf *b);
+TC_MUST_CHECK tc_err tc_buf_status(const tc_buf *b);
 
 #endif

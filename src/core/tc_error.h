@@ -19,6 +19,11 @@ typedef enum tc_err {
     TC_ERR_BUSY      /* a resource (the results database) stayed locked: try again later */
 } tc_err;
 
+/* On every function that returns tc_err: a result dropped on the floor is a
+ * compile error under -Werror, since an ignored failure is a silent wrong
+ * figure. */
+#define TC_MUST_CHECK __attribute__((warn_unused_result))
+
 /* A static, never-NULL description of `err` ("unknown error" for values
  * outside the enum). */
 const char *tc_strerror(tc_err err);

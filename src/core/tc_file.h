@@ -13,7 +13,7 @@
  * (`what`, e.g. "a cost profile"). TC_ERR_IO when it cannot be opened or
  * read (errno's text in err), TC_ERR_NOMEM, TC_ERR_INVALID for NULL
  * arguments. On error *text is NULL and *len 0. */
-tc_err tc_read_file(const char *path, size_t max_bytes, const char *what, char **text, size_t *len,
-                    char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_read_file(const char *path, size_t max_bytes, const char *what, char **text,
+                                  size_t *len, char *err, size_t errlen);
 
 #endif

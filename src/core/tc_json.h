@@ -26,6 +26,6 @@ json_t *tc_json_num(int valid, double v);
  * (exact for the figures' precision; 9.1 prints as 9.1), with a final
  * newline, and flushes. TC_OK, TC_ERR_INVALID (no doc or out) or
  * TC_ERR_IO with the reason in err. */
-tc_err tc_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,7 @@ void tc_sim_timer_init(tc_sim_timer *t, void (*fire)(tc_sim_timer *t, int64_t no
 
 /* (Re)schedules `t` to fire at `due`. TC_ERR_NOMEM when the heap cannot
  * grow (the timer is then not scheduled). */
-tc_err tc_sim_sched_at(tc_sim_sched *s, tc_sim_timer *t, int64_t due);
+TC_MUST_CHECK tc_err tc_sim_sched_at(tc_sim_sched *s, tc_sim_timer *t, int64_t due);
 
 /* Unschedules `t` if it is waiting. */
 void tc_sim_sched_cancel(tc_sim_sched *s, tc_sim_timer *t);

@@ -65,7 +65,8 @@ typedef struct tc_sim_stats {
  * closed); a body over max_body_bytes gets the route's JSON 413 before it is
  * read. When accept() fails (EMFILE...), accepting pauses for 100 ms instead
  * of spinning; it does not change RLIMIT_NOFILE (the caller may). */
-tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *err,
+                                       size_t errlen);
 
 /* The port actually bound (useful with port 0). */
 uint16_t tc_sim_server_port(const tc_sim_server *s);

@@ -333,9 +333,10 @@ static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
 
 static void arm(sim_stream *st)
 {
-    /* Out of memory here leaves the stream unscheduled; it is freed with the
-     * server. Serving others matters more than this one stream. */
-    tc_sim_sched_at(st->srv->sched, &st->timer, st->due);
+    /* Out of memory here leaves the stream unscheduled (its client times
+     * out); it is freed with the server. Serving the others matters more. */
+    tc_err rc = tc_sim_sched_at(st->srv->sched, &st->timer, st->due);
+    (void)rc;
 }
 
 static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)

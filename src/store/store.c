@@ -326,8 +326,12 @@ void tc_store_rollback(tc_store *s)
     sqlite3_stmt *st = NULL;
     if (sqlite3_get_autocommit(s->db))
         return;
-    if (tc_store_stmt(s, ST_ROLLBACK, "ROLLBACK", &st, NULL, 0) == TC_OK)
-        tc_store_step_done(s, st, "rolling back", NULL, 0);
+    /* The caller reports the error that made it roll back; a rollback that
+     * fails too leaves the transaction open, and the next begin says so. */
+    if (tc_store_stmt(s, ST_ROLLBACK, "ROLLBACK", &st, NULL, 0) == TC_OK) {
+        tc_err rc = tc_store_step_done(s, st, "rolling back", NULL, 0);
+        (void)rc;
+    }
 }
 
 void tc_store_col_text(sqlite3_stmt *st, int col, char *buf, size_t len)

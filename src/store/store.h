@@ -50,7 +50,7 @@ typedef enum tc_store_mode {
  * the XDG spec says), else $HOME/.local/share/truecost/truecost.db. Empty
  * variables count as unset. Returns TC_OK; TC_ERR_NOTFOUND when none is
  * set; TC_ERR_INVALID when buf is too small. */
-tc_err tc_store_default_path(char *buf, size_t len, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_default_path(char *buf, size_t len, char *err, size_t errlen);
 
 /* Opens the database at path. WRITE creates missing parent directories
  * (mode 0700) and the file, turns on WAL mode and brings the schema up to
@@ -61,8 +61,8 @@ tc_err tc_store_default_path(char *buf, size_t len, char *err, size_t errlen);
  * keeps locked past the busy timeout (TC_ERR_BUSY); each message
  * names the path and the fix. On success *out is the store, freed with
  * tc_store_close; on failure *out is NULL. */
-tc_err tc_store_open(const char *path, tc_store_mode mode, tc_store **out, char *err,
-                     size_t errlen);
+TC_MUST_CHECK tc_err tc_store_open(const char *path, tc_store_mode mode, tc_store **out, char *err,
+                                   size_t errlen);
 
 /* Closes the store (a writer leaves WAL mode if no one else has the file
  * open) and frees everything it holds; accepts NULL. */
@@ -80,43 +80,44 @@ void tc_store_set_busy_timeout(tc_store *s, int ms);
  * error (TC_ERR_INVALID for an api out of range, TC_ERR_BUSY when the file
  * stayed locked, TC_ERR_IO for other SQLite failures; the same holds for
  * every writing call below). */
-tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen);
 
 /* Stores n finished requests of run run_id in one transaction: all of
  * them or, on any error (a seq already stored, an unknown run, a chunk
  * time before the one it follows), none. Statements are prepared once
  * and reused across calls. */
-tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
-                             char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs,
+                                           size_t n, char *err, size_t errlen);
 
 /* Ends a running run with status "complete", "failed" or "interrupted"
  * and records when. TC_ERR_NOTFOUND for an unknown run, TC_ERR_INVALID
  * for another status or a run that has already ended. */
-tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
-                           size_t errlen);
+TC_MUST_CHECK tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
+                                         size_t errlen);
 
 /* Every run, newest first, into a malloc'ed array the caller frees with
  * free() (*runs is NULL when there are none). */
-tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
+                                        size_t errlen);
 
 /* Finds a run by "id or label": an all-digits string is an id, anything
  * else a label, of which the newest run is taken. TC_ERR_NOTFOUND with a
  * message that points to `truecost runs` when there is none. */
-tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
-                         size_t errlen);
+TC_MUST_CHECK tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out,
+                                       char *err, size_t errlen);
 
 /* The runs of group `group` (`run --repeat`), oldest first, into a
  * malloc'ed array the caller frees with free(); *n is 0 and *runs NULL
  * (TC_OK) when there is no such group, and for "". */
-tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, size_t *n, char *err,
-                           size_t errlen);
+TC_MUST_CHECK tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs,
+                                         size_t *n, char *err, size_t errlen);
 
 /* The requests of run run_id in seq order, chunk times decoded, into a
  * malloc'ed array (NULL when there are none); free it with
  * tc_store_free_requests. TC_ERR_NOTFOUND for an unknown run,
  * TC_ERR_PARSE for a corrupt row. */
-tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs, size_t *n,
-                              char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs,
+                                            size_t *n, char *err, size_t errlen);
 
 /* Clears each of the n records (tc_req_record_clear) and frees the array;
  * accepts NULL. */
@@ -141,40 +142,42 @@ size_t tc_store_chunks_bound(size_t n);
 /* Encodes n chunk times after send_ns into out (tc_store_chunks_bound(n)
  * bytes of room) and sets *out_len. TC_ERR_INVALID when a time is before
  * the one it follows. */
-tc_err tc_store_chunks_encode(int64_t send_ns, const int64_t *chunk_ns, size_t n, uint8_t *out,
-                              size_t *out_len, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_chunks_encode(int64_t send_ns, const int64_t *chunk_ns, size_t n,
+                                            uint8_t *out, size_t *out_len, char *err,
+                                            size_t errlen);
 
 /* Decodes exactly n chunk times from blob into a malloc'ed array *chunk_ns
  * (NULL when n is 0) that the caller frees. TC_ERR_PARSE when the blob is
  * malformed, holds another count, or a time would pass INT64_MAX. */
-tc_err tc_store_chunks_decode(int64_t send_ns, const uint8_t *blob, size_t len, size_t n,
-                              int64_t **chunk_ns, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_chunks_decode(int64_t send_ns, const uint8_t *blob, size_t len,
+                                            size_t n, int64_t **chunk_ns, char *err, size_t errlen);
 
 /* ---- telemetry (schema version 2) -------------------------------------- */
 
 /* Stores the run's devices, numbered 0..n-1 in the given order. */
-tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs, int n,
-                            char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs,
+                                          int n, char *err, size_t errlen);
 
 /* Stores a batch of samples in one transaction. */
-tc_err tc_store_add_samples(tc_store *s, int64_t run_id, const tc_run_sample *samples, size_t n,
-                            char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_add_samples(tc_store *s, int64_t run_id, const tc_run_sample *samples,
+                                          size_t n, char *err, size_t errlen);
 
 /* Loads the run's devices and samples (samples by device, then time).
  * The caller frees both arrays with free(). A run without telemetry gives
  * zero of each. */
-tc_err tc_store_load_telemetry(tc_store *s, int64_t run_id, tc_run_device **devs, int *n_devs,
-                               tc_run_sample **samples, size_t *n_samples, char *err,
-                               size_t errlen);
+TC_MUST_CHECK tc_err tc_store_load_telemetry(tc_store *s, int64_t run_id, tc_run_device **devs,
+                                             int *n_devs, tc_run_sample **samples,
+                                             size_t *n_samples, char *err, size_t errlen);
 
 /* ---- environment fingerprint (schema version 3) ------------------------- */
 
 /* Stores (or replaces) the run's fingerprint, a JSON text. */
-tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const char *json, char *err,
-                                size_t errlen);
+TC_MUST_CHECK tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const char *json,
+                                              char *err, size_t errlen);
 
 /* The run's fingerprint as a malloc()ed JSON text the caller frees, or
  * NULL in *json when the run has none (TC_OK). */
-tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err,
+                                              size_t errlen);
 
 #endif

@@ -47,7 +47,7 @@ struct tc_store {
 
 /* Checks the open file is truecost's (or empty), and in WRITE mode turns
  * on WAL and migrates it to the current schema. */
-tc_err tc_store_schema_prepare(tc_store *s, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_schema_prepare(tc_store *s, char *err, size_t errlen);
 
 /* What access() said about a database file that exists, and whose it is. */
 typedef struct tc_store_access {
@@ -60,31 +60,33 @@ typedef struct tc_store_access {
  * (chmod only for the user's own file, else whose it is) and returns
  * TC_ERR_IO; else TC_OK. Separate from the access() calls so tests can
  * cover every case whoever runs them (root passes every access check). */
-tc_err tc_store_access_fail(const char *path, const tc_store_access *a, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_access_fail(const char *path, const tc_store_access *a, char *err,
+                                          size_t errlen);
 
 /* Writes "<path>: <what SQLite said>" plus a fix for the usual causes
  * (locked, read-only, full disk) and returns TC_ERR_BUSY for a lock that
  * outlasted the busy timeout (worth trying again later), else TC_ERR_IO. */
-tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err,
+                                       size_t errlen);
 
 /* The statement in slot id, prepared from sql on first use (the caller
  * always passes the same static text for an id, so the SQL sits beside
  * the code that binds it) and otherwise reset with bindings cleared.
  * Callers sqlite3_reset it when done, so no read stays open between
  * calls. */
-tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt **out, char *err,
-                     size_t errlen);
+TC_MUST_CHECK tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt **out,
+                                   char *err, size_t errlen);
 
 /* Steps a statement that returns no rows and resets it; TC_OK or the
  * error from tc_store_sql_fail with `what`. */
-tc_err tc_store_step_done(tc_store *s, sqlite3_stmt *st, const char *what, char *err,
-                          size_t errlen);
+TC_MUST_CHECK tc_err tc_store_step_done(tc_store *s, sqlite3_stmt *st, const char *what, char *err,
+                                        size_t errlen);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK with the cached statements.
  * Rollback is a no-op outside a transaction (SQLite may have rolled
  * back by itself after an I/O error). */
-tc_err tc_store_begin(tc_store *s, char *err, size_t errlen);
-tc_err tc_store_commit(tc_store *s, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_begin(tc_store *s, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_commit(tc_store *s, char *err, size_t errlen);
 void tc_store_rollback(tc_store *s);
 
 /* Inserts item i (i = 0..n-1) of a batch for run_id. */
@@ -93,8 +95,8 @@ typedef tc_err (*tc_store_insert_fn)(tc_store *s, int64_t run_id, size_t i, cons
 
 /* Stores a whole batch in one transaction, all or nothing: refuses a
  * read-only store, does nothing for n == 0, rolls back on any failure. */
-tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,
-                             tc_store_insert_fn insert, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,
+                                           tc_store_insert_fn insert, char *err, size_t errlen);
 
 /* Binds a fixed-size char array as text, up to its NUL or its end:
  * labels, endpoints and error details are data, any bytes. Returns the

@@ -57,7 +57,10 @@ static void *run(void *arg)
             s->late[s->n_late++] = late > 0 ? late : 0;
         for (int i = 0; i < n; i++) {
             tc_run_sample x = {.device = i};
-            tc_telem_set_sample(s->set, i, &x.s);
+            /* A failed read is kept as a sample with no valid field: "not
+             * available" at that time; the reason stays in the set. */
+            if (tc_telem_set_sample(s->set, i, &x.s) != TC_OK)
+                x.s.valid = 0;
             push(s, &x);
         }
         s->ticks++;

@@ -25,7 +25,8 @@ typedef struct tc_sampler_stats {
 
 /* Starts sampling every device of `set` (which must outlive the sampler)
  * every interval_ms. TC_ERR_NOMEM or TC_ERR_IO (thread creation). */
-tc_err tc_telem_sampler_start(tc_telem_set *set, int interval_ms, tc_telem_sampler **out);
+TC_MUST_CHECK tc_err tc_telem_sampler_start(tc_telem_set *set, int interval_ms,
+                                            tc_telem_sampler **out);
 
 /* Moves up to `max` waiting samples into out (oldest first) and returns how
  * many. Call from one thread only. */

@@ -20,8 +20,9 @@ extern const char *const tc_telem_backend_names[];
  * into notes (may be NULL). An explicit backend that finds nothing is
  * TC_ERR_NOTFOUND with its reason in err; an unknown name TC_ERR_INVALID.
  * Free with tc_telem_set_close. */
-tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg, tc_telem_set **out,
-                         char *notes, size_t noteslen, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg,
+                                       tc_telem_set **out, char *notes, size_t noteslen, char *err,
+                                       size_t errlen);
 
 void tc_telem_set_close(tc_telem_set *s); /* accepts NULL */
 
@@ -34,7 +35,7 @@ const char *tc_telem_set_backend(const tc_telem_set *s, int i);
 /* Reads device i; stamps mono_ns. After a device fails (TC_ERR_IO), its
  * later samples carry no valid field; the reason stays in
  * tc_telem_set_error. */
-tc_err tc_telem_set_sample(tc_telem_set *s, int i, tc_telem_sample *out);
+TC_MUST_CHECK tc_err tc_telem_set_sample(tc_telem_set *s, int i, tc_telem_sample *out);
 const char *tc_telem_set_error(const tc_telem_set *s, int i);
 
 #endif

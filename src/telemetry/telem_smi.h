@@ -80,8 +80,9 @@ unsigned tc_smi_nvidia_columns(const char *text, size_t len);
  * count, a number that is not one or out of range, or an index that is
  * missing; TC_ERR_INVALID for more than max GPUs or cols without the
  * required columns. */
-tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols, tc_smi_gpu *out,
-                               int max, int *n, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols,
+                                             tc_smi_gpu *out, int max, int *n, char *err,
+                                             size_t errlen);
 
 /* Parses `rocm-smi ... --json` output (anything before the first line that
  * starts with '{' is skipped: rocm-smi prints warnings there). Every
@@ -104,8 +105,8 @@ tc_err tc_smi_parse_nvidia_csv(const char *text, size_t len, unsigned cols, tc_s
  * TC_ERR_PARSE (with jansson's line and column) when it is not a JSON
  * object or no "cardN" key holds an object; TC_ERR_INVALID for more than
  * max cards. */
-tc_err tc_smi_parse_rocm_json(const char *text, size_t len, tc_smi_gpu *out, int max, int *n,
-                              char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_smi_parse_rocm_json(const char *text, size_t len, tc_smi_gpu *out, int max,
+                                            int *n, char *err, size_t errlen);
 
 /* What one command run gave. Free with tc_smi_output_free. */
 typedef struct tc_smi_output {
@@ -123,8 +124,8 @@ typedef struct tc_smi_output {
  * executable), TC_ERR_IO for a timeout, an oversized output or a failed
  * pipe/spawn (out is freed then); TC_OK otherwise, whatever the exit
  * status. */
-tc_err tc_smi_run(const char *const argv[], int timeout_ms, tc_smi_output *out, char *err,
-                  size_t errlen);
+TC_MUST_CHECK tc_err tc_smi_run(const char *const argv[], int timeout_ms, tc_smi_output *out,
+                                char *err, size_t errlen);
 
 void tc_smi_output_free(tc_smi_output *out); /* accepts NULL; zeroes it */
 

@@ -56,7 +56,8 @@ static int setup(void **state)
     if (!f || tc_sim_server_new(&sc, &f->srv, err, sizeof err) != TC_OK)
         return -1;
     pthread_create(&f->th, NULL, serve, f->srv);
-    tc_prompts_single("hello", &f->prompts);
+    if (tc_prompts_single("hello", &f->prompts) != TC_OK)
+        return -1;
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
     f->cfg = (tc_runner_config){.api = TC_API_OPENAI,
@@ -66,7 +67,8 @@ static int setup(void **state)
                                 .requests = 400,
                                 .concurrency = 4,
                                 .timeout_s = 10};
-    tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0);
+    if (tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0) != TC_OK)
+        return -1;
     *state = f;
     return 0;
 }
@@ -169,7 +171,7 @@ static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **stat
     pthread_create(&f->th, NULL, serve, f->srv);
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
-    tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0);
+    assert_int_equal(tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0), TC_OK);
     f->cfg.requests = 100000;
     f->cfg.on_batch = take;
     f->cfg.on_progress = progress;

@@ -463,7 +463,7 @@ static void newer_schema_refused(void **state)
     assert_refused(t->db, "newer truecost");
     char err[512];
     tc_store *s;
-    tc_store_open(t->db, TC_STORE_WRITE, &s, err, sizeof err);
+    assert_int_not_equal(tc_store_open(t->db, TC_STORE_WRITE, &s, err, sizeof err), TC_OK);
     assert_non_null(strstr(err, "upgrade"));
 }
 
