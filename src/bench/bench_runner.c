@@ -35,6 +35,7 @@ typedef struct slot {
     runner *r;
     CURL *easy;
     int busy;
+    int connected; /* on_prereq ran: the request went out on a connection (new or reused) */
     tc_buf body;
     tc_buf error_body;
     tc_req_record rec;
@@ -113,6 +114,7 @@ static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, in
     (void)conn_primary_port;
     (void)conn_local_port;
     slot *s = userp;
+    s->connected = 1;
     s->rec.send_wall_ns = tc_wall_ns();
     s->rec.send_ns = tc_mono_ns();
     return CURL_PREREQFUNC_OK;
@@ -207,6 +209,7 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
      * it stays for a request that never got a connection. */
     s->rec.send_wall_ns = tc_wall_ns();
     s->rec.send_ns = tc_mono_ns();
+    s->connected = 0;
     if (curl_multi_add_handle(r->multi, s->easy) != CURLM_OK)
         return tc_fail(err, errlen, TC_ERR_NET, "libcurl refused a request");
     s->busy = 1;
@@ -322,12 +325,10 @@ static void classify(slot *s, CURLcode code, int64_t now)
     }
     if (code != CURLE_OK) {
         rec->error = transport_error(code);
-        if (code == CURLE_OPERATION_TIMEDOUT) {
-            curl_off_t connect_us = 0;
-            curl_easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &connect_us);
-            if (connect_us == 0)
-                rec->error = TC_REQ_CONNECT; /* it never connected */
-        }
+        /* By what happened, not by the connect time, which is 0 on a reused
+         * connection: a request that never went out never connected. */
+        if (code == CURLE_OPERATION_TIMEDOUT && !s->connected)
+            rec->error = TC_REQ_CONNECT;
         snprintf(rec->error_detail, sizeof rec->error_detail, "%.199s",
                  s->curl_error[0] ? s->curl_error : curl_easy_strerror(code));
         return;

@@ -1,0 +1,54 @@
+// Defects a hostile user or a misbehaving server found (issue 13), each
+// checked against the real binary: errors classified by what happened,
+// limits that users hit, what is printed from outside.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { runCli, startHttp, tempDir } from './helpers.mjs';
+
+/** A minimal OpenAI-style server: /v1/models lists `models`; completion
+ * number i (from 0) is answered by answer(i, res) (a complete SSE stream by
+ * default). */
+function openaiServer({ models = ['m'], answer } = {}) {
+  let n = 0;
+  return (req, res) => {
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/v1/completions') {
+      req.resume();
+      req.on('end', () => {
+        const i = n++;
+        if (answer && answer(i, res) === 'handled') return;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"text":"hi","index":0}]}\n\n');
+        res.end('data: {"choices":[{"text":" there","index":0,"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}\n\ndata: [DONE]\n\n');
+      });
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  };
+}
+
+function scoped(t) {
+  const dir = tempDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, db: path.join(dir, 'db') };
+}
+
+test('a timeout on a reused keep-alive connection is a timeout, not a connect error', async (t) => {
+  const { db } = scoped(t);
+  // The warm-up is answered on the connection that the measured request
+  // then reuses; the measured one is never answered.
+  const srv = await startHttp(openaiServer({ answer: (i) => (i >= 1 ? 'handled' : undefined) }), { t });
+  const r = await runCli(['run', srv.url, '--api', 'openai', '--model', 'm', '-n', '1', '--warmup', '1',
+    '--timeout', '0.5', '--max-error-rate', '1', '--no-progress', '--json', '--db', db], { timeoutMs: 20_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.deepEqual(doc.errors, { timeout: 1 });
+});
