@@ -62,7 +62,9 @@ static int reap(pid_t pid, int64_t deadline_ns, int *killed)
             break;
         sleep_ms(2);
     }
-    kill(pid, SIGKILL);
+    /* The whole group: a wrapper script's children (the real tool under
+     * it) would otherwise outlive it, one more per hung round. */
+    kill(-pid, SIGKILL);
     *killed = 1;
     /* A command stuck in the kernel (a GPU off the bus) survives SIGKILL
      * until it leaves the driver: wait a second at most, never forever, or
@@ -131,8 +133,11 @@ static tc_err spawn(const char *const argv[], pid_t *pid, int outfd, int errfd, 
         e = posix_spawnattr_setsigmask(&at, &none);
     if (!e)
         e = posix_spawnattr_setsigdefault(&at, &dflt);
+    if (!e) /* its own process group (pgid = its pid), so a timeout kills them all */
+        e = posix_spawnattr_setpgroup(&at, 0);
     if (!e)
-        e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                              POSIX_SPAWN_SETPGROUP);
     if (!e)
         e = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,6 +477,51 @@ static void run_kills_at_timeout(void **state)
     assert_true(tc_mono_ns() - t0 < 5 * TC_NS_PER_S);
 }
 
+/* 1 when process pid still runs (a zombie has finished: no PID 1 reaps
+ * here in a container, so /proc says Z rather than nothing). */
+static int still_running(pid_t pid)
+{
+    char path[64], stat[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')');
+    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+/* A hung wrapper (as nvidia-smi behind a script) leaves no child behind
+ * after the timeout: the whole process group is killed. */
+static void run_kills_the_children_at_timeout(void **state)
+{
+    (void)state;
+    char pidfile[] = "/tmp/truecost-smi-child-XXXXXX";
+    int fd = mkstemp(pidfile);
+    assert_true(fd >= 0);
+    close(fd);
+    char script[256];
+    snprintf(script, sizeof script, "sleep 30 & echo $! > %s; wait", pidfile);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    tc_smi_output o;
+    char err[256] = "";
+    assert_int_equal(tc_smi_run(argv, 300, &o, err, sizeof err), TC_ERR_IO);
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    int child = 0;
+    assert_int_equal(fscanf(f, "%d", &child), 1);
+    fclose(f);
+    unlink(pidfile);
+    for (int i = 0; i < 100 && still_running(child); i++)
+        usleep(10000);
+    int alive = still_running(child);
+    if (alive)
+        kill(child, SIGKILL);
+    assert_false(alive);
+}
+
 static void run_caps_output(void **state)
 {
     (void)state;
@@ -828,6 +874,7 @@ int main(void)
         cmocka_unit_test(rocm_json_errors),
         cmocka_unit_test(run_collects_output_and_status),
         cmocka_unit_test(run_kills_at_timeout),
+        cmocka_unit_test(run_kills_the_children_at_timeout),
         cmocka_unit_test(run_caps_output),
         cmocka_unit_test(run_missing_command),
         cmocka_unit_test_setup_teardown(nvidia_backend_reads_fake, setup, teardown),
