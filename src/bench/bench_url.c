@@ -38,23 +38,35 @@ static const char *authority_of(const char *url, const char **sep)
     return *sep ? *sep + 3 : url;
 }
 
-/* The URL as errors may show it: user:password@ replaced by "***@". The
- * userinfo ends at the authority's last '@', as the parser reads it: a
- * password may hold an unescaped '@', and its tail must not show. */
+/* The URL as errors may show it: user:password@ replaced by "***@", and
+ * nothing from the first '?' or '#' on (a query or fragment may hold a
+ * token). The userinfo ends at the authority's last '@', as the parser
+ * reads it: a password may hold an unescaped '@', and its tail must not
+ * show. */
 static void redact(const char *url, char *out, size_t len)
 {
     const char *sep;
     const char *start = authority_of(url, &sep);
     size_t auth_len = strcspn(start, "/?#");
+    size_t shown_len = (size_t)(start - url) + strcspn(start, "?#");
     const char *at = NULL;
     for (size_t i = 0; i < auth_len; i++)
         if (start[i] == '@')
             at = start + i;
     if (!at) {
-        snprintf(out, len, "%s", url);
+        snprintf(out, len, "%.*s", (int)shown_len, url);
         return;
     }
-    snprintf(out, len, "%.*s***%s", (int)(start - url), url, at);
+    snprintf(out, len, "%.*s***%.*s", (int)(start - url), url, (int)(url + shown_len - at), at);
+}
+
+/* The first byte a URL may not hold unencoded (space, control), or NULL. */
+static const char *bad_char(const char *url)
+{
+    for (const char *p = url; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return p;
+    return NULL;
 }
 
 /* The port after the host, if any: a number from 1 to 65535. */
@@ -78,6 +90,15 @@ tc_err tc_endpoint_parse(const char *url, tc_endpoint *out, char *err, size_t er
     memset(out, 0, sizeof *out);
     char shown[600]; /* never print a password, even in an error */
     redact(url, shown, sizeof shown);
+    const char *bad = bad_char(url);
+    if (bad)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "URL '%s': a %s at character %zu; percent-encode it (a space is %%20)",
+                       shown, *bad == ' ' ? "space" : "control character", (size_t)(bad - url) + 1);
+    if (strlen(url) >= sizeof out->base)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "URL '%.60s...' is too long (at most %zu characters)", shown,
+                       sizeof out->base - 1);
     const char *scheme = "http://";
     const char *rest = url;
     const char *sep;

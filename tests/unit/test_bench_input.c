@@ -66,6 +66,21 @@ static void urls_are_parsed_and_stripped_of_secrets(void **state)
     /* a "://" after the authority is not a scheme */
     assert_int_equal(tc_endpoint_parse("u:pw@h:8000/a?next=http://e", &ep, err, sizeof err), TC_OK);
     assert_string_equal(ep.stored, "http://h:8000/a");
+    /* nor a query or fragment, which may hold a token */
+    assert_int_equal(
+        tc_endpoint_parse("http://h:99999/v1?token=SECRETQ#SECRETF", &ep, err, sizeof err),
+        TC_ERR_INVALID);
+    assert_null(strstr(err, "SECRET"));
+    assert_non_null(strstr(err, "'http://h:99999/v1'"));
+    /* a space is refused up front, naming where (curl would fail later) */
+    assert_int_equal(tc_endpoint_parse("http://h:1/a b", &ep, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "a space at character 13"));
+    /* a URL too long for the endpoint says so, not "no host" */
+    char longurl[700];
+    snprintf(longurl, sizeof longurl, "http://%0600d.example/?token=SECRET", 0);
+    assert_int_equal(tc_endpoint_parse(longurl, &ep, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "too long (at most 511 characters)"));
+    assert_null(strstr(err, "SECRET"));
 }
 
 static void text_prompts_skip_blank_lines(void **state)
