@@ -40,8 +40,9 @@ struct tc_sim_server {
     uint64_t tokens;
     int decoding; /* streams past their first token */
     struct sim_stream *streams;
-    struct evbuffer *chunk_buf; /* reused for every chunk sent through evhttp */
-    tc_sim_sched *sched;        /* every stream's token timer */
+    struct tc_sim_pending *pending; /* truth lines of replies still being written */
+    struct evbuffer *chunk_buf;     /* reused for every chunk sent through evhttp */
+    tc_sim_sched *sched;            /* every stream's token timer */
 
     uint64_t ticks;
     int64_t late_max_ns;

@@ -22,6 +22,7 @@
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 #include "sim_text.h"
+#include "sim_truth.h"
 
 typedef enum { ST_ACCEPT_WAIT, ST_PREFILL, ST_DECODE } stream_state;
 
@@ -58,6 +59,7 @@ typedef struct sim_stream {
     tc_buf scratch;
     chunk_time *chunks;
     size_t n_chunks, cap_chunks, unwritten; /* chunks[unwritten..] not yet reported written */
+    tc_sim_pending *pending; /* its truth line waits for the last bytes; NULL when not */
 } sim_stream;
 
 /* ---- bookkeeping -------------------------------------------------------- */
@@ -101,6 +103,8 @@ static void detach_conn(sim_stream *st)
 
 static void free_stream(sim_stream *st)
 {
+    if (st->pending) /* never given its line: nothing will be written for it */
+        tc_sim_pending_line(st->pending, &(tc_buf){0}, 0, 0);
     if (st->decoding)
         st->srv->decoding--;
     detach_conn(st);
@@ -145,11 +149,11 @@ static void on_written(struct evhttp_connection *conn, void *arg)
     stamp_written(arg);
 }
 
-static void write_truth(sim_stream *st, const char *outcome)
+/* The stream's truth line into st->scratch; *outcome_at and *outcome_end
+ * get where the outcome's text sits in it. */
+static tc_err format_truth(sim_stream *st, const char *outcome, size_t *outcome_at,
+                           size_t *outcome_end)
 {
-    FILE *f = st->srv->truth;
-    if (!f)
-        return;
     stamp_written(st);
     tc_buf *b = &st->scratch;
     char when[40];
@@ -160,19 +164,41 @@ static void write_truth(sim_stream *st, const char *outcome)
     tc_buf_printf(b,
                   ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
                   "\"stream\":%s,\"prompt_tokens\":%d,\"tokens_sent\":%d,\"fault\":\"%s\","
-                  "\"slow_accept_ms\":%lld,\"outcome\":\"%s\",\"chunks\":[",
+                  "\"slow_accept_ms\":%lld,\"outcome\":\"",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
                   st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
                   tc_sim_fault_name(st->fault_done ? st->fault.kind : TC_FAULT_NONE),
-                  (long long)st->fault.slow_accept_ms, outcome);
+                  (long long)st->fault.slow_accept_ms);
+    *outcome_at = b->len;
+    tc_buf_puts(b, outcome);
+    *outcome_end = b->len;
+    tc_buf_puts(b, "\",\"chunks\":[");
     for (size_t i = 0; i < st->n_chunks; i++)
         tc_buf_printf(b, "%s{\"mono_ns\":%lld,\"utc\":\"%s\",\"tokens\":%d}", i ? "," : "",
                       (long long)st->chunks[i].mono_ns,
                       tc_rfc3339_ns(st->chunks[i].wall_ns, when, sizeof when),
                       st->chunks[i].tokens);
     tc_buf_puts(b, "]}\n");
-    if (tc_buf_status(b) == TC_OK) {
-        fwrite(b->data, 1, b->len, f);
+    return tc_buf_status(b);
+}
+
+/* Writes the truth line now, or hands it to the reply's pending watch so
+ * that it says "complete" only once the reply is out. */
+static void write_truth(sim_stream *st, const char *outcome)
+{
+    FILE *f = st->srv->truth;
+    if (!f)
+        return;
+    size_t at, end;
+    tc_err rc = format_truth(st, outcome, &at, &end);
+    if (st->pending) {
+        if (rc == TC_OK)
+            tc_sim_pending_line(st->pending, &st->scratch, at, end);
+        else
+            tc_sim_pending_line(st->pending, &(tc_buf){0}, 0, 0);
+        st->pending = NULL;
+    } else if (rc == TC_OK) {
+        fwrite(st->scratch.data, 1, st->scratch.len, f);
         fflush(f); /* a crash-after exit must not lose lines */
     }
 }
@@ -206,12 +232,17 @@ static void finish(sim_stream *st, const char *outcome)
     }
 }
 
-/* Arranges for crash-after to strike only once this reply is on the wire. */
-static void crash_due_after_this(sim_stream *st)
+/* Arranges for the truth line to wait until this reply is on the wire, and
+ * for crash-after to strike only then. */
+static void watch_last_bytes(sim_stream *st)
 {
     tc_sim_server *s = st->srv;
-    if (s->cfg.faults.crash_after && s->finished + 1 >= (uint64_t)s->cfg.faults.crash_after &&
-        st->req)
+    if (!st->req)
+        return;
+    int crash = s->cfg.faults.crash_after && s->finished + 1 >= (uint64_t)s->cfg.faults.crash_after;
+    if (s->truth)
+        st->pending = tc_sim_pending_watch(s, st->req, crash);
+    if (crash && !st->pending)
         evhttp_request_set_on_complete_cb(st->req, on_sent_crash, s);
 }
 
@@ -233,7 +264,7 @@ static void finish_reply(sim_stream *st, const char *outcome)
 /* Call before queueing a reply's last bytes. */
 static void before_last_send(sim_stream *st)
 {
-    crash_due_after_this(st);
+    watch_last_bytes(st);
     detach_conn(st);
 }
 
@@ -624,5 +655,5 @@ int tc_sim_stream_drop_all(tc_sim_server *s, const char *outcome)
         free_stream(st);
         n++;
     }
-    return n;
+    return n + tc_sim_pending_drop_all(s, outcome);
 }

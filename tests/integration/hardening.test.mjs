@@ -2,11 +2,11 @@
 // checked against the real binary: errors classified by what happened,
 // limits that users hit, what is printed from outside.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { runCli, startHttp, tempDir } from './helpers.mjs';
+import { bodyFor, post, runCli, startHttp, startSim, tempDir, within } from './helpers.mjs';
 
 /** A minimal OpenAI-style server: /v1/models lists `models`; completion
  * number i (from 0) is answered by answer(i, res) (a complete SSE stream by
@@ -51,4 +51,27 @@ test('a timeout on a reused keep-alive connection is a timeout, not a connect er
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout);
   assert.deepEqual(doc.errors, { timeout: 1 });
+});
+
+test('crash-after: the truth says complete only for replies the clients received whole', async (t) => {
+  const dir = tempDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const truth = path.join(dir, 'truth.jsonl');
+  // 60 streams that all end in the same tick; the 10th to finish crashes
+  // the server while the others' last bytes are still queued.
+  const sim = await startSim(['--ttft-ms', '5', '--decode-tps', '200', '--max-batch', '100', '--fault', 'crash-after:10', '--truth', truth], { t });
+  const body = bodyFor('/v1/completions', { n: 40, stream: true });
+  const replies = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      post(sim.url, '/v1/completions', body, { headers: { 'x-truecost-seq': String(i) }, timeoutMs: 10_000 }).catch((e) => ({ error: e })),
+    ),
+  );
+  await within(sim.exited, 5000, 'exit after crash-after');
+  const received = new Set(replies.map((r, i) => (r.error === null && r.status === 200 && r.body.includes('[DONE]') ? i : -1)).filter((i) => i >= 0));
+  const lines = readFileSync(truth, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.equal(lines.length, 60, 'one truth line per request');
+  const complete = lines.filter((o) => o.outcome === 'complete').map((o) => o.client_seq);
+  for (const seq of complete) assert.ok(received.has(seq), `request ${seq} is complete in the truth but its client did not get it whole`);
+  assert.ok(complete.length >= 10, `${complete.length} complete`);
+  for (const o of lines) assert.ok(['complete', 'crashed'].includes(o.outcome), o.outcome);
 });
