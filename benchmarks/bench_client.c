@@ -6,7 +6,13 @@
  * chunks/s per client core, and its accuracy: |client - server| for TTFT and
  * every inter-token gap, pairing each request with the simulator's ground
  * truth through the X-Truecost-Seq header. Targets (from the issue): at
- * most 10 us of client CPU per chunk, ITL error p99 under 0.5 ms. */
+ * most 10 us of client CPU per chunk, ITL error p99 under 0.5 ms.
+ *
+ * Those are absolute times a shared machine cannot judge, so the benchmark
+ * also runs a bare epoll + read() reader of the same streams (bench_bare.c,
+ * the floor under any client) in alternating rounds, and prints the ratios:
+ * client CPU per chunk / the floor's (target <= 1.5) and client ITL error
+ * p99 / the floor's. */
 #define _GNU_SOURCE
 #include <curl/curl.h>
 #include <jansson.h>
@@ -19,6 +25,7 @@
 #include <unistd.h>
 
 #include "analysis/stats.h"
+#include "bench_bare.h"
 #include "bench_machine.h"
 #include "bench/bench_runner.h"
 #include "core/tc_time.h"
@@ -30,15 +37,17 @@ typedef struct opts {
     int64_t requests;
     int64_t max_tokens;
     double decode_tps;
+    int rounds; /* of each reader, alternating */
 } opts;
 
-typedef struct client_view {
-    int64_t n;
-    int64_t *send_ns; /* by seq */
-    int64_t **chunks; /* by seq, owned copies */
-    size_t *n_chunks;
-    int64_t text_chunks, failed;
-} client_view;
+typedef bench_view client_view;
+
+/* One round of one reader against a fresh simulator. */
+typedef struct round_result {
+    int64_t chunks, failed, cpu_ns, wall_ns;
+    double us_per_chunk;
+    tc_summary ttft, itl, queue;
+} round_result;
 
 static int64_t thread_cpu_ns(void)
 {
@@ -140,7 +149,12 @@ static int read_truth(const char *path, const client_view *v, tc_dvec *ttft_err,
 
 static int parse_opts(int argc, char **argv, opts *o)
 {
-    *o = (opts){.pin = 1, .streams = 512, .requests = 1536, .max_tokens = 128, .decode_tps = 100};
+    *o = (opts){.pin = 1,
+                .streams = 512,
+                .requests = 1536,
+                .max_tokens = 128,
+                .decode_tps = 100,
+                .rounds = 2};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-pin") == 0) {
@@ -157,11 +171,14 @@ static int parse_opts(int argc, char **argv, opts *o)
             o->max_tokens = atoll(v);
         else if (strcmp(a, "--decode-tps") == 0)
             o->decode_tps = atof(v);
+        else if (strcmp(a, "--rounds") == 0)
+            o->rounds = atoi(v);
         else
             return -1;
         i++;
     }
-    if (o->streams < 1 || o->requests < 1 || o->max_tokens < 2 || o->decode_tps <= 0)
+    if (o->streams < 1 || o->requests < 1 || o->max_tokens < 2 || o->decode_tps <= 0 ||
+        o->rounds < 1 || o->rounds > 9)
         return -1;
     return 0;
 }
@@ -195,43 +212,152 @@ static void print_machine(const machine_view *mv)
                mv->wake_p50_ms, mv->wake_p99_ms, mv->server_cpu, mv->client_cpu);
 }
 
-static void report(const opts *o, const client_view *v, int64_t cpu_ns, int64_t wall_ns,
-                   tc_dvec *ttft_err, tc_dvec *itl_err, tc_dvec *queue, const machine_view *mv)
+static double median_of(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report(const opts *o, const round_result *cl, const round_result *bare,
+                   const machine_view *mv)
 {
     const bench_machine *m = mv->probe;
-    tc_summary t, g, q;
-    tc_summary_compute(ttft_err->data, ttft_err->len, &t);
-    tc_summary_compute(itl_err->data, itl_err->len, &g);
-    tc_summary_compute(queue->data, queue->len, &q);
-    double us_per_chunk = v->text_chunks ? (double)cpu_ns / 1e3 / (double)v->text_chunks : 0;
-    double per_core = cpu_ns ? (double)v->text_chunks / ((double)cpu_ns / 1e9) : 0;
-    printf("client bench: %d concurrent streams, %lld requests x %lld tokens at %g tok/s "
-           "(SIMULATED server)\n",
-           o->streams, (long long)o->requests, (long long)o->max_tokens, o->decode_tps);
+    double cpu[9], bcpu[9], itl[9], bitl[9];
+    for (int r = 0; r < o->rounds; r++) {
+        cpu[r] = cl[r].us_per_chunk;
+        bcpu[r] = bare[r].us_per_chunk;
+        itl[r] = cl[r].itl.p99;
+        bitl[r] = bare[r].itl.p99;
+    }
+    const round_result *c = &cl[o->rounds - 1];
+    printf("client bench: %d concurrent streams, %lld requests x %lld tokens at %g tok/s, "
+           "%d alternating rounds of the client and of a bare reader (SIMULATED server)\n",
+           o->streams, (long long)o->requests, (long long)o->max_tokens, o->decode_tps, o->rounds);
     print_machine(mv);
-    printf("  chunks received       %lld in %.2f s (%lld failed requests)\n",
-           (long long)v->text_chunks, (double)wall_ns / 1e9, (long long)v->failed);
-    printf("  client CPU            %.3f s: %.2f us per chunk, %.0f chunks/s per core "
-           "(target <= 10 us, >= 100000/s)\n",
-           (double)cpu_ns / 1e9, us_per_chunk, per_core);
+    printf("  chunks received       %lld in %.2f s (%lld failed requests; last client round)\n",
+           (long long)c->chunks, (double)c->wall_ns / 1e9, (long long)c->failed);
     printf("  first chunk |c - s|   p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%zu requests: the "
            "TTFT's end, client arrival vs server write)\n",
-           t.p50, t.p99, t.max, t.n);
+           c->ttft.p50, c->ttft.p99, c->ttft.max, c->ttft.n);
     printf("  send -> server        p50 %.3f ms  p99 %.3f ms  (connect and accept queue: part "
            "of the client's TTFT, not an error)\n",
-           q.p50, q.p99);
-    printf("  ITL error  |c - s|    p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%zu gaps; target "
-           "p99 < 0.5 ms)\n",
-           g.p50, g.p99, g.max, g.n);
-    int cpu_ok = us_per_chunk <= 10, itl_ok = g.n && g.p99 < 0.5;
-    printf("  verdict               CPU %s, ITL accuracy %s\n", cpu_ok ? "PASS" : "FAIL",
-           itl_ok ? "PASS" : "FAIL");
-    if ((!cpu_ok || !itl_ok) && !m->steady)
+           c->queue.p50, c->queue.p99);
+    for (int r = 0; r < o->rounds; r++)
+        printf("  round %d               client %.2f us/chunk, ITL error p50 %.3f p99 %.3f ms; "
+               "bare reader %.2f us/chunk, ITL error p50 %.3f p99 %.3f ms\n",
+               r + 1, cl[r].us_per_chunk, cl[r].itl.p50, cl[r].itl.p99, bare[r].us_per_chunk,
+               bare[r].itl.p50, bare[r].itl.p99);
+    double mc = median_of(cpu, o->rounds), mb = median_of(bcpu, o->rounds);
+    double mi = median_of(itl, o->rounds), mbi = median_of(bitl, o->rounds);
+    double cpu_ratio = mb > 0 ? mc / mb : 0, itl_ratio = mbi > 0 ? mi / mbi : 0;
+    printf("  client CPU            %.2f us per chunk (median), %.0f chunks/s per core "
+           "(absolute target <= 10 us)\n",
+           mc, mc > 0 ? 1e6 / mc : 0);
+    printf("  ITL error  |c - s|    p99 %.3f ms (median of rounds; absolute target < 0.5 ms)\n",
+           mi);
+    printf("  ratio to the floor    CPU per chunk %.2f (client %.2f / bare reader %.2f us; "
+           "target <= 1.5), ITL error p99 %.2f (%.3f / %.3f ms)\n",
+           cpu_ratio, mc, mb, itl_ratio, mi, mbi);
+    int cpu_ok = cpu_ratio > 0 && cpu_ratio <= 1.5;
+    printf("  verdict               CPU ratio %s; absolute: CPU %s, ITL accuracy %s\n",
+           cpu_ok ? "PASS" : "FAIL", mc <= 10 ? "PASS" : "FAIL",
+           c->itl.n && mi < 0.5 ? "PASS" : "FAIL");
+    if (!m->steady)
         printf("                        the machine was UNSTEADY (see above): with nothing else "
-               "running a fixed piece of work took x%.1f as long at p99; a chunk that arrives "
-               "while the core is slow waits, and a client CPU figure includes the slow "
-               "stretches; judge the targets on a dedicated core\n",
+               "running a fixed piece of work took x%.1f as long at p99; the absolute targets "
+               "are for a dedicated core, the ratios were measured on the same machine in "
+               "alternating rounds\n",
                m->slowdown);
+}
+
+/* One round: a fresh simulator writing its truth, and either the real
+ * client (tc_runner_run) or the bare reader against it. 0 or -1. */
+static int run_round(const opts *o, int bare, int *server_cpu, round_result *out)
+{
+    /* Every round pins apart from the same start, so rounds are alike. */
+    static cpu_set_t start_set;
+    static int have_start;
+    if (!have_start)
+        have_start = sched_getaffinity(0, sizeof start_set, &start_set) == 0;
+    else
+        sched_setaffinity(0, sizeof start_set, &start_set);
+    char truth[] = "/tmp/truecost-bench-truth-XXXXXX";
+    int fd = mkstemp(truth);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    tc_sim_config cfg;
+    tc_sim_config_defaults(&cfg);
+    cfg.handle_signals = 0;
+    cfg.timing.decode_tps = o->decode_tps;
+    cfg.timing.max_batch = 1000000; /* no batching slowdown: the client is measured */
+    cfg.truth_path = truth;
+    char err[512];
+    tc_sim_server *srv;
+    if (tc_sim_server_new(&cfg, &srv, err, sizeof err) != TC_OK) {
+        fprintf(stderr, "bench_client: %s\n", err);
+        unlink(truth);
+        return -1;
+    }
+    pthread_t th;
+    pthread_create(&th, NULL, serve, srv);
+    pthread_setname_np(th, "sim-server");
+    *server_cpu = o->pin ? bench_machine_pin_apart(th) : -1;
+    client_view v;
+    int rc = bench_view_init(&v, o->requests);
+    tc_prompts prompts = {0};
+    int64_t wall0 = tc_mono_ns(), cpu = 0;
+    if (rc == 0 && bare) {
+        rc = bench_bare_run(tc_sim_server_port(srv), o->streams, o->requests, o->max_tokens, &v,
+                            &cpu);
+    } else if (rc == 0) {
+        char url[64];
+        snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(srv));
+        tc_runner_config c = {.api = TC_API_OPENAI,
+                              .model = TC_SIM_DEFAULT_MODEL,
+                              .prompts = &prompts,
+                              .max_tokens = o->max_tokens,
+                              .requests = o->requests,
+                              .concurrency = o->streams,
+                              .timeout_s = 120,
+                              .on_batch = keep,
+                              .ctx = &v};
+        tc_runner_result res;
+        int64_t cpu0 = thread_cpu_ns();
+        if (tc_prompts_single("hello from the client benchmark", &prompts) != TC_OK ||
+            tc_endpoint_parse(url, &c.endpoint, err, sizeof err) != TC_OK ||
+            tc_runner_run(&c, &res, err, sizeof err) != TC_OK) {
+            fprintf(stderr, "bench_client: %s\n", err[0] ? err : "out of memory");
+            rc = -1;
+        }
+        cpu = thread_cpu_ns() - cpu0;
+    }
+    out->wall_ns = tc_mono_ns() - wall0;
+    tc_sim_server_stop(srv);
+    pthread_join(th, NULL);
+    tc_sim_server_free(srv); /* flushes and closes the truth file */
+    tc_dvec ttft_err = {0}, itl_err = {0}, queue = {0};
+    if (rc == 0)
+        rc = read_truth(truth, &v, &ttft_err, &itl_err, &queue);
+    tc_summary_compute(ttft_err.data, ttft_err.len, &out->ttft);
+    tc_summary_compute(itl_err.data, itl_err.len, &out->itl);
+    tc_summary_compute(queue.data, queue.len, &out->queue);
+    out->chunks = v.text_chunks;
+    out->failed = v.failed;
+    out->cpu_ns = cpu;
+    out->us_per_chunk = v.text_chunks ? (double)cpu / 1e3 / (double)v.text_chunks : 0;
+    unlink(truth);
+    bench_view_free(&v);
+    tc_dvec_free(&ttft_err);
+    tc_dvec_free(&itl_err);
+    tc_dvec_free(&queue);
+    tc_prompts_free(&prompts);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -239,87 +365,29 @@ int main(int argc, char **argv)
     opts o;
     if (parse_opts(argc, argv, &o) < 0) {
         fprintf(stderr, "usage: bench_client [--streams N] [--requests N] [--max-tokens N] "
-                        "[--decode-tps R] [--no-pin]\n");
+                        "[--decode-tps R] [--rounds N] [--no-pin]\n");
         return 1;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    char truth[] = "/tmp/truecost-bench-truth-XXXXXX";
-    int fd = mkstemp(truth);
-    if (fd < 0)
-        return 2;
-    close(fd);
-    tc_sim_config cfg;
-    tc_sim_config_defaults(&cfg);
-    cfg.handle_signals = 0;
-    cfg.timing.decode_tps = o.decode_tps;
-    cfg.timing.max_batch = 1000000; /* no batching slowdown: the client is measured */
-    cfg.truth_path = truth;
-    char err[512];
-    tc_sim_server *srv;
-    if (tc_sim_server_new(&cfg, &srv, err, sizeof err) != TC_OK) {
-        fprintf(stderr, "bench_client: %s\n", err);
-        return 2;
-    }
-    pthread_t th;
-    pthread_create(&th, NULL, serve, srv);
-    pthread_setname_np(th, "sim-server");
-    int server_cpu = o.pin ? bench_machine_pin_apart(th) : -1;
-    int client_cpu = first_cpu();
+    int client_cpu = -1, server_cpu = -1;
     bench_machine machine, after;
-    bench_machine_probe(client_cpu, 2.0, &machine);
-    double wake_p50 = 0, wake_p99 = 0;
-    int woke = bench_machine_wake_across(server_cpu, client_cpu, 1.0, &wake_p50, &wake_p99);
-
-    client_view v = {.n = o.requests};
-    v.send_ns = calloc((size_t)o.requests, sizeof *v.send_ns);
-    v.chunks = calloc((size_t)o.requests, sizeof *v.chunks);
-    v.n_chunks = calloc((size_t)o.requests, sizeof *v.n_chunks);
-    tc_prompts prompts;
-    if (tc_prompts_single("hello from the client benchmark", &prompts) != TC_OK) {
-        fprintf(stderr, "bench_client: out of memory\n");
-        return 1;
+    round_result cl[9], bare[9];
+    for (int r = 0; r < o.rounds; r++) {
+        if (run_round(&o, 0, &server_cpu, &cl[r]) < 0)
+            return 2;
+        if (r == 0) { /* the client's CPU, as pinned: probed before and after */
+            client_cpu = first_cpu();
+            bench_machine_probe(client_cpu, 2.0, &machine);
+        }
+        if (run_round(&o, 1, &server_cpu, &bare[r]) < 0)
+            return 2;
     }
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(srv));
-    tc_runner_config rc = {.api = TC_API_OPENAI,
-                           .model = TC_SIM_DEFAULT_MODEL,
-                           .prompts = &prompts,
-                           .max_tokens = o.max_tokens,
-                           .requests = o.requests,
-                           .concurrency = o.streams,
-                           .timeout_s = 120,
-                           .on_batch = keep,
-                           .ctx = &v};
-    if (tc_endpoint_parse(url, &rc.endpoint, err, sizeof err) != TC_OK) {
-        fprintf(stderr, "bench_client: %s\n", err);
-        return 1;
-    }
-    tc_runner_result res;
-    int64_t wall0 = tc_mono_ns(), cpu0 = thread_cpu_ns();
-    tc_err e = tc_runner_run(&rc, &res, err, sizeof err);
-    int64_t cpu = thread_cpu_ns() - cpu0, wall = tc_mono_ns() - wall0;
-    tc_sim_server_stop(srv);
-    pthread_join(th, NULL);
-    tc_sim_server_free(srv); /* flushes and closes the truth file */
     bench_machine_probe(client_cpu, 2.0, &after);
     bench_machine_merge(&machine, &after);
-    if (e != TC_OK) {
-        fprintf(stderr, "bench_client: %s\n", err);
-        return 2;
-    }
-    tc_dvec ttft_err = {0}, itl_err = {0}, queue = {0};
-    read_truth(truth, &v, &ttft_err, &itl_err, &queue);
+    double wake_p50 = 0, wake_p99 = 0;
+    int woke = bench_machine_wake_across(server_cpu, client_cpu, 1.0, &wake_p50, &wake_p99);
     machine_view mv = {&machine, woke == 0, wake_p50, wake_p99, server_cpu, client_cpu};
-    report(&o, &v, cpu, wall, &ttft_err, &itl_err, &queue, &mv);
-    unlink(truth);
-    for (int64_t i = 0; i < v.n; i++)
-        free(v.chunks[i]);
-    free(v.chunks);
-    free(v.send_ns);
-    free(v.n_chunks);
-    tc_dvec_free(&ttft_err);
-    tc_dvec_free(&itl_err);
-    tc_dvec_free(&queue);
-    tc_prompts_free(&prompts);
+    report(&o, cl, bare, &mv);
+    curl_global_cleanup();
     return 0;
 }

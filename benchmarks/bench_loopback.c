@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "bench_machine.h"
@@ -120,7 +121,9 @@ static long write_paced(pair_set *p, int chunk_bytes, int64_t ns, int64_t *took)
         while (tc_mono_ns() < due) {
         }
         int64_t t0 = tc_mono_ns();
-        ssize_t w = write(p->wr[n % p->n], chunk, len);
+        /* writev, as libevent sends the simulator's evbuffers */
+        struct iovec iov = {.iov_base = chunk, .iov_len = len};
+        ssize_t w = writev(p->wr[n % p->n], &iov, 1);
         int64_t t1 = tc_mono_ns();
         if (w == (ssize_t)len)
             took[n++] = t1 - t0;
