@@ -1,7 +1,6 @@
 /* tc_env_collect: assembles the blocks of the fingerprint. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "env_internal.h"
 #include "tc_version.h"
@@ -46,7 +45,7 @@ static void default_store(const char *root, char *out, size_t len)
         return;
     char rel[2048];
     int n = snprintf(rel, sizeof rel, "%s/.ollama", home);
-    if (n > 0 && (size_t)n < sizeof rel && tc_env_exists(root, rel))
+    if (n > 0 && (size_t)n < sizeof rel && tc_root_exists(root, rel))
         snprintf(out, len, "%s", rel);
 }
 
@@ -61,7 +60,7 @@ static json_t *disk_block(const tc_env_config *cfg, const char *root)
         default_store(root, store, sizeof store);
     if (strcmp(root, "/") != 0)
         return tc_env_disk(root, store);
-    if (tc_env_path(root, store, full, sizeof full) < 0)
+    if (tc_root_join(full, sizeof full, root, store) != TC_OK)
         return json_null();
     return tc_env_disk(root, full);
 }

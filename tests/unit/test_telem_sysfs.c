@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/tc_root.h"
 #include "telemetry/telem.h"
 #include "telemetry/telem_sysfs.h"
 
@@ -137,26 +138,40 @@ static void read_text_join_and_scan(void **state)
     tmp *t = *state;
     char buf[8], path[128];
     int eno = 0;
-    assert_int_equal(tc_telem_join(path, sizeof path, "/a/", "b"), TC_OK);
+    assert_int_equal(tc_root_join(path, sizeof path, "/a/", "b"), TC_OK);
     assert_string_equal(path, "/a/b");
-    assert_int_equal(tc_telem_join(path, sizeof path, "/", "opt/x"), TC_OK);
+    assert_int_equal(tc_root_join(path, sizeof path, "/", "opt/x"), TC_OK);
     assert_string_equal(path, "/opt/x");
-    assert_int_equal(tc_telem_join(path, 5, "/abc", "d"), TC_ERR_INVALID);
+    assert_int_equal(tc_root_join(path, 5, "/abc", "d"), TC_ERR_INVALID);
+    assert_string_equal(path, ""); /* too long: a path nothing opens */
+    assert_int_equal(tc_root_join(path, sizeof path, "tree//", "/proc/x"), TC_OK);
+    assert_string_equal(path, "tree/proc/x");
+    assert_int_equal(tc_root_join(path, sizeof path, NULL, "rel/x"), TC_OK);
+    assert_string_equal(path, "rel/x");
 
     put(t, "/f", "0x1002\n");
     snprintf(path, sizeof path, "%s/f", t->dir);
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_OK);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_OK);
     assert_string_equal(buf, "0x1002");
     put(t, "/f", "12345678\n"); /* 9 bytes do not fit in 8 */
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_ERR_INVALID);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_ERR_INVALID);
     assert_string_equal(buf, "");
     put(t, "/f", "1234567");
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_OK);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_OK);
     assert_string_equal(buf, "1234567");
-    assert_int_equal(tc_telem_read_text(t->dir, buf, sizeof buf, &eno), TC_ERR_IO);
+    assert_int_equal(tc_root_read(t->dir, "/f", buf, sizeof buf, &eno), TC_OK); /* under a root */
+    assert_string_equal(buf, "1234567");
+    assert_int_equal(eno, 0);
+    put(t, "/f", "");
+    assert_int_equal(tc_root_read(t->dir, "f", buf, sizeof buf, &eno), TC_OK);
+    assert_string_equal(buf, "");
+    put(t, "/f", "v1 \t\r\n");
+    assert_int_equal(tc_root_read(t->dir, "f", buf, sizeof buf, &eno), TC_OK);
+    assert_string_equal(buf, "v1");
+    assert_int_equal(tc_root_read(NULL, t->dir, buf, sizeof buf, &eno), TC_ERR_IO);
     assert_int_equal(eno, EISDIR);
     snprintf(path, sizeof path, "%s/none", t->dir);
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_ERR_IO);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_ERR_IO);
     assert_int_equal(eno, ENOENT);
 
     int *idx, n;
