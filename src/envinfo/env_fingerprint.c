@@ -99,3 +99,27 @@ fail:
     json_decref(fp);
     return rc;
 }
+
+void tc_env_free(json_t *fp)
+{
+    json_decref(fp);
+}
+
+tc_err tc_env_load(const char *path, json_t **out, char *err, size_t errlen)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    *out = NULL;
+    if (!doc)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: line %d: %s (expected a fingerprint saved with "
+                       "'truecost env --json > FILE')",
+                       path, e.line, e.text);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: not a fingerprint (a JSON object from 'truecost env --json')", path);
+    }
+    *out = doc;
+    return TC_OK;
+}
