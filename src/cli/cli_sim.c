@@ -113,8 +113,8 @@ static int opt_fault(const char *val, void *ctx)
     return 0;
 }
 
-/* The whole non-negative range of a long long, which a double bound cannot
- * name exactly. */
+/* --seed takes every non-negative long long, a bound TC_OPT_I's doubles
+ * cannot hold exactly. */
 static int opt_seed(const char *val, void *ctx)
 {
     long long n;
