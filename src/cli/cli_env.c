@@ -1,16 +1,15 @@
 /* truecost env: print the fingerprint of this host (and of the inference
  * server, when there is one), or the differences between two saved ones. */
-#include <getopt.h>
-#include <jansson.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analysis/env_pair.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_results.h"
-#include "cli_env.h"
 #include "envinfo/env_fingerprint.h"
-#include "analysis/env_diff.h"
+#include "report/report_env.h"
 
 void tc_cmd_env_help(FILE *out)
 {
@@ -50,33 +49,6 @@ void tc_cmd_env_help(FILE *out)
           out);
 }
 
-enum {
-    OPT_JSON = 256,
-    OPT_DIFF,
-    OPT_DB,
-    OPT_MODEL,
-    OPT_ROOT,
-    OPT_STORE,
-    OPT_NO_SERVER,
-    OPT_KEY_ENV,
-    OPT_TELEM,
-};
-
-static const struct option options[] = {
-    {"json", no_argument, NULL, OPT_JSON},
-    {"diff", no_argument, NULL, OPT_DIFF},
-    {"db", required_argument, NULL, OPT_DB},
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"root", required_argument, NULL, OPT_ROOT},
-    {"model-store", required_argument, NULL, OPT_STORE},
-    {"no-server", no_argument, NULL, OPT_NO_SERVER},
-    {"api-key-env", required_argument, NULL, OPT_KEY_ENV},
-    {"telemetry", required_argument, NULL, OPT_TELEM},
-    TC_CLI_TELEM_OPTIONS,
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 typedef struct env_args {
     tc_env_config cfg;
     int json, diff, help, no_server;
@@ -85,70 +57,50 @@ typedef struct env_args {
     const char *files[2];
 } env_args;
 
-/* Options that only set a string field of the config. */
-static const char **string_option(env_args *a, int opt)
+/* URL, or --diff's A and B; the count is checked after every option is
+ * read, since --diff may come last. */
+static int positionals(env_args *a, const char **pos, int n)
 {
-    switch (opt) {
-    case OPT_MODEL:
-        return &a->cfg.model;
-    case OPT_ROOT:
-        return &a->cfg.root;
-    case OPT_STORE:
-        return &a->cfg.model_store;
-    case OPT_KEY_ENV:
-        return &a->key_env;
-    case OPT_TELEM:
-        return &a->cfg.telemetry;
-    }
-    return tc_cli_telem_slot(opt, &a->cfg.telem);
-}
-
-static int positionals(int argc, char **argv, env_args *a)
-{
-    int n = argc - optind;
     if (a->diff) {
         if (n != 2) {
             tc_cli_error("env: --diff takes two fingerprint files, A.json B.json");
             return -1;
         }
-        a->files[0] = argv[optind];
-        a->files[1] = argv[optind + 1];
+        a->files[0] = pos[0];
+        a->files[1] = pos[1];
         return 0;
     }
     if (n > 1) {
-        tc_cli_error("env: unexpected argument '%s'", argv[optind + 1]);
+        tc_cli_error("env: unexpected argument '%s'", pos[1]);
         return -1;
     }
-    a->cfg.url = n == 1 ? argv[optind] : NULL;
+    a->cfg.url = n == 1 ? pos[0] : NULL;
     return 0;
 }
 
-static int parse(int argc, char **argv, env_args *a)
+static int parse(int argc, char **argv, env_args *a, const char **pos)
 {
     memset(a, 0, sizeof *a);
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        const char **field = string_option(a, opt);
-        if (field)
-            *field = optarg;
-        else if (opt == OPT_JSON)
-            a->json = 1;
-        else if (opt == OPT_DIFF)
-            a->diff = 1;
-        else if (opt == OPT_DB)
-            a->db = optarg;
-        else if (opt == OPT_NO_SERVER)
-            a->no_server = 1;
-        else if (opt == 'h')
-            a->help = 1;
-        else {
-            tc_cli_error("env: unknown or incomplete option '%s'", argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (positionals(argc, argv, a) < 0)
+    tc_telem_config *t = &a->cfg.telem;
+    const tc_cli_opt opts[] = {
+        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_F("diff", 0, &a->diff),
+        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_S("model", 0, &a->cfg.model),
+        TC_OPT_S("root", 0, &a->cfg.root),
+        TC_OPT_S("model-store", 0, &a->cfg.model_store),
+        TC_OPT_F("no-server", 0, &a->no_server),
+        TC_OPT_S("api-key-env", 0, &a->key_env),
+        TC_OPT_S("telemetry", 0, &a->cfg.telemetry),
+        TC_OPT_S("sysfs-root", 0, &t->sysfs_root),
+        TC_OPT_S("nvml-lib", 0, &t->nvml_lib),
+        TC_OPT_S("rocm-lib", 0, &t->rocm_lib),
+        TC_OPT_S("nvidia-smi", 0, &t->nvidia_smi),
+        TC_OPT_S("rocm-smi", 0, &t->rocm_smi),
+        TC_OPT_END,
+    };
+    int n = tc_cli_parse("env", argc, argv, opts, NULL, &a->help, pos, argc, NULL);
+    if (n < 0 || positionals(a, pos, n) < 0)
         return -1;
     a->cfg.find_local = !a->cfg.url && !a->cfg.root && !a->no_server;
     if (a->key_env) {
@@ -161,110 +113,56 @@ static int parse(int argc, char **argv, env_args *a)
     return 0;
 }
 
-/* ---- --diff ----------------------------------------------------------------- */
-
-/* The fingerprint stored with run `which` (an id or a label). */
-static json_t *load_run(const char *db, const char *which)
-{
-    tc_store *st = NULL;
-    tc_run_info run;
-    char *text = NULL, err[512];
-    json_t *doc = NULL;
-    if (tc_cli_open_store(db, TC_STORE_READ, &st))
-        return NULL;
-    if (tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
-        tc_store_get_fingerprint(st, run.id, &text, err, sizeof err) != TC_OK)
-        tc_cli_error("env: --diff: %s", err);
-    else if (!text)
-        tc_cli_error("env: --diff: run %s has no recorded environment (it was made before "
-                     "truecost recorded one)",
-                     which);
-    else if (!(doc = json_loads(text, 0, NULL)))
-        tc_cli_error("env: --diff: run %s: the stored environment is not valid JSON", which);
-    free(text);
-    tc_store_close(st);
-    return doc;
-}
-
 /* A fingerprint file saved with --json, or else a stored run's id/label. */
-static json_t *load(const char *path, const char *db)
+static int load(const char *which, const char *db, json_t **fp)
 {
-    if (access(path, F_OK) != 0)
-        return load_run(db, path);
-    json_error_t e;
-    json_t *doc = json_load_file(path, 0, &e);
-    if (!doc)
-        tc_cli_error("env: %s: line %d: %s (expected a fingerprint saved with "
-                     "'truecost env --json > FILE')",
-                     path, e.line, e.text);
-    else if (!json_is_object(doc)) {
-        tc_cli_error("env: %s: not a fingerprint (a JSON object from 'truecost env --json')", path);
-        json_decref(doc);
-        doc = NULL;
+    char err[1024];
+    if (access(which, F_OK) == 0) {
+        if (tc_env_load(which, fp, err, sizeof err) == TC_OK)
+            return 0;
+        tc_cli_error("env: %s", err);
+        return -1;
     }
-    return doc;
-}
-
-static void print_value(json_t *v)
-{
-    char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    fputs(json_is_string(v) ? json_string_value(v)
-          : json_is_null(v) ? "n/a"
-          : text            ? text
-                            : "?",
-          stdout);
-    free(text);
-}
-
-static int print_diff(json_t *list, const char *fa, const char *fb)
-{
-    size_t i;
-    json_t *d;
-    if (json_array_size(list) == 0) {
-        printf("no differences that matter between %s and %s\n", fa, fb);
-        return TC_EXIT_OK;
-    }
-    printf("%zu difference%s between A=%s and B=%s:\n", json_array_size(list),
-           json_array_size(list) == 1 ? "" : "s", fa, fb);
-    json_array_foreach(list, i, d)
-    {
-        printf("  %s: A ", json_string_value(json_object_get(d, "field")));
-        print_value(json_object_get(d, "a"));
-        fputs(", B ", stdout);
-        print_value(json_object_get(d, "b"));
-        printf("\n    %s\n", json_string_value(json_object_get(d, "why")));
-    }
-    return TC_EXIT_CHECK;
+    tc_store *st = NULL;
+    if (tc_cli_open_store(db, TC_STORE_READ, &st))
+        return -1;
+    tc_err rc = tc_env_pair_run_fingerprint(st, which, fp, err, sizeof err);
+    tc_store_close(st);
+    if (rc != TC_OK)
+        tc_cli_error("env: --diff: %s", err);
+    return rc == TC_OK ? 0 : -1;
 }
 
 static int run_diff(const env_args *a)
 {
+    char err[256];
     int code = TC_EXIT_RUNTIME;
-    json_t *list = NULL, *fb = NULL, *fa = load(a->files[0], a->db);
-    if (!fa || !(fb = load(a->files[1], a->db)))
+    tc_env_pair p = {0};
+    if (load(a->files[0], a->db, &p.a) < 0 || load(a->files[1], a->db, &p.b) < 0)
         goto done;
-    if (tc_env_diff(fa, fb, &list) != TC_OK) {
+    if (tc_env_pair_compare(&p) != TC_OK) {
         tc_cli_error("env: --diff: out of memory");
         goto done;
     }
-    if (a->json) {
-        json_dumpf(list, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-        code = json_array_size(list) ? TC_EXIT_CHECK : TC_EXIT_OK;
-    } else {
-        code = print_diff(list, a->files[0], a->files[1]);
+    if (!a->json)
+        tc_report_env_diff_text(stdout, &p, a->files[0], a->files[1]);
+    else if (tc_report_env_json(stdout, p.diffs, err, sizeof err) != TC_OK) {
+        tc_cli_error("env: %s", err);
+        goto done;
     }
+    code = p.n ? TC_EXIT_CHECK : TC_EXIT_OK;
 done:
-    json_decref(list);
-    json_decref(fa);
-    json_decref(fb);
+    tc_env_pair_free(&p);
     return code;
 }
 
 int tc_cmd_env(int argc, char **argv)
 {
     env_args a;
-    if (parse(argc, argv, &a) < 0)
+    const char **pos = calloc((size_t)argc, sizeof *pos); /* every argument may be one */
+    int bad = !pos || parse(argc, argv, &a, pos) < 0;
+    free(pos);
+    if (bad)
         return tc_cli_usage_hint("env");
     if (a.help) {
         tc_cmd_env_help(stdout);
@@ -279,12 +177,13 @@ int tc_cmd_env(int argc, char **argv)
         tc_cli_error("env: %s", err[0] ? err : tc_strerror(rc));
         return TC_EXIT_RUNTIME;
     }
-    if (a.json) {
-        json_dumpf(fp, stdout, JSON_INDENT(2));
-        fputc('\n', stdout);
-    } else {
-        tc_cli_env_print(fp, stdout);
+    int code = TC_EXIT_OK;
+    if (!a.json)
+        tc_report_env_text(stdout, fp);
+    else if (tc_report_env_json(stdout, fp, err, sizeof err) != TC_OK) {
+        tc_cli_error("env: %s", err);
+        code = TC_EXIT_RUNTIME;
     }
-    json_decref(fp);
-    return TC_EXIT_OK;
+    tc_env_free(fp);
+    return code;
 }

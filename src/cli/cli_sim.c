@@ -1,12 +1,12 @@
 /* truecost sim: parse options, start the simulated server, print where it
  * listens, run until Ctrl-C. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
+#include "sim/sim_limits.h"
 #include "sim/sim_server.h"
 
 void tc_cmd_sim_help(FILE *out)
@@ -73,105 +73,85 @@ void tc_cmd_sim_help(FILE *out)
           out);
 }
 
-enum {
-    OPT_LISTEN = 256,
-    OPT_PORT_FILE,
-    OPT_MODEL,
-    OPT_TTFT,
-    OPT_PREFILL,
-    OPT_DECODE,
-    OPT_JITTER,
-    OPT_BATCH,
-    OPT_FAULT,
-    OPT_SEED,
-    OPT_TRUTH,
-    OPT_MAX_BODY
-};
-
-static const struct option options[] = {
-    {"listen", required_argument, NULL, OPT_LISTEN},
-    {"port-file", required_argument, NULL, OPT_PORT_FILE},
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"ttft-ms", required_argument, NULL, OPT_TTFT},
-    {"prefill-tps", required_argument, NULL, OPT_PREFILL},
-    {"decode-tps", required_argument, NULL, OPT_DECODE},
-    {"jitter-ms", required_argument, NULL, OPT_JITTER},
-    {"max-batch", required_argument, NULL, OPT_BATCH},
-    {"fault", required_argument, NULL, OPT_FAULT},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"truth", required_argument, NULL, OPT_TRUTH},
-    {"max-body-bytes", required_argument, NULL, OPT_MAX_BODY},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 typedef struct sim_args {
     tc_sim_config cfg;
     char *host_owned;
     const char *port_file;
+    long long max_batch, max_body;
+    int help;
 } sim_args;
 
-/* Applies one option; returns 0, 1 for --help, -1 on error (printed). */
-static int apply(sim_args *a, int opt, const char *val)
+static int opt_listen(const char *val, void *ctx)
 {
-    tc_sim_config *c = &a->cfg;
-    long long n;
-    char err[512];
-    switch (opt) {
-    case OPT_LISTEN:
-        free(a->host_owned);
-        return tc_cli_listen(val, &a->host_owned, &c->host, &c->port);
-    case OPT_PORT_FILE:
-        a->port_file = val;
-        return 0;
-    case OPT_MODEL:
-        if (c->n_models >= TC_SIM_MAX_MODELS) {
-            tc_cli_error("--model: at most %d models", TC_SIM_MAX_MODELS);
-            return -1;
-        }
-        if (!*val || strlen(val) >= 256) {
-            tc_cli_error("--model: a model name must be 1 to 255 characters");
-            return -1;
-        }
-        c->models[c->n_models++] = val;
-        return 0;
-    case OPT_TTFT:
-        return tc_cli_double("--ttft-ms", val, 0, 3600e3, &c->timing.ttft_ms);
-    case OPT_PREFILL:
-        return tc_cli_double("--prefill-tps", val, 1e-3, 1e9, &c->timing.prefill_tps);
-    case OPT_DECODE:
-        return tc_cli_double("--decode-tps", val, 1e-3, 1e6, &c->timing.decode_tps);
-    case OPT_JITTER:
-        return tc_cli_double("--jitter-ms", val, 0, 60e3, &c->timing.jitter_ms);
-    case OPT_BATCH:
-        if (tc_cli_int("--max-batch", val, 1, 1000000, &n) < 0)
-            return -1;
-        c->timing.max_batch = (int)n;
-        return 0;
-    case OPT_FAULT:
-        if (tc_sim_fault_parse(&c->faults, val, err, sizeof err) < 0) {
-            tc_cli_error("%s", err);
-            return -1;
-        }
-        return 0;
-    case OPT_SEED:
-        if (tc_cli_int("--seed", val, 0, (long long)(~0ULL >> 1), &n) < 0)
-            return -1;
-        c->seed = (uint64_t)n;
-        return 0;
-    case OPT_TRUTH:
-        c->truth_path = val;
-        return 0;
-    case OPT_MAX_BODY:
-        if (tc_cli_int("--max-body-bytes", val, 1024, 1LL << 30, &n) < 0)
-            return -1;
-        c->max_body_bytes = (size_t)n;
-        return 0;
-    case 'h':
-        return 1;
-    default:
+    sim_args *a = ctx;
+    free(a->host_owned);
+    return tc_cli_listen(val, &a->host_owned, &a->cfg.host, &a->cfg.port);
+}
+
+static int opt_model(const char *val, void *ctx)
+{
+    tc_sim_config *c = &((sim_args *)ctx)->cfg;
+    if (c->n_models >= TC_SIM_MAX_MODELS) {
+        tc_cli_error("--model: at most %d models", TC_SIM_MAX_MODELS);
         return -1;
     }
+    if (!*val || strlen(val) >= 256) {
+        tc_cli_error("--model: a model name must be 1 to 255 characters");
+        return -1;
+    }
+    c->models[c->n_models++] = val;
+    return 0;
+}
+
+static int opt_fault(const char *val, void *ctx)
+{
+    char err[512];
+    if (tc_sim_fault_parse(&((sim_args *)ctx)->cfg.faults, val, err, sizeof err) < 0) {
+        tc_cli_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* --seed takes every non-negative long long, a bound TC_OPT_I's doubles
+ * cannot hold exactly. */
+static int opt_seed(const char *val, void *ctx)
+{
+    long long n;
+    if (tc_cli_int("--seed", val, 0, (long long)(~0ULL >> 1), &n) < 0)
+        return -1;
+    ((sim_args *)ctx)->cfg.seed = (uint64_t)n;
+    return 0;
+}
+
+/* 0, or -1 after printing the error. */
+static int parse(int argc, char **argv, sim_args *a)
+{
+    tc_sim_config *c = &a->cfg;
+    memset(a, 0, sizeof *a);
+    tc_sim_config_defaults(c);
+    a->max_batch = c->timing.max_batch;
+    a->max_body = (long long)c->max_body_bytes;
+    const tc_cli_opt opts[] = {
+        TC_OPT_C("listen", 0, opt_listen, 1),
+        TC_OPT_S("port-file", 0, &a->port_file),
+        TC_OPT_C("model", 0, opt_model, 1),
+        TC_OPT_D("ttft-ms", 0, &c->timing.ttft_ms, 0, 3600e3),
+        TC_OPT_D("prefill-tps", 0, &c->timing.prefill_tps, 1e-3, 1e9),
+        TC_OPT_D("decode-tps", 0, &c->timing.decode_tps, 1e-3, 1e6),
+        TC_OPT_D("jitter-ms", 0, &c->timing.jitter_ms, 0, 60e3),
+        TC_OPT_I("max-batch", 0, &a->max_batch, 1, 1000000),
+        TC_OPT_C("fault", 0, opt_fault, 1),
+        TC_OPT_C("seed", 0, opt_seed, 1),
+        TC_OPT_S("truth", 0, &c->truth_path),
+        TC_OPT_I("max-body-bytes", 0, &a->max_body, 1024, 1LL << 30),
+        TC_OPT_END,
+    };
+    if (tc_cli_parse("sim", argc, argv, opts, a, &a->help, NULL, 0, NULL) < 0)
+        return -1;
+    c->timing.max_batch = (int)a->max_batch;
+    c->max_body_bytes = (size_t)a->max_body;
+    return 0;
 }
 
 static void banner(const tc_sim_server *srv, const tc_sim_config *c)
@@ -201,21 +181,6 @@ static void banner(const tc_sim_server *srv, const tc_sim_config *c)
         printf(" crash-after:%lld", (long long)c->faults.crash_after);
     printf("\n  Ctrl-C stops it.\n");
     fflush(stdout);
-}
-
-/* Every connection costs a file descriptor, and the usual soft limit
- * (1024) is far below what a load test opens: take the hard limit. If that
- * fails, the server pauses accepting when it runs out, and says so. */
-static void raise_open_files(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
-        return;
-    rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && rl.rlim_max == RLIM_INFINITY) {
-        rl.rlim_cur = 1 << 20; /* Linux refuses "unlimited"; its default ceiling */
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
 }
 
 static void print_warning(void *arg, const char *message)
@@ -249,35 +214,18 @@ static void print_stop(const tc_sim_stats *st)
 
 int tc_cmd_sim(int argc, char **argv)
 {
-    sim_args a = {0};
-    tc_sim_config_defaults(&a.cfg);
-    int opt, rc = 0;
-    optind = 1;
-    opterr = 0;
-    while (rc == 0 && (opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == '?') {
-            tc_cli_error("sim: unknown or incomplete option '%s'", argv[optind - 1]);
-            rc = -1;
-            break;
-        }
-        rc = apply(&a, opt, optarg);
-    }
-    if (rc == 0 && optind < argc) {
-        tc_cli_error("sim: unexpected argument '%s'", argv[optind]);
-        rc = -1;
-    }
-    if (rc != 0) {
+    sim_args a;
+    int bad = parse(argc, argv, &a) < 0;
+    if (bad || a.help) {
         free(a.host_owned);
-        if (rc == 1) {
-            tc_cmd_sim_help(stdout);
-            return TC_EXIT_OK;
-        }
-        return tc_cli_usage_hint("sim");
+        if (bad)
+            return tc_cli_usage_hint("sim");
+        tc_cmd_sim_help(stdout);
+        return TC_EXIT_OK;
     }
-
     char err[512];
     tc_sim_server *srv = NULL;
-    raise_open_files();
+    tc_sim_raise_open_files();
     a.cfg.warn = print_warning;
     if (tc_sim_server_new(&a.cfg, &srv, err, sizeof err) != TC_OK) {
         tc_cli_error("sim: %s", err);

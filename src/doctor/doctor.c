@@ -13,43 +13,24 @@
 #include <unistd.h>
 
 #include "doctor_internal.h"
-#include "telemetry/telem_sysfs.h"
 
 #define VENDOR_NVIDIA 0x10de
 #define VENDOR_AMD 0x1002
 
-char *dr_path(const dr_ctx *c, char *buf, size_t len, const char *rel)
+char *tc_doctor_path(const tc_doctor_ctx *c, char *buf, size_t len, const char *rel)
 {
-    /* "/" + "/proc" must not become "//proc": harmless, but it shows in
-     * the evidence the user reads. */
-    size_t rl = strlen(c->root);
-    while (rl > 0 && c->root[rl - 1] == '/')
-        rl--;
-    if (snprintf(buf, len, "%.*s%s", (int)rl, c->root, rel) >= (int)len)
-        buf[0] = '\0'; /* too long: an empty path, which nothing opens */
+    tc_root_join(buf, len, c->root, rel); /* too long: "", which nothing opens */
     return buf;
 }
 
-int dr_exists(const dr_ctx *c, const char *rel)
-{
-    char p[1024];
-    struct stat st;
-    return stat(dr_path(c, p, sizeof p, rel), &st) == 0;
-}
-
-int dr_read(const dr_ctx *c, const char *rel, char *buf, size_t len)
-{
-    char p[1024];
-    return tc_telem_read_text(dr_path(c, p, sizeof p, rel), buf, len, NULL) == TC_OK ? 0 : -1;
-}
-
-int dr_module_loaded(const dr_ctx *c, const char *name)
+/* 1 when a module is in ROOT/proc/modules or ROOT/sys/module/NAME. */
+static int module_loaded(const tc_doctor_ctx *c, const char *name)
 {
     char p[1024], line[512];
     snprintf(p, sizeof p, "/sys/module/%s", name);
-    if (dr_exists(c, p))
+    if (tc_root_exists(c->root, p))
         return 1; /* also covers modules built into the kernel */
-    FILE *f = fopen(dr_path(c, p, sizeof p, "/proc/modules"), "r");
+    FILE *f = tc_root_open(c->root, "/proc/modules", "r");
     if (!f)
         return 0;
     int found = 0;
@@ -60,7 +41,7 @@ int dr_module_loaded(const dr_ctx *c, const char *name)
     return found;
 }
 
-tc_doctor_check *dr_add(dr_ctx *c, const char *id, const char *title)
+tc_doctor_check *tc_doctor_add(tc_doctor_ctx *c, const char *id, const char *title)
 {
     tc_doctor_report *r = c->out;
     if (r->n >= TC_DOCTOR_MAX_CHECKS)
@@ -82,7 +63,7 @@ static void append(char *dst, size_t cap, const char *sep, const char *fmt, va_l
         vsnprintf(dst + used, cap - used, fmt, ap);
 }
 
-void dr_ev(tc_doctor_check *k, const char *fmt, ...)
+void tc_doctor_evidence(tc_doctor_check *k, const char *fmt, ...)
 {
     if (!k)
         return;
@@ -92,7 +73,7 @@ void dr_ev(tc_doctor_check *k, const char *fmt, ...)
     va_end(ap);
 }
 
-void dr_fix(tc_doctor_check *k, const char *fmt, ...)
+void tc_doctor_fix(tc_doctor_check *k, const char *fmt, ...)
 {
     if (!k)
         return;
@@ -102,7 +83,7 @@ void dr_fix(tc_doctor_check *k, const char *fmt, ...)
     va_end(ap);
 }
 
-void dr_set(tc_doctor_check *k, tc_doctor_status s)
+void tc_doctor_set_status(tc_doctor_check *k, tc_doctor_status s)
 {
     if (k)
         k->status = s;
@@ -122,10 +103,10 @@ static void add_pci(char *list, size_t cap, int *n, const char *addr)
     (*n)++;
 }
 
-static void scan_pci(dr_ctx *c)
+static void scan_pci(tc_doctor_ctx *c)
 {
     char p[1024];
-    DIR *d = opendir(dr_path(c, p, sizeof p, "/sys/bus/pci/devices"));
+    DIR *d = opendir(tc_doctor_path(c, p, sizeof p, "/sys/bus/pci/devices"));
     if (!d)
         return;
     struct dirent *e;
@@ -134,10 +115,10 @@ static void scan_pci(dr_ctx *c)
         if (e->d_name[0] == '.')
             continue;
         snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vendor", e->d_name);
-        if (dr_read(c, rel, vendor, sizeof vendor) < 0)
+        if (tc_root_read(c->root, rel, vendor, sizeof vendor, NULL) != TC_OK)
             continue;
         snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/class", e->d_name);
-        if (dr_read(c, rel, cls, sizeof cls) < 0 || !is_gpu_class(cls))
+        if (tc_root_read(c->root, rel, cls, sizeof cls, NULL) != TC_OK || !is_gpu_class(cls))
             continue;
         long v = strtol(vendor, NULL, 16);
         if (v == VENDOR_NVIDIA)
@@ -148,7 +129,7 @@ static void scan_pci(dr_ctx *c)
     closedir(d);
 }
 
-static void find_user(dr_ctx *c)
+static void find_user(tc_doctor_ctx *c)
 {
     const char *u = c->cfg->user;
     if (!u) {
@@ -158,39 +139,40 @@ static void find_user(dr_ctx *c)
     snprintf(c->user, sizeof c->user, "%s", u);
 }
 
-static void discover(dr_ctx *c)
+static void discover(tc_doctor_ctx *c)
 {
     char text[1024];
     find_user(c);
     if (c->cfg->kernel_release)
         snprintf(c->kernel, sizeof c->kernel, "%s", c->cfg->kernel_release);
-    else if (dr_read(c, "/proc/sys/kernel/osrelease", c->kernel, sizeof c->kernel) < 0)
+    else if (tc_root_read(c->root, "/proc/sys/kernel/osrelease", c->kernel, sizeof c->kernel,
+                          NULL) != TC_OK)
         c->kernel[0] = '\0';
-    c->wsl = dr_read(c, "/proc/version", text, sizeof text) == 0 &&
+    c->wsl = tc_root_read(c->root, "/proc/version", text, sizeof text, NULL) == TC_OK &&
              (strstr(text, "microsoft") || strstr(text, "Microsoft"));
     scan_pci(c);
     /* Under WSL2 the GPU is not on the PCI bus: the Windows driver's
      * libraries in /usr/lib/wsl/lib, and ROCm for WSL, tell the vendor. */
-    if (c->wsl && !c->n_nv && dr_exists(c, "/usr/lib/wsl/lib/libnvidia-ml.so.1"))
+    if (c->wsl && !c->n_nv && tc_root_exists(c->root, "/usr/lib/wsl/lib/libnvidia-ml.so.1"))
         add_pci(c->nv_pci, sizeof c->nv_pci, &c->n_nv, "(WSL2 /usr/lib/wsl/lib/libnvidia-ml.so.1)");
-    if (c->wsl && !c->n_amd && dr_exists(c, "/opt/rocm/.info/version"))
+    if (c->wsl && !c->n_amd && tc_root_exists(c->root, "/opt/rocm/.info/version"))
         add_pci(c->amd_pci, sizeof c->amd_pci, &c->n_amd, "(WSL2 /opt/rocm)");
-    c->nv_loaded = dr_module_loaded(c, "nvidia");
-    c->nouveau_loaded = dr_module_loaded(c, "nouveau");
-    c->amd_loaded = dr_module_loaded(c, "amdgpu");
+    c->nv_loaded = module_loaded(c, "nvidia");
+    c->nouveau_loaded = module_loaded(c, "nouveau");
+    c->amd_loaded = module_loaded(c, "amdgpu");
 }
 
-static void check_gpus(dr_ctx *c)
+static void check_gpus(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "gpu.found", "GPUs found");
+    tc_doctor_check *k = tc_doctor_add(c, "gpu.found", "GPUs found");
     if (c->n_nv)
-        dr_ev(k, "NVIDIA (vendor 0x10de): %s", c->nv_pci);
+        tc_doctor_evidence(k, "NVIDIA (vendor 0x10de): %s", c->nv_pci);
     if (c->n_amd)
-        dr_ev(k, "AMD (vendor 0x1002): %s", c->amd_pci);
+        tc_doctor_evidence(k, "AMD (vendor 0x1002): %s", c->amd_pci);
     if (!c->n_nv && !c->n_amd)
-        dr_ev(k, "no NVIDIA or AMD GPU in /sys/bus/pci/devices: CPU only");
+        tc_doctor_evidence(k, "no NVIDIA or AMD GPU in /sys/bus/pci/devices: CPU only");
     if (c->kernel[0])
-        dr_ev(k, "kernel %s", c->kernel);
+        tc_doctor_evidence(k, "kernel %s", c->kernel);
 }
 
 static const char *env_default(const char *name)
@@ -213,7 +195,7 @@ static int overall(const tc_doctor_report *r)
 tc_err tc_doctor_run(const tc_doctor_config *cfg, tc_doctor_report *out, char *err, size_t errlen)
 {
     static const tc_doctor_config none;
-    dr_ctx c;
+    tc_doctor_ctx c;
     struct stat st;
     memset(&c, 0, sizeof c);
     c.cfg = cfg ? cfg : &none;
@@ -225,12 +207,12 @@ tc_err tc_doctor_run(const tc_doctor_config *cfg, tc_doctor_report *out, char *e
         return tc_fail(err, errlen, TC_ERR_NOTFOUND, "root '%s' is not a directory", c.root);
     discover(&c);
     check_gpus(&c);
-    dr_check_nvidia(&c);
-    dr_check_amd(&c);
-    dr_check_wsl(&c);
-    dr_check_cpu(&c);
-    dr_check_server(&c);
-    dr_check_truecost(&c);
+    tc_doctor_check_nvidia(&c);
+    tc_doctor_check_amd(&c);
+    tc_doctor_check_wsl(&c);
+    tc_doctor_check_cpu(&c);
+    tc_doctor_check_server(&c);
+    tc_doctor_check_truecost(&c);
     out->status = overall(out);
     return TC_OK;
 }

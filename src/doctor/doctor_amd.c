@@ -9,10 +9,10 @@
 #include "doctor_internal.h"
 
 /* The first /dev/dri/renderD* under the root into name; 0 or -1. */
-static int render_node(const dr_ctx *c, char *name, size_t len)
+static int render_node(const tc_doctor_ctx *c, char *name, size_t len)
 {
     char p[1024];
-    DIR *d = opendir(dr_path(c, p, sizeof p, "/dev/dri"));
+    DIR *d = opendir(tc_doctor_path(c, p, sizeof p, "/dev/dri"));
     if (!d)
         return -1;
     struct dirent *e;
@@ -28,10 +28,10 @@ static int render_node(const dr_ctx *c, char *name, size_t len)
 
 /* 1 when user is listed in group's line of ROOT/etc/group, 0 when not,
  * -1 when there is no such group (or no file). */
-static int in_group(const dr_ctx *c, const char *group)
+static int in_group(const tc_doctor_ctx *c, const char *group)
 {
-    char p[1024], line[2048];
-    FILE *f = fopen(dr_path(c, p, sizeof p, "/etc/group"), "r");
+    char line[2048];
+    FILE *f = tc_root_open(c->root, "/etc/group", "r");
     if (!f)
         return -1;
     int res = -1;
@@ -51,32 +51,34 @@ static int in_group(const dr_ctx *c, const char *group)
     return res;
 }
 
-static tc_doctor_check *skipped(dr_ctx *c, const char *id, const char *title, const char *why)
+static tc_doctor_check *skipped(tc_doctor_ctx *c, const char *id, const char *title,
+                                const char *why)
 {
-    tc_doctor_check *k = dr_add(c, id, title);
-    dr_set(k, TC_DOCTOR_SKIP);
-    dr_ev(k, "%s", why);
+    tc_doctor_check *k = tc_doctor_add(c, id, title);
+    tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+    tc_doctor_evidence(k, "%s", why);
     return k;
 }
 
-static void check_module(dr_ctx *c)
+static void check_module(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "amd.module", "amdgpu kernel module loaded");
-    dr_ev(k, "PCI %s vendor 0x1002", c->amd_pci);
+    tc_doctor_check *k = tc_doctor_add(c, "amd.module", "amdgpu kernel module loaded");
+    tc_doctor_evidence(k, "PCI %s vendor 0x1002", c->amd_pci);
     if (c->amd_loaded) {
-        dr_ev(k, "amdgpu loaded");
+        tc_doctor_evidence(k, "amdgpu loaded");
         return;
     }
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_ev(k, "/proc/modules has no amdgpu");
-    dr_fix(k, "sudo modprobe amdgpu (dmesg | grep amdgpu says why it fails); if the driver is "
-              "missing: sudo apt install ./amdgpu-install_*.deb (from repo.radeon.com, for this "
-              "Ubuntu release), sudo amdgpu-install --usecase=rocm, reboot; after a kernel "
-              "upgrade broke amdgpu-dkms, boot the previous kernel from GRUB");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_evidence(k, "/proc/modules has no amdgpu");
+    tc_doctor_fix(
+        k, "sudo modprobe amdgpu (dmesg | grep amdgpu says why it fails); if the driver is "
+           "missing: sudo apt install ./amdgpu-install_*.deb (from repo.radeon.com, for this "
+           "Ubuntu release), sudo amdgpu-install --usecase=rocm, reboot; after a kernel "
+           "upgrade broke amdgpu-dkms, boot the previous kernel from GRUB");
 }
 
 /* Device nodes, then whether the user may open them. */
-static void check_nodes(dr_ctx *c)
+static void check_nodes(tc_doctor_ctx *c)
 {
     char render[300] = "";
     if (!c->amd_loaded) {
@@ -84,75 +86,82 @@ static void check_nodes(dr_ctx *c)
         skipped(c, "amd.access", "user may use the GPU (render/video groups)", "amdgpu not loaded");
         return;
     }
-    tc_doctor_check *k = dr_add(c, "amd.devnodes", "/dev/kfd and /dev/dri/renderD* present");
-    int kfd = dr_exists(c, "/dev/kfd"), rn = render_node(c, render, sizeof render) == 0;
-    dr_ev(k, "/dev/kfd %s; %s", kfd ? "present" : "missing", rn ? render : "no /dev/dri/renderD*");
+    tc_doctor_check *k = tc_doctor_add(c, "amd.devnodes", "/dev/kfd and /dev/dri/renderD* present");
+    int kfd = tc_root_exists(c->root, "/dev/kfd"), rn = render_node(c, render, sizeof render) == 0;
+    tc_doctor_evidence(k, "/dev/kfd %s; %s", kfd ? "present" : "missing",
+                       rn ? render : "no /dev/dri/renderD*");
     if (!kfd || !rn) {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_fix(k, "%s",
-               kfd ? ""
-                   : "no /dev/kfd: the amdgpu driver has no compute (KFD) "
-                     "support here: install the AMD driver with amdgpu-install "
-                     "--usecase=rocm and reboot;");
-        dr_fix(k, "in a container pass --device=/dev/kfd --device=/dev/dri");
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_fix(k, "%s",
+                      kfd ? ""
+                          : "no /dev/kfd: the amdgpu driver has no compute (KFD) "
+                            "support here: install the AMD driver with amdgpu-install "
+                            "--usecase=rocm and reboot;");
+        tc_doctor_fix(k, "in a container pass --device=/dev/kfd --device=/dev/dri");
         skipped(c, "amd.access", "user may use the GPU (render/video groups)",
                 "device nodes missing");
         return;
     }
-    tc_doctor_check *a = dr_add(c, "amd.access", "user may use the GPU (render/video groups)");
+    tc_doctor_check *a =
+        tc_doctor_add(c, "amd.access", "user may use the GPU (render/video groups)");
     int r = in_group(c, "render"), v = in_group(c, "video");
     if (strcmp(c->user, "root") == 0 || r == 1 || (r < 0 && v == 1)) {
-        dr_ev(a, "user %s: %s", c->user, strcmp(c->user, "root") == 0 ? "root" : "in the group");
+        tc_doctor_evidence(a, "user %s: %s", c->user,
+                           strcmp(c->user, "root") == 0 ? "root" : "in the group");
         char p[1024];
         /* On the live host, /etc/group is not the session: right after
          * usermod the groups arrive only with a new login. */
         if (strcmp(c->root, "/") == 0 && strcmp(c->user, "root") != 0 &&
-            access(dr_path(c, p, sizeof p, "/dev/kfd"), R_OK | W_OK) != 0) {
-            dr_set(a, TC_DOCTOR_WARN);
-            dr_ev(a, "but this session cannot open /dev/kfd");
-            dr_fix(a, "log out and in again (or run: newgrp render) so the new group applies");
+            access(tc_doctor_path(c, p, sizeof p, "/dev/kfd"), R_OK | W_OK) != 0) {
+            tc_doctor_set_status(a, TC_DOCTOR_WARN);
+            tc_doctor_evidence(a, "but this session cannot open /dev/kfd");
+            tc_doctor_fix(a,
+                          "log out and in again (or run: newgrp render) so the new group applies");
         }
         return;
     }
-    dr_ev(a, "user %s is in neither render nor video (/etc/group)", c->user);
+    tc_doctor_evidence(a, "user %s is in neither render nor video (/etc/group)", c->user);
     char p[1024];
-    int can = access(dr_path(c, p, sizeof p, "/dev/kfd"), R_OK | W_OK) == 0;
+    int can = access(tc_doctor_path(c, p, sizeof p, "/dev/kfd"), R_OK | W_OK) == 0;
     /* Access without the groups comes from a desktop seat's ACL, which an
      * SSH session or a service does not get: a warning, not a failure. */
-    dr_set(a, can ? TC_DOCTOR_WARN : TC_DOCTOR_FAIL);
-    dr_ev(a, "/dev/kfd %s", can ? "accessible now (seat ACL?)" : "not accessible");
-    dr_fix(a, "sudo usermod -a -G render,video %s, then log out and in again", c->user);
+    tc_doctor_set_status(a, can ? TC_DOCTOR_WARN : TC_DOCTOR_FAIL);
+    tc_doctor_evidence(a, "/dev/kfd %s", can ? "accessible now (seat ACL?)" : "not accessible");
+    tc_doctor_fix(a, "sudo usermod -a -G render,video %s, then log out and in again", c->user);
 }
 
-static void check_rocm(dr_ctx *c)
+static void check_rocm(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "amd.rocm", "ROCm installed");
+    tc_doctor_check *k = tc_doctor_add(c, "amd.rocm", "ROCm installed");
     char ver[64];
-    if (dr_read(c, "/opt/rocm/.info/version", ver, sizeof ver) == 0) {
-        dr_ev(k, "ROCm %s (/opt/rocm/.info/version)", ver);
+    if (tc_root_read(c->root, "/opt/rocm/.info/version", ver, sizeof ver, NULL) == TC_OK) {
+        tc_doctor_evidence(k, "ROCm %s (/opt/rocm/.info/version)", ver);
         return;
     }
-    dr_set(k, TC_DOCTOR_WARN);
-    dr_ev(k, "no /opt/rocm/.info/version");
-    dr_fix(k, "install ROCm: sudo amdgpu-install --usecase=rocm, reboot, then rocminfo should "
-              "list a GPU agent (Ollama and llama.cpp may bring their own ROCm libraries)");
+    tc_doctor_set_status(k, TC_DOCTOR_WARN);
+    tc_doctor_evidence(k, "no /opt/rocm/.info/version");
+    tc_doctor_fix(k,
+                  "install ROCm: sudo amdgpu-install --usecase=rocm, reboot, then rocminfo should "
+                  "list a GPU agent (Ollama and llama.cpp may bring their own ROCm libraries)");
 }
 
-static void check_override(dr_ctx *c)
+static void check_override(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "amd.hsa_override", "HSA_OVERRIDE_GFX_VERSION not set");
+    tc_doctor_check *k = tc_doctor_add(c, "amd.hsa_override", "HSA_OVERRIDE_GFX_VERSION not set");
     const char *o = c->env("HSA_OVERRIDE_GFX_VERSION");
     if (!o || !o[0]) {
-        dr_ev(k, "HSA_OVERRIDE_GFX_VERSION unset");
+        tc_doctor_evidence(k, "HSA_OVERRIDE_GFX_VERSION unset");
         return;
     }
-    dr_set(k, TC_DOCTOR_WARN);
-    dr_ev(k, "HSA_OVERRIDE_GFX_VERSION=%s: ROCm treats the card as another gfx target", o);
-    dr_fix(k, "a work-around, not a fix: results may differ or crash; prefer a card on ROCm's "
-              "supported list, and keep the variable recorded with every run");
+    tc_doctor_set_status(k, TC_DOCTOR_WARN);
+    tc_doctor_evidence(k, "HSA_OVERRIDE_GFX_VERSION=%s: ROCm treats the card as another gfx target",
+                       o);
+    tc_doctor_fix(k,
+                  "a work-around, not a fix: results may differ or crash; prefer a card on ROCm's "
+                  "supported list, and keep the variable recorded with every run");
 }
 
-void dr_check_amd(dr_ctx *c)
+void tc_doctor_check_amd(tc_doctor_ctx *c)
 {
     const char *why = !c->n_amd ? "no AMD GPU" : "WSL2: see the WSL checks";
     if (!c->n_amd || c->wsl) {
@@ -172,63 +181,69 @@ void dr_check_amd(dr_ctx *c)
     check_override(c);
 }
 
-static void check_wsl_nvidia(dr_ctx *c)
+static void check_wsl_nvidia(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "wsl.nvidia", "NVIDIA on WSL2 uses the Windows driver");
+    tc_doctor_check *k = tc_doctor_add(c, "wsl.nvidia", "NVIDIA on WSL2 uses the Windows driver");
     if (!c->n_nv) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "no NVIDIA GPU");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "no NVIDIA GPU");
         return;
     }
-    dr_ev(k, "the Windows NVIDIA driver provides CUDA and NVML here (/usr/lib/wsl/lib)");
-    if (c->nv_loaded || dr_exists(c, "/var/lib/dkms/nvidia")) {
-        dr_set(k, TC_DOCTOR_WARN);
-        dr_ev(k, "a Linux NVIDIA driver is installed inside WSL");
-        dr_fix(k, "remove it (sudo apt remove --purge 'nvidia-driver-*' 'nvidia-dkms-*'): it "
-                  "shadows the Windows driver's libraries; install only the CUDA toolkit "
-                  "for WSL if you build CUDA code");
+    tc_doctor_evidence(k,
+                       "the Windows NVIDIA driver provides CUDA and NVML here (/usr/lib/wsl/lib)");
+    if (c->nv_loaded || tc_root_exists(c->root, "/var/lib/dkms/nvidia")) {
+        tc_doctor_set_status(k, TC_DOCTOR_WARN);
+        tc_doctor_evidence(k, "a Linux NVIDIA driver is installed inside WSL");
+        tc_doctor_fix(k,
+                      "remove it (sudo apt remove --purge 'nvidia-driver-*' 'nvidia-dkms-*'): it "
+                      "shadows the Windows driver's libraries; install only the CUDA toolkit "
+                      "for WSL if you build CUDA code");
         return;
     }
-    dr_fix(k, "do not install a Linux NVIDIA driver inside WSL; update the Windows driver");
+    tc_doctor_fix(k, "do not install a Linux NVIDIA driver inside WSL; update the Windows driver");
 }
 
-static void check_wsl_amd(dr_ctx *c)
+static void check_wsl_amd(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "wsl.amd", "ROCm for WSL set up (/dev/kfd)");
+    tc_doctor_check *k = tc_doctor_add(c, "wsl.amd", "ROCm for WSL set up (/dev/kfd)");
     if (!c->n_amd) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "no AMD GPU");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "no AMD GPU");
         return;
     }
-    if (dr_exists(c, "/dev/kfd")) {
-        dr_ev(k, "/dev/kfd present");
+    if (tc_root_exists(c->root, "/dev/kfd")) {
+        tc_doctor_evidence(k, "/dev/kfd present");
         return;
     }
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_ev(k, "AMD GPU %s but no /dev/kfd: the ROCm device is not passed into WSL", c->amd_pci);
-    dr_fix(k, "install an AMD Windows driver that supports WSL2, update WSL (wsl --update in "
-              "Windows), install ROCm for WSL inside it (amdgpu-install --usecase=wsl,rocm "
-              "--no-dkms); check: ls /dev/dxg /dev/kfd; rocminfo");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_evidence(k, "AMD GPU %s but no /dev/kfd: the ROCm device is not passed into WSL",
+                       c->amd_pci);
+    tc_doctor_fix(k,
+                  "install an AMD Windows driver that supports WSL2, update WSL (wsl --update in "
+                  "Windows), install ROCm for WSL inside it (amdgpu-install --usecase=wsl,rocm "
+                  "--no-dkms); check: ls /dev/dxg /dev/kfd; rocminfo");
 }
 
-void dr_check_wsl(dr_ctx *c)
+void tc_doctor_check_wsl(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "wsl.dxg", "WSL2 GPU paravirtualisation (/dev/dxg)");
+    tc_doctor_check *k = tc_doctor_add(c, "wsl.dxg", "WSL2 GPU paravirtualisation (/dev/dxg)");
     if (!c->wsl) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "not WSL (/proc/version does not mention Microsoft)");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "not WSL (/proc/version does not mention Microsoft)");
         skipped(c, "wsl.nvidia", "NVIDIA on WSL2 uses the Windows driver", "not WSL");
         skipped(c, "wsl.amd", "ROCm for WSL set up (/dev/kfd)", "not WSL");
         return;
     }
-    if (dr_exists(c, "/dev/dxg")) {
-        dr_ev(k, "WSL2 (/proc/version mentions Microsoft); /dev/dxg present: the Windows "
-                 "driver shares the GPU");
+    if (tc_root_exists(c->root, "/dev/dxg")) {
+        tc_doctor_evidence(k,
+                           "WSL2 (/proc/version mentions Microsoft); /dev/dxg present: the Windows "
+                           "driver shares the GPU");
     } else {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_ev(k, "WSL (/proc/version mentions Microsoft) but no /dev/dxg");
-        dr_fix(k, "use WSL2 (wsl --set-version DISTRO 2), update it (wsl --update) and install "
-                  "the GPU vendor's current Windows driver");
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(k, "WSL (/proc/version mentions Microsoft) but no /dev/dxg");
+        tc_doctor_fix(k,
+                      "use WSL2 (wsl --set-version DISTRO 2), update it (wsl --update) and install "
+                      "the GPU vendor's current Windows driver");
     }
     check_wsl_nvidia(c);
     check_wsl_amd(c);

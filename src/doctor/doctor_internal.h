@@ -4,9 +4,10 @@
 #ifndef TC_DOCTOR_INTERNAL_H
 #define TC_DOCTOR_INTERNAL_H
 
+#include "core/tc_root.h"
 #include "doctor.h"
 
-typedef struct dr_ctx {
+typedef struct tc_doctor_ctx {
     const tc_doctor_config *cfg;
     const char *root;
     tc_doctor_env_fn env;
@@ -18,34 +19,28 @@ typedef struct dr_ctx {
     char amd_pci[160];
     int n_nv, n_amd;
     int nv_loaded, nouveau_loaded, amd_loaded;
-} dr_ctx;
+} tc_doctor_ctx;
 
-/* ROOT + rel (rel starts with '/') into buf; returns buf. */
-char *dr_path(const dr_ctx *c, char *buf, size_t len, const char *rel);
-
-/* 1 when ROOT + rel exists (any type). */
-int dr_exists(const dr_ctx *c, const char *rel);
-
-/* Reads ROOT + rel (trailing whitespace removed); 0 or -1. */
-int dr_read(const dr_ctx *c, const char *rel, char *buf, size_t len);
-
-/* 1 when a module is in ROOT/proc/modules or ROOT/sys/module/NAME. */
-int dr_module_loaded(const dr_ctx *c, const char *name);
+/* ROOT + rel into buf ("" when it does not fit, which nothing opens);
+ * returns buf. Files are read with core/tc_root.h's tc_root_read. */
+char *tc_doctor_path(const tc_doctor_ctx *c, char *buf, size_t len, const char *rel);
 
 /* Adds a check (status ok) and returns it; NULL once the report is full. */
-tc_doctor_check *dr_add(dr_ctx *c, const char *id, const char *title);
+tc_doctor_check *tc_doctor_add(tc_doctor_ctx *c, const char *id, const char *title);
 
-/* Appends printf text to the check's evidence / fix ("; " between evidence
- * items); silently truncated. Accept NULL checks. */
-void dr_ev(tc_doctor_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void dr_fix(tc_doctor_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void dr_set(tc_doctor_check *k, tc_doctor_status s);
+/* Append printf text to the check's evidence / fix ("; " between evidence
+ * items; silently truncated) and set its status. Accept NULL checks. */
+void tc_doctor_evidence(tc_doctor_check *k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tc_doctor_fix(tc_doctor_check *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tc_doctor_set_status(tc_doctor_check *k, tc_doctor_status s);
 
-void dr_check_nvidia(dr_ctx *c);
-void dr_check_amd(dr_ctx *c);
-void dr_check_wsl(dr_ctx *c);
-void dr_check_cpu(dr_ctx *c);
-void dr_check_server(dr_ctx *c);
-void dr_check_truecost(dr_ctx *c);
+/* The checks of each area, added to c->out in the order they print. */
+void tc_doctor_check_nvidia(tc_doctor_ctx *c);
+void tc_doctor_check_amd(tc_doctor_ctx *c);
+void tc_doctor_check_wsl(tc_doctor_ctx *c);
+void tc_doctor_check_cpu(tc_doctor_ctx *c);
+void tc_doctor_check_server(tc_doctor_ctx *c);
+void tc_doctor_check_truecost(tc_doctor_ctx *c);
 
 #endif

@@ -16,11 +16,10 @@
 
 /* 1 enabled, 0 disabled, -1 not a UEFI Secure Boot machine (or unreadable).
  * The efivar is 4 bytes of attributes, then the value byte. */
-static int secure_boot(const dr_ctx *c)
+static int secure_boot(const tc_doctor_ctx *c)
 {
-    char p[1024];
     unsigned char b[5];
-    FILE *f = fopen(dr_path(c, p, sizeof p, EFI_SECUREBOOT), "rb");
+    FILE *f = tc_root_open(c->root, EFI_SECUREBOOT, "rb");
     if (!f)
         return -1;
     size_t n = fread(b, 1, sizeof b, f);
@@ -31,12 +30,12 @@ static int secure_boot(const dr_ctx *c)
 /* Lists "VERSION: KERNEL, KERNEL" of /var/lib/dkms/nvidia into list and
  * returns 1 when one version has a build for the running kernel, 0 when
  * none does, -1 when nvidia is not managed by DKMS. */
-static int dkms_state(const dr_ctx *c, char *list, size_t cap)
+static int dkms_state(const tc_doctor_ctx *c, char *list, size_t cap)
 {
     char p[1024];
     int built = 0;
     list[0] = '\0';
-    DIR *d = opendir(dr_path(c, p, sizeof p, "/var/lib/dkms/nvidia"));
+    DIR *d = opendir(tc_doctor_path(c, p, sizeof p, "/var/lib/dkms/nvidia"));
     if (!d)
         return -1;
     struct dirent *v;
@@ -71,58 +70,61 @@ static int dkms_state(const dr_ctx *c, char *list, size_t cap)
     return built;
 }
 
-static void check_dkms(dr_ctx *c)
+static void check_dkms(tc_doctor_ctx *c)
 {
     tc_doctor_check *k =
-        dr_add(c, "nvidia.dkms", "NVIDIA DKMS module built for the running kernel");
+        tc_doctor_add(c, "nvidia.dkms", "NVIDIA DKMS module built for the running kernel");
     char list[512];
     int st = dkms_state(c, list, sizeof list);
     if (st < 0) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "no /var/lib/dkms/nvidia: the driver is not built by DKMS");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "no /var/lib/dkms/nvidia: the driver is not built by DKMS");
         return;
     }
-    dr_ev(k, "running kernel %s; /var/lib/dkms/nvidia: %s", c->kernel[0] ? c->kernel : "unknown",
-          list[0] ? list : "empty");
+    tc_doctor_evidence(k, "running kernel %s; /var/lib/dkms/nvidia: %s",
+                       c->kernel[0] ? c->kernel : "unknown", list[0] ? list : "empty");
     if (st == 1 || c->nv_loaded)
         return;
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_fix(k,
-           "DKMS has not built nvidia for kernel %s (usually after a kernel upgrade): "
-           "sudo dkms autoinstall (check with: dkms status), or reinstall the driver "
-           "(sudo apt install --reinstall nvidia-driver-XXX); then reboot",
-           c->kernel);
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_fix(k,
+                  "DKMS has not built nvidia for kernel %s (usually after a kernel upgrade): "
+                  "sudo dkms autoinstall (check with: dkms status), or reinstall the driver "
+                  "(sudo apt install --reinstall nvidia-driver-XXX); then reboot",
+                  c->kernel);
 }
 
-static void check_module(dr_ctx *c)
+static void check_module(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "nvidia.module", "NVIDIA kernel module loaded");
-    dr_ev(k, "PCI %s vendor 0x10de", c->nv_pci);
+    tc_doctor_check *k = tc_doctor_add(c, "nvidia.module", "NVIDIA kernel module loaded");
+    tc_doctor_evidence(k, "PCI %s vendor 0x10de", c->nv_pci);
     if (c->nv_loaded) {
-        dr_ev(k, "nvidia in /proc/modules");
+        tc_doctor_evidence(k, "nvidia in /proc/modules");
         return;
     }
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_ev(k, "/proc/modules has no nvidia (nvidia-smi: \"couldn't communicate with the NVIDIA "
-             "driver\")");
-    dr_fix(k, "if the driver was just installed, reboot; if not installed: sudo ubuntu-drivers "
-              "devices, then sudo apt install nvidia-driver-XXX (the recommended one) and reboot; "
-              "see the DKMS, Secure Boot and nouveau checks for why a module does not load");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_evidence(
+        k, "/proc/modules has no nvidia (nvidia-smi: \"couldn't communicate with the NVIDIA "
+           "driver\")");
+    tc_doctor_fix(
+        k, "if the driver was just installed, reboot; if not installed: sudo ubuntu-drivers "
+           "devices, then sudo apt install nvidia-driver-XXX (the recommended one) and reboot; "
+           "see the DKMS, Secure Boot and nouveau checks for why a module does not load");
 }
 
-static void check_nouveau(dr_ctx *c)
+static void check_nouveau(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "nvidia.nouveau", "nouveau (open-source driver) not loaded");
+    tc_doctor_check *k =
+        tc_doctor_add(c, "nvidia.nouveau", "nouveau (open-source driver) not loaded");
     if (!c->nouveau_loaded) {
-        dr_ev(k, "/proc/modules has no nouveau");
+        tc_doctor_evidence(k, "/proc/modules has no nouveau");
         return;
     }
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_ev(k, "nouveau in /proc/modules: it holds the GPU, so nvidia cannot bind");
-    dr_fix(k, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
-              "/etc/modprobe.d/blacklist-nouveau.conf; sudo update-initramfs -u; add "
-              "nouveau.modeset=0 to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; sudo "
-              "update-grub; reboot");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_evidence(k, "nouveau in /proc/modules: it holds the GPU, so nvidia cannot bind");
+    tc_doctor_fix(k, "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+                     "/etc/modprobe.d/blacklist-nouveau.conf; sudo update-initramfs -u; add "
+                     "nouveau.modeset=0 to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; sudo "
+                     "update-grub; reboot");
 }
 
 /* What the module file says about its signature. */
@@ -151,10 +153,10 @@ static int is_nvidia_ko(const char *name)
 /* Depth-first search of rel (under the root) for an nvidia module. Only the
  * module itself may be a link: linked directories (build/, source/) lead to
  * headers, and outside --root. */
-static int search_ko(const dr_ctx *c, const char *rel, int depth, ko_search *s)
+static int search_ko(const tc_doctor_ctx *c, const char *rel, int depth, ko_search *s)
 {
     char p[1024];
-    DIR *d = opendir(dr_path(c, p, sizeof p, rel));
+    DIR *d = opendir(tc_doctor_path(c, p, sizeof p, rel));
     if (!d)
         return 0;
     struct dirent *e;
@@ -165,7 +167,7 @@ static int search_ko(const dr_ctx *c, const char *rel, int depth, ko_search *s)
         if (e->d_name[0] == '.' ||
             snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name) >= (int)sizeof sub)
             continue;
-        dr_path(c, p, sizeof p, sub);
+        tc_doctor_path(c, p, sizeof p, sub);
         if (is_nvidia_ko(e->d_name) && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
             snprintf(s->rel, sizeof s->rel, "%s", sub);
             found = 1;
@@ -180,13 +182,13 @@ static int search_ko(const dr_ctx *c, const char *rel, int depth, ko_search *s)
 /* The nvidia module for the running kernel into s->rel: the DKMS build
  * (/var/lib/dkms/nvidia/VER/KERNEL/ARCH/module/) first, else anything under
  * /lib/modules/KERNEL (a distribution's prebuilt, signed package). */
-static int find_module(const dr_ctx *c, ko_search *s)
+static int find_module(const tc_doctor_ctx *c, ko_search *s)
 {
     char p[1024], rel[512];
     s->budget = KO_MAX_ENTRIES;
     if (!c->kernel[0])
         return 0;
-    DIR *d = opendir(dr_path(c, p, sizeof p, "/var/lib/dkms/nvidia"));
+    DIR *d = opendir(tc_doctor_path(c, p, sizeof p, "/var/lib/dkms/nvidia"));
     struct dirent *v;
     int found = 0;
     while (d && !found && (v = readdir(d))) {
@@ -204,14 +206,14 @@ static int find_module(const dr_ctx *c, ko_search *s)
 /* A signed module ends with the kernel's trailer (scripts/sign-file). It
  * sits inside the compression of a .ko.xz/.zst/.gz, so those cannot be
  * told without unpacking them. */
-static int module_signature(const dr_ctx *c, const char *rel)
+static int module_signature(const tc_doctor_ctx *c, const char *rel)
 {
     static const char magic[] = "~Module signature appended~\n";
-    char p[1024], tail[sizeof magic - 1];
+    char tail[sizeof magic - 1];
     size_t n = strlen(rel);
     if (n < 3 || strcmp(rel + n - 3, ".ko") != 0)
         return MOD_COMPRESSED;
-    FILE *f = fopen(dr_path(c, p, sizeof p, rel), "rb");
+    FILE *f = tc_root_open(c->root, rel, "rb");
     if (!f)
         return MOD_UNREADABLE;
     int sig = MOD_UNSIGNED; /* shorter than the trailer: no room for one */
@@ -226,26 +228,29 @@ static int module_signature(const dr_ctx *c, const char *rel)
 }
 
 /* No module to judge: Secure Boot is not what stops nvidia (yet). */
-static void secure_boot_no_module(const dr_ctx *c, tc_doctor_check *k)
+static void secure_boot_no_module(const tc_doctor_ctx *c, tc_doctor_check *k)
 {
     const char *kern = c->kernel;
-    dr_set(k, TC_DOCTOR_WARN);
+    tc_doctor_set_status(k, TC_DOCTOR_WARN);
     if (!kern[0])
-        dr_ev(k, "nvidia not loaded; the running kernel's release is unknown (no "
-                 "/proc/sys/kernel/osrelease), so its nvidia module cannot be looked for");
+        tc_doctor_evidence(
+            k, "nvidia not loaded; the running kernel's release is unknown (no "
+               "/proc/sys/kernel/osrelease), so its nvidia module cannot be looked for");
     else
-        dr_ev(k,
-              "nvidia not loaded, but no nvidia module exists for kernel %s (none in "
-              "/var/lib/dkms/nvidia/*/%s or /lib/modules/%s): Secure Boot has nothing to refuse",
-              kern, kern, kern);
-    dr_fix(k, "see the module and DKMS checks: install the driver or build it for this kernel "
-              "first; under Secure Boot it must then be signed with an enrolled key (check: "
-              "modinfo -F signer nvidia; empty means unsigned)");
+        tc_doctor_evidence(
+            k,
+            "nvidia not loaded, but no nvidia module exists for kernel %s (none in "
+            "/var/lib/dkms/nvidia/*/%s or /lib/modules/%s): Secure Boot has nothing to refuse",
+            kern, kern, kern);
+    tc_doctor_fix(k,
+                  "see the module and DKMS checks: install the driver or build it for this kernel "
+                  "first; under Secure Boot it must then be signed with an enrolled key (check: "
+                  "modinfo -F signer nvidia; empty means unsigned)");
 }
 
 /* Secure Boot is on and nvidia is not loaded: blame it only when the
  * module that would load is unsigned. */
-static void secure_boot_module(const dr_ctx *c, tc_doctor_check *k)
+static void secure_boot_module(const tc_doctor_ctx *c, tc_doctor_check *k)
 {
     ko_search s;
     if (!find_module(c, &s)) {
@@ -254,68 +259,75 @@ static void secure_boot_module(const dr_ctx *c, tc_doctor_check *k)
     }
     int sig = module_signature(c, s.rel);
     if (sig == MOD_UNSIGNED) {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_ev(k, "nvidia not loaded: %s has no signature, and an unsigned module is refused",
-              s.rel);
-        dr_fix(k, "sign the module: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, "
-                  "reboot and enrol the key in the blue MOK manager screen (DKMS then signs "
-                  "nvidia with it); or disable Secure Boot in the firmware setup. Check: "
-                  "mokutil --sb-state");
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(
+            k, "nvidia not loaded: %s has no signature, and an unsigned module is refused", s.rel);
+        tc_doctor_fix(k, "sign the module: sudo mokutil --import /var/lib/shim-signed/mok/MOK.der, "
+                         "reboot and enrol the key in the blue MOK manager screen (DKMS then signs "
+                         "nvidia with it); or disable Secure Boot in the firmware setup. Check: "
+                         "mokutil --sb-state");
         return;
     }
-    dr_set(k, TC_DOCTOR_WARN);
+    tc_doctor_set_status(k, TC_DOCTOR_WARN);
     if (sig == MOD_SIGNED)
-        dr_ev(k, "nvidia not loaded; %s is signed: refused only if its key is not enrolled", s.rel);
+        tc_doctor_evidence(
+            k, "nvidia not loaded; %s is signed: refused only if its key is not enrolled", s.rel);
     else
-        dr_ev(k, "nvidia not loaded; %s is %s: whether it is signed cannot be told", s.rel,
-              sig == MOD_COMPRESSED ? "compressed" : "unreadable");
-    dr_fix(k, "if sudo modprobe nvidia fails, look in sudo dmesg for \"Key was rejected by "
-              "service\": the key that signed it is not enrolled. Enrol it: sudo mokutil --import "
-              "/var/lib/shim-signed/mok/MOK.der (the DKMS key; another signer's .der otherwise), "
-              "reboot and enrol it in the blue MOK manager screen; or disable Secure Boot");
+        tc_doctor_evidence(k, "nvidia not loaded; %s is %s: whether it is signed cannot be told",
+                           s.rel, sig == MOD_COMPRESSED ? "compressed" : "unreadable");
+    tc_doctor_fix(
+        k, "if sudo modprobe nvidia fails, look in sudo dmesg for \"Key was rejected by "
+           "service\": the key that signed it is not enrolled. Enrol it: sudo mokutil --import "
+           "/var/lib/shim-signed/mok/MOK.der (the DKMS key; another signer's .der otherwise), "
+           "reboot and enrol it in the blue MOK manager screen; or disable Secure Boot");
 }
 
-static void check_secure_boot(dr_ctx *c)
+static void check_secure_boot(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "nvidia.secureboot", "Secure Boot allows the NVIDIA module");
+    tc_doctor_check *k =
+        tc_doctor_add(c, "nvidia.secureboot", "Secure Boot allows the NVIDIA module");
     int sb = secure_boot(c);
     if (sb < 0) {
-        dr_ev(k, "no readable SecureBoot efivar: not a UEFI Secure Boot system");
+        tc_doctor_evidence(k, "no readable SecureBoot efivar: not a UEFI Secure Boot system");
         return;
     }
-    dr_ev(k, "Secure Boot %s (efivars SecureBoot byte 5 = %d)", sb ? "enabled" : "disabled", sb);
+    tc_doctor_evidence(k, "Secure Boot %s (efivars SecureBoot byte 5 = %d)",
+                       sb ? "enabled" : "disabled", sb);
     if (!sb)
         return;
     if (c->nv_loaded) {
-        dr_ev(k, "the nvidia module is loaded, so it is signed with an enrolled key");
+        tc_doctor_evidence(k, "the nvidia module is loaded, so it is signed with an enrolled key");
         return;
     }
     if (c->nouveau_loaded) {
         /* nouveau is the distribution's signed module: it loads, and it is
          * what keeps nvidia off the GPU, whatever nvidia's signature. */
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "nouveau holds the GPU: see the nouveau check, then run doctor again");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k,
+                           "nouveau holds the GPU: see the nouveau check, then run doctor again");
         return;
     }
     secure_boot_module(c, k);
 }
 
-static void check_devnodes(dr_ctx *c)
+static void check_devnodes(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "nvidia.devnodes", "/dev/nvidia* device nodes present");
+    tc_doctor_check *k = tc_doctor_add(c, "nvidia.devnodes", "/dev/nvidia* device nodes present");
     if (!c->nv_loaded) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_ev(k, "the nvidia module is not loaded");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "the nvidia module is not loaded");
         return;
     }
-    int n0 = dr_exists(c, "/dev/nvidia0"), ctl = dr_exists(c, "/dev/nvidiactl");
-    dr_ev(k, "/dev/nvidia0 %s, /dev/nvidiactl %s", n0 ? "present" : "missing",
-          ctl ? "present" : "missing");
+    int n0 = tc_root_exists(c->root, "/dev/nvidia0"),
+        ctl = tc_root_exists(c->root, "/dev/nvidiactl");
+    tc_doctor_evidence(k, "/dev/nvidia0 %s, /dev/nvidiactl %s", n0 ? "present" : "missing",
+                       ctl ? "present" : "missing");
     if (n0 && ctl)
         return;
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_fix(k, "create them: sudo nvidia-modprobe -c 0 -u (or reboot); in a container, start it "
-              "with the GPUs passed in (docker run --gpus all, NVIDIA Container Toolkit)");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_fix(k,
+                  "create them: sudo nvidia-modprobe -c 0 -u (or reboot); in a container, start it "
+                  "with the GPUs passed in (docker run --gpus all, NVIDIA Container Toolkit)");
 }
 
 /* The loaded module's version into ver and where it was read into *src:
@@ -323,14 +335,14 @@ static void check_devnodes(dr_ctx *c)
  * version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue ..." or "...
  * Open Kernel Module for x86_64  550.54.15  Release Build ...", where the
  * version is the first word after "Kernel Module" that starts with a digit. */
-static int module_version(const dr_ctx *c, char *ver, size_t len, const char **src)
+static int module_version(const tc_doctor_ctx *c, char *ver, size_t len, const char **src)
 {
     char text[1024];
     *src = "/sys/module/nvidia/version";
-    if (dr_read(c, *src, ver, len) == 0 && isdigit((unsigned char)ver[0]))
+    if (tc_root_read(c->root, *src, ver, len, NULL) == TC_OK && isdigit((unsigned char)ver[0]))
         return 0;
     *src = "/proc/driver/nvidia/version";
-    if (dr_read(c, *src, text, sizeof text) < 0)
+    if (tc_root_read(c->root, *src, text, sizeof text, NULL) != TC_OK)
         return -1;
     const char *s = strstr(text, "Kernel Module");
     if (!s)
@@ -352,21 +364,23 @@ static int module_version(const dr_ctx *c, char *ver, size_t len, const char **s
 
 static void mismatch_fix(tc_doctor_check *k)
 {
-    dr_set(k, TC_DOCTOR_FAIL);
-    dr_fix(k, "the driver was upgraded but the old module is still loaded: reboot (or, with "
-              "nothing using the GPU: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && "
-              "sudo modprobe nvidia)");
+    tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+    tc_doctor_fix(
+        k, "the driver was upgraded but the old module is still loaded: reboot (or, with "
+           "nothing using the GPU: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && "
+           "sudo modprobe nvidia)");
 }
 
-static void check_nvml(dr_ctx *c)
+static void check_nvml(tc_doctor_ctx *c)
 {
-    tc_doctor_check *k = dr_add(c, "nvidia.nvml", "NVML (libnvidia-ml) loads");
-    tc_doctor_check *v = dr_add(c, "nvidia.version", "NVIDIA driver and library versions match");
+    tc_doctor_check *k = tc_doctor_add(c, "nvidia.nvml", "NVML (libnvidia-ml) loads");
+    tc_doctor_check *v =
+        tc_doctor_add(c, "nvidia.version", "NVIDIA driver and library versions match");
     if (!c->nv_loaded) {
-        dr_set(k, TC_DOCTOR_SKIP);
-        dr_set(v, TC_DOCTOR_SKIP);
-        dr_ev(k, "the nvidia module is not loaded");
-        dr_ev(v, "the nvidia module is not loaded");
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+        tc_doctor_set_status(v, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(k, "the nvidia module is not loaded");
+        tc_doctor_evidence(v, "the nvidia module is not loaded");
         return;
     }
     tc_doctor_nvml_fn fn = c->cfg->nvml_version ? c->cfg->nvml_version : tc_doctor_nvml_version;
@@ -376,44 +390,45 @@ static void check_nvml(dr_ctx *c)
     tc_err rc = fn(c->cfg->nvml_lib, lv, sizeof lv, err, sizeof err);
     int have_kv = module_version(c, kv, sizeof kv, &kv_src) == 0;
     if (have_kv)
-        dr_ev(v, "kernel module %s (%s)", kv, kv_src);
+        tc_doctor_evidence(v, "kernel module %s (%s)", kv, kv_src);
     if (rc == TC_ERR_NOTFOUND) {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_ev(k, "cannot load %s: %s", lib, err);
-        dr_fix(k, "install the driver's user-space part (Ubuntu: sudo apt install "
-                  "libnvidia-compute-XXX / nvidia-utils-XXX matching the driver), or pass "
-                  "--nvml-lib PATH; without NVML truecost falls back to nvidia-smi");
-        dr_set(v, TC_DOCTOR_SKIP);
-        dr_ev(v, "NVML not loadable");
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(k, "cannot load %s: %s", lib, err);
+        tc_doctor_fix(k, "install the driver's user-space part (Ubuntu: sudo apt install "
+                         "libnvidia-compute-XXX / nvidia-utils-XXX matching the driver), or pass "
+                         "--nvml-lib PATH; without NVML truecost falls back to nvidia-smi");
+        tc_doctor_set_status(v, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(v, "NVML not loadable");
         return;
     }
     if (rc == TC_ERR_INVALID) {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_ev(k, "%s: %s", lib, err);
-        dr_fix(k, "see the version check");
-        dr_ev(v, "NVML: %s", err);
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(k, "%s: %s", lib, err);
+        tc_doctor_fix(k, "see the version check");
+        tc_doctor_evidence(v, "NVML: %s", err);
         mismatch_fix(v);
         return;
     }
     if (rc != TC_OK) {
-        dr_set(k, TC_DOCTOR_FAIL);
-        dr_ev(k, "%s: %s", lib, err);
-        dr_fix(k, "run nvidia-smi for the driver's own message; reinstall the driver if it "
-                  "fails too");
-        dr_set(v, TC_DOCTOR_SKIP);
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(k, "%s: %s", lib, err);
+        tc_doctor_fix(k, "run nvidia-smi for the driver's own message; reinstall the driver if it "
+                         "fails too");
+        tc_doctor_set_status(v, TC_DOCTOR_SKIP);
         return;
     }
-    dr_ev(k, "%s: driver %s", lib, lv);
-    dr_ev(v, "NVML library %s", lv);
+    tc_doctor_evidence(k, "%s: driver %s", lib, lv);
+    tc_doctor_evidence(v, "NVML library %s", lv);
     if (!have_kv) {
-        dr_set(v, TC_DOCTOR_SKIP);
-        dr_ev(v, "no version in /sys/module/nvidia/version or /proc/driver/nvidia/version");
+        tc_doctor_set_status(v, TC_DOCTOR_SKIP);
+        tc_doctor_evidence(
+            v, "no version in /sys/module/nvidia/version or /proc/driver/nvidia/version");
     } else if (strcmp(kv, lv) != 0) {
         mismatch_fix(v);
     }
 }
 
-void dr_check_nvidia(dr_ctx *c)
+void tc_doctor_check_nvidia(tc_doctor_ctx *c)
 {
     static const char *const ids[][2] = {
         {"nvidia.module", "NVIDIA kernel module loaded"},
@@ -427,10 +442,10 @@ void dr_check_nvidia(dr_ctx *c)
     /* Under WSL2 there is no Linux NVIDIA driver: the WSL checks cover it. */
     if (!c->n_nv || c->wsl) {
         for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-            tc_doctor_check *k = dr_add(c, ids[i][0], ids[i][1]);
-            dr_set(k, TC_DOCTOR_SKIP);
-            dr_ev(k,
-                  c->wsl && c->n_nv ? "WSL2: the Windows driver serves the GPU" : "no NVIDIA GPU");
+            tc_doctor_check *k = tc_doctor_add(c, ids[i][0], ids[i][1]);
+            tc_doctor_set_status(k, TC_DOCTOR_SKIP);
+            tc_doctor_evidence(k, c->wsl && c->n_nv ? "WSL2: the Windows driver serves the GPU"
+                                                    : "no NVIDIA GPU");
         }
         return;
     }

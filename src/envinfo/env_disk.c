@@ -70,7 +70,7 @@ static void consider(char *line, const char *p, mount_match *best)
 
 static void find_mount(const char *root, const char *p, mount_match *best)
 {
-    FILE *f = tc_env_open(root, "/proc/self/mountinfo");
+    FILE *f = tc_root_open(root, "/proc/self/mountinfo", "r");
     if (!f)
         return;
     char *line = NULL;
@@ -86,7 +86,7 @@ static void find_mount(const char *root, const char *p, mount_match *best)
 static json_t *device_name(const char *root, const char *devdir, const mount_match *m)
 {
     char path[4096], target[4096];
-    if (tc_env_path(root, devdir, path, sizeof path) == 0) {
+    if (tc_root_join(path, sizeof path, root, devdir) == TC_OK) {
         ssize_t n = readlink(path, target, sizeof target - 1);
         if (n > 0) {
             target[n] = '\0';

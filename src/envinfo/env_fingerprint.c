@@ -1,7 +1,6 @@
 /* tc_env_collect: assembles the blocks of the fingerprint. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "env_internal.h"
 #include "tc_version.h"
@@ -46,7 +45,7 @@ static void default_store(const char *root, char *out, size_t len)
         return;
     char rel[2048];
     int n = snprintf(rel, sizeof rel, "%s/.ollama", home);
-    if (n > 0 && (size_t)n < sizeof rel && tc_env_exists(root, rel))
+    if (n > 0 && (size_t)n < sizeof rel && tc_root_exists(root, rel))
         snprintf(out, len, "%s", rel);
 }
 
@@ -61,7 +60,7 @@ static json_t *disk_block(const tc_env_config *cfg, const char *root)
         default_store(root, store, sizeof store);
     if (strcmp(root, "/") != 0)
         return tc_env_disk(root, store);
-    if (tc_env_path(root, store, full, sizeof full) < 0)
+    if (tc_root_join(full, sizeof full, root, store) != TC_OK)
         return json_null();
     return tc_env_disk(root, full);
 }
@@ -99,4 +98,28 @@ tc_err tc_env_collect(const tc_env_config *cfg, json_t **out, char *err, size_t 
 fail:
     json_decref(fp);
     return rc;
+}
+
+void tc_env_free(json_t *fp)
+{
+    json_decref(fp);
+}
+
+tc_err tc_env_load(const char *path, json_t **out, char *err, size_t errlen)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    *out = NULL;
+    if (!doc)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: line %d: %s (expected a fingerprint saved with "
+                       "'truecost env --json > FILE')",
+                       path, e.line, e.text);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: not a fingerprint (a JSON object from 'truecost env --json')", path);
+    }
+    *out = doc;
+    return TC_OK;
 }

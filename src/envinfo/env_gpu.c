@@ -68,7 +68,7 @@ static void from_telemetry(const tc_env_config *cfg, const char *root, json_t *l
     const char *which = cfg->telemetry ? cfg->telemetry : strcmp(root, "/") == 0 ? "auto" : "none";
     tc_telem_config t = cfg->telem;
     char sysfs[4096];
-    if (!t.sysfs_root && tc_env_path(root, "/sys", sysfs, sizeof sysfs) == 0)
+    if (!t.sysfs_root && tc_root_join(sysfs, sizeof sysfs, root, "/sys") == TC_OK)
         t.sysfs_root = sysfs;
     if (!t.opt_root)
         t.opt_root = root;
@@ -93,7 +93,7 @@ static json_t *pci_name(const char *root, unsigned ven, unsigned dev)
     static const char *const files[] = {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"};
     FILE *f = NULL;
     for (size_t i = 0; !f && i < 2; i++)
-        f = tc_env_open(root, files[i]);
+        f = tc_root_open(root, files[i], "r");
     if (!f)
         return json_null();
     char line[512], vkey[8], dkey[8];
@@ -183,7 +183,7 @@ static void from_pci(const char *root, json_t *list, unsigned seen)
 {
     char path[4096];
     struct dirent **names = NULL;
-    if (tc_env_path(root, "/sys/bus/pci/devices", path, sizeof path) < 0)
+    if (tc_root_join(path, sizeof path, root, "/sys/bus/pci/devices") != TC_OK)
         return;
     int n = scandir(path, &names, NULL, alphasort); /* bus order, not readdir's */
     for (int i = 0; i < n; i++) {

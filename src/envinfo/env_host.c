@@ -6,49 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "env_internal.h"
 
-int tc_env_path(const char *root, const char *rel, char *out, size_t len)
-{
-    size_t n = strlen(root);
-    while (n > 0 && root[n - 1] == '/')
-        n--; /* "/" and "tree/" both join as prefix + "/etc/..." */
-    while (*rel == '/')
-        rel++;
-    int w = snprintf(out, len, "%.*s/%s", (int)n, root, rel);
-    return w < 0 || (size_t)w >= len ? -1 : 0;
-}
-
-FILE *tc_env_open(const char *root, const char *rel)
-{
-    char path[4096];
-    if (tc_env_path(root, rel, path, sizeof path) < 0)
-        return NULL;
-    return fopen(path, "r");
-}
-
 int tc_env_read(const char *root, const char *rel, char *buf, size_t len)
 {
-    FILE *f = tc_env_open(root, rel);
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    int too_long = n == len - 1 && fgetc(f) != EOF;
-    fclose(f);
-    buf[n] = '\0';
-    while (n > 0 && isspace((unsigned char)buf[n - 1]))
-        buf[--n] = '\0';
-    return too_long || n == 0 ? -1 : 0;
-}
-
-int tc_env_exists(const char *root, const char *rel)
-{
-    char path[4096];
-    struct stat st;
-    return tc_env_path(root, rel, path, sizeof path) == 0 && stat(path, &st) == 0;
+    return tc_root_read(root, rel, buf, len, NULL) == TC_OK && buf[0] ? 0 : -1;
 }
 
 json_t *tc_env_str(const char *s)
@@ -99,7 +63,7 @@ static json_t *kernel_release(const char *root)
 static int pid1_in_container(const char *root)
 {
     char env[16384];
-    FILE *f = tc_env_open(root, "/proc/1/environ");
+    FILE *f = tc_root_open(root, "/proc/1/environ", "r");
     if (!f)
         return 0; /* only root may read it: not knowing is not a container */
     size_t n = fread(env, 1, sizeof env - 1, f);
@@ -137,7 +101,7 @@ static int cgroup_names_runtime(const char *path)
  * (v2). Under a cgroup namespace the path is "/" and says nothing. */
 static int cgroup_in_container(const char *root, const char *rel)
 {
-    FILE *f = tc_env_open(root, rel);
+    FILE *f = tc_root_open(root, rel, "r");
     if (!f)
         return 0;
     char line[1024];
@@ -156,7 +120,7 @@ static int cgroup_in_container(const char *root, const char *rel)
  * MOUNT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER". */
 static int overlay_root(const char *root, const char *rel)
 {
-    FILE *f = tc_env_open(root, rel);
+    FILE *f = tc_root_open(root, rel, "r");
     if (!f)
         return 0;
     char *line = NULL, mnt[8], fstype[32];
@@ -178,12 +142,12 @@ static int overlay_root(const char *root, const char *rel)
  * the service account secrets tell instead. */
 static int in_container(const char *root)
 {
-    return tc_env_exists(root, "/.dockerenv") || tc_env_exists(root, "/run/.containerenv") ||
+    return tc_root_exists(root, "/.dockerenv") || tc_root_exists(root, "/run/.containerenv") ||
            pid1_in_container(root) || cgroup_in_container(root, "/proc/1/cgroup") ||
            cgroup_in_container(root, "/proc/self/cgroup") ||
            overlay_root(root, "/proc/self/mountinfo") || overlay_root(root, "/proc/1/mountinfo") ||
-           tc_env_exists(root, "/var/run/secrets/kubernetes.io") ||
-           tc_env_exists(root, "/run/secrets/kubernetes.io");
+           tc_root_exists(root, "/var/run/secrets/kubernetes.io") ||
+           tc_root_exists(root, "/run/secrets/kubernetes.io");
 }
 
 static int dmi_names_hypervisor(const char *root)
@@ -313,7 +277,7 @@ json_t *tc_env_cpu(const char *root)
     if (!s)
         return NULL;
     s->cur_pkg = s->cur_core = -1;
-    FILE *f = tc_env_open(root, "/proc/cpuinfo");
+    FILE *f = tc_root_open(root, "/proc/cpuinfo", "r");
     if (f) {
         scan_cpuinfo(f, s);
         fclose(f);
@@ -328,7 +292,7 @@ json_t *tc_env_cpu(const char *root)
 
 json_t *tc_env_memory(const char *root)
 {
-    FILE *f = tc_env_open(root, "/proc/meminfo");
+    FILE *f = tc_root_open(root, "/proc/meminfo", "r");
     if (!f)
         return json_null();
     char line[256];

@@ -7,21 +7,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/tc_root.h"
 #include "env_fingerprint.h"
 
-/* Writes root + rel ("/" + "/etc/os-release") into out. Returns 0, or -1
- * when it does not fit. */
-int tc_env_path(const char *root, const char *rel, char *out, size_t len);
-
-/* Opens root + rel for reading, or NULL. */
-FILE *tc_env_open(const char *root, const char *rel);
-
-/* Reads root + rel into buf (NUL-terminated, trailing whitespace cut).
- * Returns 0, or -1 when it is missing, unreadable, empty or too long. */
+/* tc_root_read of root + rel, but an empty file counts as missing (a
+ * field is null, never ""). Returns 0, or -1 when it is missing,
+ * unreadable, empty or too long. */
 int tc_env_read(const char *root, const char *rel, char *buf, size_t len);
-
-/* 1 when root + rel exists. */
-int tc_env_exists(const char *root, const char *rel);
 
 /* A JSON string of s, or null when s is NULL or empty. */
 json_t *tc_env_str(const char *s);

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/tc_root.h"
 #include "telem_sysfs.h"
 
 typedef struct amd_card {
@@ -27,18 +28,16 @@ typedef struct amd_state {
 
 static int is_amd(const char *dev_dir)
 {
-    char path[4200], vendor[32];
-    tc_telem_fmt(path, sizeof path, "%s/vendor", dev_dir);
-    return tc_telem_read_text(path, vendor, sizeof vendor, NULL) == TC_OK &&
+    char vendor[32];
+    return tc_root_read(dev_dir, "vendor", vendor, sizeof vendor, NULL) == TC_OK &&
            strcasecmp(vendor, "0x1002") == 0;
 }
 
 /* Reads dir/name as text into out; leaves out untouched when it cannot. */
 static void read_label(const char *dir, const char *name, char *out, size_t len)
 {
-    char path[4200], text[256];
-    tc_telem_fmt(path, sizeof path, "%s/%s", dir, name);
-    if (tc_telem_read_text(path, text, sizeof text, NULL) == TC_OK && text[0])
+    char text[256];
+    if (tc_root_read(dir, name, text, sizeof text, NULL) == TC_OK && text[0])
         tc_telem_fmt(out, len, "%s", text);
 }
 
@@ -46,9 +45,8 @@ static void read_label(const char *dir, const char *name, char *out, size_t len)
  * build number after '-' is left out. */
 static void rocm_runtime(const char *opt_root, char *out, size_t len)
 {
-    char path[4200], ver[64];
-    if (tc_telem_join(path, sizeof path, opt_root, "opt/rocm/.info/version") != TC_OK ||
-        tc_telem_read_text(path, ver, sizeof ver, NULL) != TC_OK || !ver[0])
+    char ver[64];
+    if (tc_root_read(opt_root, "opt/rocm/.info/version", ver, sizeof ver, NULL) != TC_OK || !ver[0])
         return;
     ver[strcspn(ver, "-\n")] = '\0';
     tc_telem_fmt(out, len, "ROCm %s", ver);
@@ -163,9 +161,8 @@ int tc_telem_parse_dpm(char *text)
 /* The current level of dir/name, a pp_dpm_* table, in MHz; -1 when unknown. */
 static int dpm_current_mhz(const char *dir, const char *name)
 {
-    char path[4200], text[1024];
-    tc_telem_fmt(path, sizeof path, "%s/%s", dir, name);
-    if (tc_telem_read_text(path, text, sizeof text, NULL) != TC_OK)
+    char text[1024];
+    if (tc_root_read(dir, name, text, sizeof text, NULL) != TC_OK)
         return -1;
     return tc_telem_parse_dpm(text);
 }

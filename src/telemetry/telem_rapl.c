@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_root.h"
 #include "telem_sysfs.h"
 
 #define RAPL_ERR_LEN 512
@@ -52,7 +53,7 @@ static int read_raw(const rapl_zone *z, const char *root, uint64_t *raw, char *w
     char path[4200], text[64];
     int eno = 0;
     tc_telem_fmt(path, sizeof path, "%s/energy_uj", z->dir);
-    tc_err e = tc_telem_read_text(path, text, sizeof text, &eno);
+    tc_err e = tc_root_read(NULL, path, text, sizeof text, &eno);
     if (e == TC_OK && tc_telem_parse_u64(text, raw) == TC_OK)
         return 0;
     if (e == TC_ERR_IO)
@@ -65,9 +66,8 @@ static int read_raw(const rapl_zone *z, const char *root, uint64_t *raw, char *w
 /* Fills z from zone directory dir; returns 0 when it is a package zone. */
 static int probe_zone(rapl_zone *z, const char *dir, int index)
 {
-    char path[4200], name[64];
-    tc_telem_fmt(path, sizeof path, "%s/name", dir);
-    if (tc_telem_read_text(path, name, sizeof name, NULL) != TC_OK ||
+    char name[64];
+    if (tc_root_read(dir, "name", name, sizeof name, NULL) != TC_OK ||
         strncmp(name, "package-", 8) != 0)
         return -1;
     memset(z, 0, sizeof *z);

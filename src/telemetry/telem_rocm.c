@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_root.h"
 #include "core/tc_time.h"
 #include "telem_sysfs.h"
 
@@ -122,9 +123,8 @@ static const char *status_text(const rsmi_state *st, rsmi_ret r, char *buf, size
  * build number after '-' is left out. */
 static void rocm_runtime(const char *opt_root, char *out, size_t len)
 {
-    char path[4200], ver[64];
-    if (tc_telem_join(path, sizeof path, opt_root, "opt/rocm/.info/version") != TC_OK ||
-        tc_telem_read_text(path, ver, sizeof ver, NULL) != TC_OK)
+    char ver[64];
+    if (tc_root_read(opt_root, "opt/rocm/.info/version", ver, sizeof ver, NULL) != TC_OK)
         return;
     ver[strcspn(ver, "-\n")] = '\0';
     if (ver[0])
@@ -189,8 +189,8 @@ static void *open_library(const tc_telem_config *cfg)
     if (!dl)
         dl = dlopen(LIB_DEFAULT ".1", RTLD_NOW | RTLD_LOCAL);
     char path[4200];
-    if (!dl && tc_telem_join(path, sizeof path, cfg && cfg->opt_root ? cfg->opt_root : "/",
-                             "opt/rocm/lib/" LIB_DEFAULT) == TC_OK)
+    if (!dl && tc_root_join(path, sizeof path, cfg && cfg->opt_root ? cfg->opt_root : "/",
+                            "opt/rocm/lib/" LIB_DEFAULT) == TC_OK)
         dl = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* ROCm installed outside the loader's path */
     return dl;
 }

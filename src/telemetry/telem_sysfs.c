@@ -1,61 +1,15 @@
 #include "telem_sysfs.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/tc_root.h"
 #include "core/tc_time.h"
 
 static int64_t (*test_clock)(void);
-
-tc_err tc_telem_read_text(const char *path, char *buf, size_t len, int *sys_errno)
-{
-    int dummy;
-    int *eno = sys_errno ? sys_errno : &dummy;
-    *eno = 0;
-    if (len == 0)
-        return TC_ERR_INVALID;
-    buf[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *eno = errno;
-        return TC_ERR_IO;
-    }
-    tc_err rc = TC_OK;
-    size_t n = 0;
-    for (;;) {
-        /* One byte past the buffer tells "fits exactly" from "too long". */
-        char extra;
-        char *dst = n < len - 1 ? buf + n : &extra;
-        size_t room = n < len - 1 ? len - 1 - n : 1;
-        ssize_t got = read(fd, dst, room);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            *eno = errno;
-            rc = TC_ERR_IO;
-            goto done;
-        }
-        if (got == 0)
-            break;
-        if (dst == &extra) {
-            rc = TC_ERR_INVALID;
-            goto done;
-        }
-        n += (size_t)got;
-    }
-    while (n > 0 && strchr(" \t\r\n", buf[n - 1]))
-        n--;
-done:
-    buf[rc == TC_OK ? n : 0] = '\0';
-    close(fd);
-    return rc;
-}
 
 tc_err tc_telem_parse_u64(const char *text, uint64_t *out)
 {
@@ -89,16 +43,6 @@ tc_err tc_telem_parse_i64(const char *text, int64_t *out)
     return TC_OK;
 }
 
-tc_err tc_telem_join(char *out, size_t len, const char *dir, const char *name)
-{
-    size_t dl = strlen(dir);
-    while (dl > 1 && dir[dl - 1] == '/')
-        dl--;
-    const char *sep = dl > 0 && dir[dl - 1] == '/' ? "" : "/";
-    int n = snprintf(out, len, "%.*s%s%s", (int)dl, dir, sep, name);
-    return n < 0 || (size_t)n >= len ? TC_ERR_INVALID : TC_OK;
-}
-
 tc_err tc_telem_fmt(char *out, size_t len, const char *fmt, ...)
 {
     va_list ap;
@@ -110,10 +54,8 @@ tc_err tc_telem_fmt(char *out, size_t len, const char *fmt, ...)
 
 tc_err tc_telem_read_i64(const char *dir, const char *name, int64_t *out)
 {
-    char path[4096], text[64];
-    tc_err e = tc_telem_join(path, sizeof path, dir, name);
-    if (e == TC_OK)
-        e = tc_telem_read_text(path, text, sizeof text, NULL);
+    char text[64];
+    tc_err e = tc_root_read(dir, name, text, sizeof text, NULL);
     if (e == TC_OK)
         e = tc_telem_parse_i64(text, out);
     return e;

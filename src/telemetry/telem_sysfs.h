@@ -1,6 +1,6 @@
-/* Small helpers shared by the sysfs backends (rapl, amdgpu): bounded reads
- * of small sysfs files, strict integer parsing, path joining, indexed
- * directory scans and the clock the backends stamp samples with. */
+/* Small helpers shared by the sysfs backends (rapl, amdgpu): strict
+ * integer parsing, integer files, indexed directory scans and the clock
+ * the backends stamp samples with. Files are read with core/tc_root.h. */
 #ifndef TC_TELEM_SYSFS_H
 #define TC_TELEM_SYSFS_H
 
@@ -9,29 +9,19 @@
 
 #include "core/tc_error.h"
 
-/* Reads the whole file at path into buf (NUL-terminated, trailing
- * whitespace and newlines removed). TC_ERR_IO when it cannot be opened or
- * read, with errno in *sys_errno (may be NULL); TC_ERR_INVALID when the
- * content does not fit in len - 1 bytes. */
-tc_err tc_telem_read_text(const char *path, char *buf, size_t len, int *sys_errno);
-
 /* Parses all of text as a decimal integer (optional '-' for i64; no
  * spaces, no sign for u64, nothing after the digits). TC_ERR_PARSE when
  * text is anything else or out of range; *out is untouched then. */
 tc_err tc_telem_parse_i64(const char *text, int64_t *out);
 tc_err tc_telem_parse_u64(const char *text, uint64_t *out);
 
-/* Writes "dir/name" into out (a trailing '/' of dir is not doubled).
- * TC_ERR_INVALID when it does not fit in len. */
-tc_err tc_telem_join(char *out, size_t len, const char *dir, const char *name);
-
 /* snprintf into out that reports truncation: TC_ERR_INVALID when the
  * text did not fit (out then holds as much as fit, NUL-terminated). */
 tc_err tc_telem_fmt(char *out, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Reads dir/name and parses it with tc_telem_parse_i64. Any failure
- * (missing, unreadable, not an integer) returns non-TC_OK. */
+/* Reads dir/name (tc_root_read) and parses it with tc_telem_parse_i64.
+ * Any failure (missing, unreadable, not an integer) returns non-TC_OK. */
 tc_err tc_telem_read_i64(const char *dir, const char *name, int64_t *out);
 
 /* Collects N for every entry of dir named exactly prefix followed by

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "doctor/doctor.h"
+#include "report/report_doctor.h"
 
 #define DOCTOR_DIR TC_FIXTURES_DIR "/doctor/"
 #define FAKE_NVML TC_FAKE_LIB_DIR "/libfake_nvml.so"
@@ -394,6 +395,37 @@ static void test_bad_root(void **state)
     assert_string_equal(tc_doctor_status_name(TC_DOCTOR_WARN), "warn");
 }
 
+/* The documents of a report: a line per check with its evidence and fix
+ * (none for a skipped one), the closing verdict, and the same as JSON. */
+static void test_report(void **state)
+{
+    (void)state;
+    tc_doctor_config c = config("amd-no-kfd", 0);
+    const tc_doctor_report *r = run(&c);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tc_report_doctor_text(f, r);
+    assert_int_equal(fclose(f), 0);
+    assert_memory_equal(text, "ok   GPUs found\n     AMD (vendor 0x1002): 0000:03:00.0", 52);
+    assert_non_null(strstr(text, "skip NVIDIA kernel module loaded\n     no NVIDIA GPU\nskip"));
+    assert_non_null(strstr(text, "FAIL /dev/kfd and /dev/dri/renderD* present\n"));
+    assert_non_null(strstr(text, "\n     fix: "));
+    assert_non_null(strstr(text, "\n\nSome checks failed: see the fixes above.\n"));
+    free(text);
+
+    json_t *doc = tc_report_doctor_json(r);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "status")), r->status);
+    json_t *checks = json_object_get(doc, "checks");
+    assert_int_equal(json_array_size(checks), r->n);
+    json_t *k = json_array_get(checks, 0);
+    assert_string_equal(json_string_value(json_object_get(k, "id")), "gpu.found");
+    assert_string_equal(json_string_value(json_object_get(k, "status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(k, "evidence")), r->checks[0].evidence);
+    json_decref(doc);
+}
+
 int main(void)
 {
     snprintf(store_dir, sizeof store_dir, "/tmp/tc-doctor-XXXXXX");
@@ -409,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_no_access),
         cmocka_unit_test(test_root_user_and_server),
         cmocka_unit_test(test_bad_root),
+        cmocka_unit_test(test_report),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

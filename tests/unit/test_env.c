@@ -9,9 +9,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "envinfo/env_fingerprint.h"
 #include "analysis/env_diff.h"
+#include "analysis/env_pair.h"
+#include "report/report_env.h"
 
 #define TREE(name) TC_FIXTURES_DIR "/env/" name
 #define FAKE_NVML TC_FAKE_LIB_DIR "/libfake_nvml.so"
@@ -408,6 +411,101 @@ static void diff_server_and_build(void **state)
     json_decref(b);
 }
 
+/* Text a report function writes, for comparing; the caller frees it. */
+static char *captured(FILE *f, char **buf)
+{
+    assert_int_equal(fclose(f), 0);
+    return *buf;
+}
+
+/* env --json, read back by tc_env_load: every number as measured (a power
+ * limit of 72.123 W must not come back as another double), and the
+ * errors --diff says for a file that is not a fingerprint. */
+static void saved_fingerprint_reads_back(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tc-env-fp-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    json_t *fp = collect(TREE("debian-nvidia")), *back = NULL;
+    json_object_set_new(json_array_get(json_object_get(fp, "gpus"), 0), "power_limit_w",
+                        json_real(72.123));
+    assert_int_equal(tc_report_env_json(f, fp, err, sizeof err), TC_OK);
+    fclose(f);
+    assert_int_equal(tc_env_load(path, &back, err, sizeof err), TC_OK);
+    assert_true(json_equal(fp, back));
+    tc_env_pair p = {fp, back, NULL, 0};
+    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_int_equal(p.n, 0);
+    char *text = NULL;
+    size_t len = 0;
+    f = open_memstream(&text, &len);
+    tc_report_env_diff_text(f, &p, "A.json", "B.json");
+    assert_string_equal(captured(f, &text),
+                        "no differences that matter between A.json and B.json\n");
+    free(text);
+    tc_env_pair_free(&p);
+    tc_env_pair_free(NULL);
+
+    f = fopen(path, "w");
+    fputs("[1]", f);
+    fclose(f);
+    assert_int_equal(tc_env_load(path, &back, err, sizeof err), TC_ERR_PARSE);
+    assert_null(back);
+    assert_non_null(strstr(err, "not a fingerprint"));
+    f = fopen(path, "w");
+    fputs("{nope", f);
+    fclose(f);
+    assert_int_equal(tc_env_load(path, &back, err, sizeof err), TC_ERR_PARSE);
+    assert_non_null(strstr(err, "line 1"));
+    assert_non_null(strstr(err, "expected a fingerprint saved with"));
+    unlink(path);
+}
+
+/* The differences as env --diff prints them: a count, then each field with
+ * both values (null as n/a, numbers as JSON) and why it matters. */
+static void diff_text(void **state)
+{
+    (void)state;
+    tc_env_pair p = {collect(TREE("debian-nvidia")), collect(TREE("wsl2")), NULL, 0};
+    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_true(p.n > 1);
+    assert_int_equal(p.n, json_array_size(p.diffs));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tc_report_env_diff_text(f, &p, "a.json", "b.json");
+    captured(f, &text);
+    char head[64];
+    snprintf(head, sizeof head, "%zu differences between A=a.json and B=b.json:\n", p.n);
+    assert_memory_equal(text, head, strlen(head));
+    assert_non_null(
+        strstr(text, "  os.virtualisation: A none, B wsl2\n    different virtualisation"));
+    assert_non_null(strstr(text, "  gpus.count: A 1, B 0\n"));
+    free(text);
+    tc_env_pair_free(&p);
+}
+
+/* The text block: labelled lines, n/a for what the tree lacks. */
+static void fingerprint_text(void **state)
+{
+    (void)state;
+    json_t *fp = collect(TREE("debian-nvidia"));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tc_report_env_text(f, fp);
+    captured(f, &text);
+    assert_non_null(strstr(text, "OS        Debian GNU/Linux 12 (bookworm) (version 12), kernel "
+                                 "6.1.0-18-amd64, virtualisation: none\n"));
+    assert_non_null(strstr(text, "CPU       AMD EPYC 7763 64-Core Processor: 2 sockets, 4 cores, "
+                                 "8 threads\n"));
+    assert_non_null(strstr(text, "Server    none\n"));
+    free(text);
+    tc_env_free(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +522,9 @@ int main(void)
         cmocka_unit_test(diff_same_tree_is_clean),
         cmocka_unit_test(diff_two_trees),
         cmocka_unit_test(diff_server_and_build),
+        cmocka_unit_test(saved_fingerprint_reads_back),
+        cmocka_unit_test(diff_text),
+        cmocka_unit_test(fingerprint_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,8 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/tc_root.h"
 #include "telemetry/telem.h"
+#include "telemetry/telem_set.h"
 #include "telemetry/telem_sysfs.h"
+#include "report/report_monitor.h"
 
 #define FIX TC_FIXTURES_DIR "/sysfs/"
 #define PC "/class/powercap/"
@@ -137,26 +140,40 @@ static void read_text_join_and_scan(void **state)
     tmp *t = *state;
     char buf[8], path[128];
     int eno = 0;
-    assert_int_equal(tc_telem_join(path, sizeof path, "/a/", "b"), TC_OK);
+    assert_int_equal(tc_root_join(path, sizeof path, "/a/", "b"), TC_OK);
     assert_string_equal(path, "/a/b");
-    assert_int_equal(tc_telem_join(path, sizeof path, "/", "opt/x"), TC_OK);
+    assert_int_equal(tc_root_join(path, sizeof path, "/", "opt/x"), TC_OK);
     assert_string_equal(path, "/opt/x");
-    assert_int_equal(tc_telem_join(path, 5, "/abc", "d"), TC_ERR_INVALID);
+    assert_int_equal(tc_root_join(path, 5, "/abc", "d"), TC_ERR_INVALID);
+    assert_string_equal(path, ""); /* too long: a path nothing opens */
+    assert_int_equal(tc_root_join(path, sizeof path, "tree//", "/proc/x"), TC_OK);
+    assert_string_equal(path, "tree/proc/x");
+    assert_int_equal(tc_root_join(path, sizeof path, NULL, "rel/x"), TC_OK);
+    assert_string_equal(path, "rel/x");
 
     put(t, "/f", "0x1002\n");
     snprintf(path, sizeof path, "%s/f", t->dir);
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_OK);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_OK);
     assert_string_equal(buf, "0x1002");
     put(t, "/f", "12345678\n"); /* 9 bytes do not fit in 8 */
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_ERR_INVALID);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_ERR_INVALID);
     assert_string_equal(buf, "");
     put(t, "/f", "1234567");
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_OK);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_OK);
     assert_string_equal(buf, "1234567");
-    assert_int_equal(tc_telem_read_text(t->dir, buf, sizeof buf, &eno), TC_ERR_IO);
+    assert_int_equal(tc_root_read(t->dir, "/f", buf, sizeof buf, &eno), TC_OK); /* under a root */
+    assert_string_equal(buf, "1234567");
+    assert_int_equal(eno, 0);
+    put(t, "/f", "");
+    assert_int_equal(tc_root_read(t->dir, "f", buf, sizeof buf, &eno), TC_OK);
+    assert_string_equal(buf, "");
+    put(t, "/f", "v1 \t\r\n");
+    assert_int_equal(tc_root_read(t->dir, "f", buf, sizeof buf, &eno), TC_OK);
+    assert_string_equal(buf, "v1");
+    assert_int_equal(tc_root_read(NULL, t->dir, buf, sizeof buf, &eno), TC_ERR_IO);
     assert_int_equal(eno, EISDIR);
     snprintf(path, sizeof path, "%s/none", t->dir);
-    assert_int_equal(tc_telem_read_text(path, buf, sizeof buf, &eno), TC_ERR_IO);
+    assert_int_equal(tc_root_read(NULL, path, buf, sizeof buf, &eno), TC_ERR_IO);
     assert_int_equal(eno, ENOENT);
 
     int *idx, n;
@@ -549,6 +566,41 @@ static void amdgpu_absent(void **state)
     assert_string_equal(err, want);
 }
 
+/* What truecost monitor prints of a reading: a row under the header (the
+ * header first moves the cursor up when redrawing), or one JSON line. */
+static void monitor_report(void **state)
+{
+    (void)state;
+    tc_telem_config cfg = {.sysfs_root = FIX "amdgpu-full", .opt_root = FIX "amdgpu-full"};
+    tc_telem_set *s = NULL;
+    char err[256];
+    assert_int_equal(tc_telem_set_open("amdgpu", &cfg, &s, NULL, 0, err, sizeof err), TC_OK);
+    tc_telem_sample x;
+    assert_int_equal(tc_telem_set_sample(s, 0, &x), TC_OK);
+    tc_monitor_reading r = {s, 0, &x, 0, 0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tc_report_monitor_header(f, 2);
+    tc_report_monitor_row(f, &r);
+    assert_int_equal(tc_report_monitor_json(f, &r, 1700000000LL * 1000000000LL), TC_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(
+        text,
+        "\033[2A#  DEVICE                     SOURCE        POWER W   ENERGY J  UTIL%   MEM% "
+        "      MEM GiB  TEMP C  SM MHz\n"
+        "0  AMD Instinct MI300X        amdgpu          612.0        n/a     87     42    "
+        "64.0/192.0      54    1800\n"
+        "{\"time\":\"2023-11-14T22:13:20.000000000Z\",\"device\":0,\"name\":\"AMD Instinct "
+        "MI300X\",\"backend\":\"amdgpu\",\"energy_what\":\"GPU energy integrated from "
+        "power\",\"power_w\":612.0,\"power_instant\":true,\"energy_j\":null,\"util_pct\":87.0,"
+        "\"mem_util_pct\":42.0,\"mem_used_bytes\":68719476736,\"mem_total_bytes\":"
+        "206141652992,\"temp_c\":54.0,\"temp_hot_c\":71.5,\"clock_sm_mhz\":1800.0,"
+        "\"clock_mem_mhz\":1300.0,\"power_limit_w\":750.0,\"error\":null}\n");
+    free(text);
+    tc_telem_set_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +616,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(amdgpu_average_only, setup, teardown),
         cmocka_unit_test_setup_teardown(amdgpu_missing_and_malformed_files, setup, teardown),
         cmocka_unit_test_setup_teardown(amdgpu_absent, setup, teardown),
+        cmocka_unit_test(monitor_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,10 @@
-/* The fingerprint as a block of labelled lines, for a terminal. */
-#include <string.h>
+/* truecost env's documents: the fingerprint as labelled lines for a
+ * terminal, the JSON that --diff reads back, and the differences. */
+#include "report_env.h"
 
-#include "cli_env.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 static json_t *at(json_t *doc, const char *path)
 {
@@ -104,7 +107,7 @@ static void print_server(json_t *fp, FILE *out)
                 gib(json_object_get(m, "size_vram_bytes"), b, sizeof b));
 }
 
-void tc_cli_env_print(json_t *fp, FILE *out)
+void tc_report_env_text(FILE *out, json_t *fp)
 {
     char a[64], b[64], c[64];
     print_host(fp, out);
@@ -114,4 +117,48 @@ void tc_cli_env_print(json_t *fp, FILE *out)
             text(fp, "truecost.git", b, sizeof b), text(fp, "truecost.build.compiler", c, sizeof c),
             json_is_true(at(fp, "truecost.build.optimized")) ? ", optimised" : ", not optimised",
             json_is_true(at(fp, "truecost.build.asan")) ? ", with AddressSanitizer (slower)" : "");
+}
+
+tc_err tc_report_env_json(FILE *out, const json_t *doc, char *err, size_t errlen)
+{
+    if (!out || !doc)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "nothing to write");
+    errno = 0;
+    if (json_dumpf(doc, out, JSON_INDENT(2)) != 0 || fputc('\n', out) == EOF || fflush(out) == EOF)
+        return tc_fail(err, errlen, TC_ERR_IO, "writing JSON: %s",
+                       errno ? strerror(errno) : "write failed");
+    return TC_OK;
+}
+
+/* A difference's value: a string as it is, null as n/a, else its JSON. */
+static void print_value(FILE *out, json_t *v)
+{
+    char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    fputs(json_is_string(v) ? json_string_value(v)
+          : json_is_null(v) ? "n/a"
+          : text            ? text
+                            : "?",
+          out);
+    free(text);
+}
+
+void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name,
+                             const char *b_name)
+{
+    size_t i;
+    json_t *d;
+    if (p->n == 0) {
+        fprintf(out, "no differences that matter between %s and %s\n", a_name, b_name);
+        return;
+    }
+    fprintf(out, "%zu difference%s between A=%s and B=%s:\n", p->n, p->n == 1 ? "" : "s", a_name,
+            b_name);
+    json_array_foreach(p->diffs, i, d)
+    {
+        fprintf(out, "  %s: A ", json_string_value(json_object_get(d, "field")));
+        print_value(out, json_object_get(d, "a"));
+        fputs(", B ", out);
+        print_value(out, json_object_get(d, "b"));
+        fprintf(out, "\n    %s\n", json_string_value(json_object_get(d, "why")));
+    }
 }
