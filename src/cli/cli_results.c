@@ -104,7 +104,7 @@ int tc_cli_print_group(tc_store *st, const tc_runset *set, int json)
         return code;
     tc_figures_summarise("the group", set, f, &s);
     if (json)
-        code = tc_cli_emit_json("show", tc_report_group_json(set, f, &s));
+        code = tc_cli_emit_json("group", tc_report_group_json(set, f, &s));
     else
         code = tc_cli_check(tc_report_group_text(stdout, set, f, &s), NULL);
     tc_runset_figures_free(f, set->n);
