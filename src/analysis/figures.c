@@ -188,3 +188,44 @@ tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *
     tc_store_free_requests(recs, n);
     return rc;
 }
+
+void tc_figures_summarise(const char *who, const tc_runset *set, const tc_figures *f,
+                          tc_set_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    tc_figures_mean_cost_inputs(f, set->n, &out->mean, &out->tps);
+    out->n_warnings =
+        tc_figures_quality_warnings(who, set, f, out->warnings, TC_FIGURES_MAX_WARNINGS);
+}
+
+tc_err tc_figures_list_load(tc_store *st, tc_figures_list *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    tc_err rc = tc_store_list_runs(st, &out->runs, &out->n, err, errlen);
+    if (rc == TC_OK) {
+        size_t n = out->n ? out->n : 1;
+        out->m = calloc(n, sizeof *out->m);
+        out->mp = calloc(n, sizeof *out->mp);
+        if (!out->m || !out->mp)
+            rc = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; rc == TC_OK && i < out->n; i++)
+        if ((rc = tc_figures_metrics(st, &out->runs[i], &out->m[i], err, errlen)) == TC_OK)
+            out->mp[i] = &out->m[i];
+    if (rc != TC_OK)
+        tc_figures_list_free(out);
+    return rc;
+}
+
+void tc_figures_list_free(tc_figures_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; l->m && l->mp && i < l->n; i++)
+        if (l->mp[i])
+            tc_run_metrics_free(&l->m[i]);
+    free(l->m);
+    free(l->mp);
+    free(l->runs);
+    memset(l, 0, sizeof *l);
+}

@@ -88,4 +88,34 @@ void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured
 int tc_figures_quality_warnings(const char *who, const tc_runset *set, const tc_figures *f,
                                 char lines[][200], int max);
 
+/* A set's figures as show and cost report them: the cost inputs at the
+ * runs' means, the throughput spread and the quality warnings. */
+typedef struct tc_set_summary {
+    tc_cost_measured mean;
+    tc_group_stat tps;
+    char warnings[TC_FIGURES_MAX_WARNINGS][200];
+    int n_warnings;
+} tc_set_summary;
+
+/* Fills *out from the set's figures f (one per run): the means and spread
+ * of tc_figures_mean_cost_inputs, the lines of tc_figures_quality_warnings
+ * starting with `who`. */
+void tc_figures_summarise(const char *who, const tc_runset *set, const tc_figures *f,
+                          tc_set_summary *out);
+
+/* Every stored run, newest first, with its metrics (no telemetry), for
+ * run lists. */
+typedef struct tc_figures_list {
+    tc_run_info *runs;
+    tc_run_metrics *m;
+    const tc_run_metrics **mp; /* &m[i], as the list reports take them */
+    size_t n;
+} tc_figures_list;
+
+/* Loads the list into *out (free with tc_figures_list_free; nothing to
+ * free on failure). TC_OK, the store's error or TC_ERR_NOMEM, detail in
+ * err. */
+tc_err tc_figures_list_load(tc_store *st, tc_figures_list *out, char *err, size_t errlen);
+void tc_figures_list_free(tc_figures_list *l); /* accepts NULL */
+
 #endif

@@ -175,6 +175,11 @@ void tc_run_metrics_free(tc_run_metrics *m)
     memset(m, 0, sizeof *m);
 }
 
+double tc_run_metrics_error_rate(const tc_run_metrics *m)
+{
+    return m->requests.measured ? (double)m->requests.failed / (double)m->requests.measured : 0;
+}
+
 const char *tc_run_metrics_token_source(const tc_run_metrics *m)
 {
     if (m->requests.completed == 0)

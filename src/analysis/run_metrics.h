@@ -90,6 +90,9 @@ tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
 /* Frees the samples and zeroes *m; accepts NULL. */
 void tc_run_metrics_free(tc_run_metrics *m);
 
+/* Failed measured requests over measured ones; 0 when none was measured. */
+double tc_run_metrics_error_rate(const tc_run_metrics *m);
+
 /* The token source as reports name it: tc_token_source_name() of the
  * source every completed request agrees on ("usage", "server", "chunks",
  * "none"), "mixed", or NULL when there is no completed request. */

@@ -1,4 +1,6 @@
-/* truecost roofline: a stored run's bandwidth ceiling on its GPU. */
+/* truecost roofline: a stored run's bandwidth ceiling on its GPU; and the
+ * spec table loaded with its error said, for the commands that print the
+ * bound. */
 #ifndef TC_CLI_ROOFLINE_H
 #define TC_CLI_ROOFLINE_H
 
@@ -8,36 +10,23 @@
 
 #include "analysis/roofline.h"
 #include "analysis/run_energy.h"
-#include "record/record.h"
 
-/* ---- the short form that show and compare print -------------------------- */
-
-/* The spec table: the rows of `specs` (may be NULL) first, so that they
- * win, then the built-in ones. Returns 0, or TC_EXIT_USAGE (a bad specs
- * file) / TC_EXIT_RUNTIME after saying why. Free with
- * tc_roofline_table_free. */
+/* tc_roofline_table_load (analysis/roofline_run.h); on failure prints why
+ * and returns TC_EXIT_USAGE (a bad specs file) or TC_EXIT_RUNTIME (out of
+ * memory); else 0. Free with tc_roofline_table_free. */
 int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t);
 
-/* The name of the first GPU a run sampled, or NULL (then the roofline
- * takes the fingerprint's). Borrowed from e. */
+/* Compatibility wrappers for cli_compare*.c until it calls the library
+ * directly; each only calls the function it names. */
+
+/* tc_roofline_first_gpu (analysis/roofline_run.h). */
 const char *tc_cli_first_gpu(const tc_run_energy *e);
 
-/* The bandwidth bound of a run for other reports, from table t: its GPU
- * (`gpu_name`, or NULL for the fingerprint's first GPU), its parsed
- * `fingerprint` (may be NULL or JSON null) and `measured_decode_tps` (its
- * median single-stream decode speed, 0 = none). What is missing is in
- * out->missing, not an error. */
+/* tc_roofline_brief (analysis/roofline_run.h), its result ignored. */
 void tc_cli_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
                            double measured_decode_tps, tc_roofline_result *out);
 
-/* {gpu, bandwidth_gb_s, weight_bytes, decode_ceiling_tokens_per_s,
- * measured_decode_tokens_per_s, percent_of_ceiling, reading, source}, or
- * JSON null when there is no decode ceiling. The reading says there is
- * none at concurrency > 1. A new reference. */
+/* tc_report_roofline_brief_json (report/report_roofline.h). */
 json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency);
-
-/* One or two lines on out: the bound and the measured share of it, or why
- * there is none when the run had a GPU; nothing when it had none. */
-void tc_cli_roofline_brief_print(FILE *out, const tc_roofline_result *r, int concurrency);
 
 #endif

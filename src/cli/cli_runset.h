@@ -3,8 +3,6 @@
 #ifndef TC_CLI_RUNSET_H
 #define TC_CLI_RUNSET_H
 
-#include <jansson.h>
-
 #include "analysis/figures.h"
 
 /* tc_runset_find; on failure prints why and returns TC_EXIT_RUNTIME. */
@@ -14,11 +12,8 @@ int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out);
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f);
 
 /* Prints the group's runs and throughput spread as a table, or as one
- * JSON document {group, simulated, runs: [...], throughput: {runs, mean,
- * stddev, cv, cv_limit, noisy}}. Returns 0 or TC_EXIT_RUNTIME (said). */
+ * JSON document (report/report_group.h) on stdout. Returns 0 or
+ * TC_EXIT_RUNTIME (said). */
 int tc_cli_print_group(tc_store *st, const tc_runset *set, int json);
-
-/* The same JSON document, new reference; NULL after saying why. */
-json_t *tc_cli_group_doc(tc_store *st, const tc_runset *set);
 
 #endif

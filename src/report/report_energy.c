@@ -56,36 +56,31 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
                     d, e->dev[d].load.coverage * 100);
 }
 
-static json_t *num(int valid, double v)
-{
-    return valid ? json_real(v) : json_null();
-}
-
 static json_t *device_json(const tc_run_energy_dev *d)
 {
     const tc_energy_summary *l = &d->load;
     int ok = l->method != TC_ENERGY_NONE;
     /* A device name is the driver's bytes, maybe not UTF-8, which "s"
      * refuses (the device would vanish from the list): cleaned, "o". */
-    json_t *o = json_pack(
-        "{s:o, s:o, s:s, s:o, s:s}", "name", tc_json_string(d->dev.info.name), "backend",
-        tc_json_string(d->dev.backend), "kind",
-        d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
-        tc_json_string(d->dev.info.energy_what), "method", tc_energy_method_name(l->method));
+    json_t *o = json_pack("{s:o, s:o, s:s, s:o, s:s}", "name", tc_json_string(d->dev.info.name),
+                          "backend", tc_json_string(d->dev.backend), "kind",
+                          d->dev.info.kind == TC_TELEM_CPU ? "cpu" : "gpu", "energy_what",
+                          tc_json_string(d->dev.info.energy_what), "method",
+                          tc_energy_method_name(l->method));
     if (!o)
         return NULL;
-    json_object_set_new(o, "energy_j", num(ok, l->energy_j));
-    json_object_set_new(o, "seconds", num(ok, l->seconds));
-    json_object_set_new(o, "coverage", num(ok, l->coverage));
-    json_object_set_new(o, "avg_power_w", num(l->has_power, l->avg_power_w));
-    json_object_set_new(o, "peak_power_w", num(l->has_power, l->peak_power_w));
-    json_object_set_new(o, "idle_power_w", num(d->has_idle, d->idle_power_w));
-    json_object_set_new(o, "j_per_token", num(ok && d->j_per_token > 0, d->j_per_token));
-    json_object_set_new(o, "tokens_per_j", num(ok && d->tokens_per_j > 0, d->tokens_per_j));
+    json_object_set_new(o, "energy_j", tc_json_num(ok, l->energy_j));
+    json_object_set_new(o, "seconds", tc_json_num(ok, l->seconds));
+    json_object_set_new(o, "coverage", tc_json_num(ok, l->coverage));
+    json_object_set_new(o, "avg_power_w", tc_json_num(l->has_power, l->avg_power_w));
+    json_object_set_new(o, "peak_power_w", tc_json_num(l->has_power, l->peak_power_w));
+    json_object_set_new(o, "idle_power_w", tc_json_num(d->has_idle, d->idle_power_w));
+    json_object_set_new(o, "j_per_token", tc_json_num(ok && d->j_per_token > 0, d->j_per_token));
+    json_object_set_new(o, "tokens_per_j", tc_json_num(ok && d->tokens_per_j > 0, d->tokens_per_j));
     json_object_set_new(o, "peak_mem_bytes",
                         l->has_mem ? json_integer(l->peak_mem_bytes) : json_null());
-    json_object_set_new(o, "mean_util_pct", num(l->has_util, l->mean_util_pct));
-    json_object_set_new(o, "max_temp_c", num(l->has_temp, l->max_temp_c));
+    json_object_set_new(o, "mean_util_pct", tc_json_num(l->has_util, l->mean_util_pct));
+    json_object_set_new(o, "max_temp_c", tc_json_num(l->has_temp, l->max_temp_c));
     json_object_set_new(o, "samples", json_integer((json_int_t)l->samples));
     return o;
 }
@@ -97,11 +92,11 @@ json_t *tc_report_energy_json(const tc_run_energy *e)
     json_t *devs = json_array();
     for (int d = 0; devs && d < e->n; d++)
         json_array_append_new(devs, device_json(&e->dev[d]));
-    json_t *total =
-        json_pack("{s:i, s:i, s:o, s:o, s:o}", "devices", e->n, "devices_with_energy",
-                  e->n_with_energy, "energy_j", num(e->has_total, e->total_j), "j_per_token",
-                  num(e->has_total && e->j_per_token > 0, e->j_per_token), "tokens_per_j",
-                  num(e->has_total && e->tokens_per_j > 0, e->tokens_per_j));
+    json_t *total = json_pack(
+        "{s:i, s:i, s:o, s:o, s:o}", "devices", e->n, "devices_with_energy", e->n_with_energy,
+        "energy_j", tc_json_num(e->has_total, e->total_j), "j_per_token",
+        tc_json_num(e->has_total && e->j_per_token > 0, e->j_per_token), "tokens_per_j",
+        tc_json_num(e->has_total && e->tokens_per_j > 0, e->tokens_per_j));
     return json_pack("{s:o, s:o}", "devices", devs, "total", total);
 }
 
@@ -179,13 +174,12 @@ static void csv_row(FILE *out, const tc_run_device *devs, int n_devs, const tc_r
 static json_t *json_row(const tc_run_device *devs, int n_devs, const tc_run_sample *r, int64_t t0,
                         int simulated)
 {
-    json_t *o =
-        json_pack("{s:i, s:o, s:f}", "device", r->device, "name",
-                  tc_json_string(r->device < n_devs ? devs[r->device].info.name : "?"),
-                  "t_s", (double)(r->s.mono_ns - t0) / 1e9);
+    json_t *o = json_pack("{s:i, s:o, s:f}", "device", r->device, "name",
+                          tc_json_string(r->device < n_devs ? devs[r->device].info.name : "?"),
+                          "t_s", (double)(r->s.mono_ns - t0) / 1e9);
     for (size_t c = 0; o && c < N_COLS; c++)
         json_object_set_new(o, cols[c].name,
-                            (r->s.valid & cols[c].bit) ? json_real(value(&r->s, c)) : json_null());
+                            tc_json_num((r->s.valid & cols[c].bit) != 0, value(&r->s, c)));
     if (o)
         json_object_set_new(o, "simulated", json_boolean(simulated));
     return o;

@@ -9,9 +9,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/roofline.h"
+#include "analysis/roofline_run.h"
 
 static void near(double a, double b)
 {
@@ -432,6 +434,78 @@ static void what_is_missing_is_said(void **state)
     tc_roofline_table_free(&t);
 }
 
+static void tables_as_commands_load_them(void **state)
+{
+    (void)state;
+    tc_roofline_table t = {0}, b = builtin();
+    char err[512] = "";
+    assert_int_equal(tc_roofline_table_load(&t, NULL, err, sizeof err), TC_OK);
+    assert_int_equal(t.n, b.n);
+    tc_roofline_table_free(&t);
+
+    char path[] = "/tmp/tc_roof_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "%sRTX 4090,NVIDIA,24,2000,,,,RTX 4090,mine\n", HEADER);
+    fclose(f);
+    assert_int_equal(tc_roofline_table_load(&t, path, err, sizeof err), TC_OK);
+    assert_int_equal(t.n, b.n + 1);
+    assert_false(t.rows[0].builtin); /* the user's rows first: they win */
+    assert_true(tc_roofline_lookup(&t, "NVIDIA GeForce RTX 4090")->bandwidth_gb_s == 2000);
+    tc_roofline_table_free(&t);
+
+    f = fopen(path, "w");
+    fputs("name,nonsense\n", f);
+    fclose(f);
+    assert_int_equal(tc_roofline_table_load(&t, path, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(t.n, 0);
+    tc_roofline_table_free(&t);
+    remove(path);
+    assert_int_equal(tc_roofline_table_load(&t, path, err, sizeof err), TC_ERR_IO);
+    tc_roofline_table_free(&t);
+    tc_roofline_table_free(&b);
+}
+
+static void a_brief_from_figures(void **state)
+{
+    (void)state;
+    tc_run_energy_dev devs[2];
+    memset(devs, 0, sizeof devs);
+    devs[0].dev.info.kind = TC_TELEM_CPU;
+    snprintf(devs[0].dev.info.name, sizeof devs[0].dev.info.name, "package-0");
+    devs[1].dev.info.kind = TC_TELEM_GPU;
+    snprintf(devs[1].dev.info.name, sizeof devs[1].dev.info.name, "NVIDIA GeForce RTX 4090");
+    tc_run_energy e = {.n = 1, .dev = devs};
+    assert_null(tc_roofline_first_gpu(&e)); /* a CPU only */
+    e.n = 2;
+    assert_string_equal(tc_roofline_first_gpu(&e), "NVIDIA GeForce RTX 4090");
+
+    json_t *fp = json_loads("{\"server\": {\"model\": {\"parameter_size\": \"7B\","
+                            " \"quantization_level\": \"Q4_K_M\"}}}",
+                            0, NULL);
+    tc_roofline_table t = builtin();
+    tc_roofline_result r;
+    assert_int_equal(tc_roofline_brief(&t, tc_roofline_first_gpu(&e), fp, 119, &r), TC_OK);
+    near(r.decode_ceiling_tps, 1008e9 / (7e9 * 4.84 / 8));
+    assert_true(r.has_measured);
+    tc_roofline_table_free(&t);
+
+    tc_figures f;
+    memset(&f, 0, sizeof f);
+    f.e = e;
+    f.m.decode_tps.n = 3;
+    f.m.decode_tps.p50 = 119;
+    char err[256] = "";
+    assert_int_equal(tc_roofline_of_figures(&f, fp, &r, err, sizeof err), TC_OK);
+    assert_string_equal(r.spec.name, "RTX 4090");
+    near(r.measured_decode_tps, 119);
+    f.e.n = 0; /* no GPU sampled, none in the fingerprint */
+    assert_int_equal(tc_roofline_of_figures(&f, fp, &r, err, sizeof err), TC_OK);
+    assert_true(r.missing & TC_ROOF_NEED_GPU);
+    json_decref(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +521,8 @@ int main(void)
         cmocka_unit_test(a_run_from_its_fingerprint),
         cmocka_unit_test(moe_models_are_flagged),
         cmocka_unit_test(what_is_missing_is_said),
+        cmocka_unit_test(tables_as_commands_load_them),
+        cmocka_unit_test(a_brief_from_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

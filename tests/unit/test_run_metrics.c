@@ -77,6 +77,7 @@ static void counts_and_errors(void **state)
     assert_int_equal(m.requests.completed, 2);
     assert_int_equal(m.requests.failed, 2);
     assert_int_equal(m.requests.warmup, 1);
+    assert_true(tc_run_metrics_error_rate(&m) == 0.5); /* 2 of 4 measured */
     assert_int_equal(m.errors[TC_REQ_DISCONNECT], 1);
     assert_int_equal(m.errors[TC_REQ_HTTP], 1);
     assert_int_equal(m.errors[TC_REQ_OK], 0);
@@ -294,6 +295,7 @@ static void nothing_measured(void **state)
     assert_int_equal(tc_run_metrics_compute(&run, NULL, 0, &m), TC_OK);
     assert_int_equal(m.simulated, 1);
     assert_int_equal(m.requests.measured, 0);
+    assert_true(tc_run_metrics_error_rate(&m) == 0); /* nothing measured, nothing failed */
     assert_false(m.has_duration);
     assert_int_equal(m.ttft_ms.n, 0);
     assert_int_equal(m.itl_ms.n, 0);

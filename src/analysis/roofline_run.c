@@ -1,0 +1,99 @@
+/* The roofline of stored runs: table loading, a run's inputs, the brief
+ * bound of the run document. */
+#include "roofline_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tc_err tc_roofline_table_load(tc_roofline_table *t, const char *specs, char *err, size_t errlen)
+{
+    char why[1024];
+    tc_err rc;
+    if (specs && (rc = tc_roofline_table_add_file(t, specs, err, errlen)) != TC_OK)
+        return rc;
+    if ((rc = tc_roofline_table_add_builtin(t, why, sizeof why)) != TC_OK)
+        return tc_fail(err, errlen, rc, "the built-in GPU table: %s", why);
+    return TC_OK;
+}
+
+const char *tc_roofline_first_gpu(const tc_run_energy *e)
+{
+    for (int i = 0; i < e->n; i++)
+        if (e->dev[i].dev.info.kind == TC_TELEM_GPU)
+            return e->dev[i].dev.info.name;
+    return NULL;
+}
+
+tc_err tc_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
+                         double measured_decode_tps, tc_roofline_result *out)
+{
+    tc_roofline_inputs in = {.gpu_name = gpu_name,
+                             .fingerprint = fingerprint,
+                             .measured_decode_tps = measured_decode_tps};
+    return tc_roofline_for_run(t, &in, out, NULL, 0); /* no text to parse: no parse error */
+}
+
+tc_err tc_roofline_of_figures(const tc_figures *f, json_t *fp, tc_roofline_result *out, char *err,
+                              size_t errlen)
+{
+    tc_roofline_table t = {0};
+    memset(out, 0, sizeof *out);
+    out->missing = TC_ROOF_NEED_GPU;
+    tc_err rc = tc_roofline_table_load(&t, NULL, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_roofline_brief(&t, tc_roofline_first_gpu(&f->e), fp,
+                               f->m.decode_tps.n ? f->m.decode_tps.p50 : 0, out);
+    tc_roofline_table_free(&t);
+    return rc;
+}
+
+/* The first GPU among the run's sampled devices into out->device. */
+static tc_err first_device(tc_store *st, int64_t id, tc_roofline_run *out, char *err, size_t errlen)
+{
+    tc_run_device *devs = NULL;
+    tc_run_sample *samples = NULL;
+    int n = 0;
+    size_t ns = 0;
+    tc_err rc = tc_store_load_telemetry(st, id, &devs, &n, &samples, &ns, err, errlen);
+    for (int i = 0; rc == TC_OK && i < n && !out->device[0]; i++)
+        if (devs[i].info.kind == TC_TELEM_GPU)
+            snprintf(out->device, sizeof out->device, "%s", devs[i].info.name);
+    free(devs);
+    free(samples);
+    return rc;
+}
+
+tc_err tc_roofline_run_load(tc_store *st, const tc_run_info *run, tc_roofline_run *out, char *err,
+                            size_t errlen)
+{
+    tc_req_record *recs = NULL;
+    size_t n = 0;
+    tc_run_metrics m;
+    memset(&m, 0, sizeof m);
+    memset(out, 0, sizeof *out);
+    tc_err rc = tc_store_load_requests(st, run->id, &recs, &n, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_store_get_fingerprint(st, run->id, &out->fingerprint, err, errlen);
+    if (rc == TC_OK && tc_run_metrics_compute(run, recs, n, &m) != TC_OK)
+        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
+                     (long long)run->id);
+    if (rc == TC_OK) {
+        out->decode_n = m.decode_tps.n;
+        out->decode_p50 = m.decode_tps.n ? m.decode_tps.p50 : 0;
+        rc = first_device(st, run->id, out, err, errlen);
+    }
+    tc_run_metrics_free(&m);
+    tc_store_free_requests(recs, n);
+    if (rc != TC_OK)
+        tc_roofline_run_free(out);
+    return rc;
+}
+
+void tc_roofline_run_free(tc_roofline_run *r)
+{
+    if (!r)
+        return;
+    free(r->fingerprint);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,80 @@
+/* One run's summary: the figures, the energy, the bandwidth bound and the
+ * environment it ran in, as one document or as text. */
+#include "report_run.h"
+
+#include "report_energy.h"
+#include "report_json.h"
+#include "report_roofline.h"
+#include "report_table.h"
+
+json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roofline_result *roof)
+{
+    json_t *doc = tc_report_run_json(&f->run, &f->m);
+    if (!doc)
+        return NULL;
+    if (json_object_set_new(doc, "energy", tc_report_energy_json(&f->e)) != 0 ||
+        json_object_set_new(doc, "roofline",
+                            tc_report_roofline_brief_json(roof, f->run.concurrency)) != 0 ||
+        json_object_set(doc, "environment", fingerprint ? fingerprint : json_null()) != 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* A string member of o (of o's member a when b is given), or "n/a". */
+static const char *str_at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_is_string(v) ? json_string_value(v) : "n/a";
+}
+
+/* One or two lines of the environment under the summary table. */
+static void environment(FILE *out, json_t *fp)
+{
+    if (!json_is_object(fp)) {
+        fprintf(out, "%-14s%s\n", "environment", "not recorded");
+        return;
+    }
+    fprintf(out, "%-14s%s, kernel %s, %s; %s\n", "environment", str_at(fp, "os", "name"),
+            str_at(fp, "os", "kernel"), str_at(fp, "os", "virtualisation"),
+            str_at(fp, "cpu", "model"));
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(fp, "gpus"), i, g)
+    {
+        fprintf(out, "              GPU %zu: %s, driver %s, %s\n", i, str_at(g, "name", NULL),
+                str_at(g, "driver", NULL), str_at(g, "runtime", NULL));
+    }
+    json_t *srv = json_object_get(fp, "server");
+    if (json_is_object(srv))
+        fprintf(out, "              server %s %s; model %s %s\n", str_at(srv, "kind", NULL),
+                str_at(srv, "version", NULL), str_at(srv, "model", "name"),
+                str_at(srv, "model", "quantization_level"));
+}
+
+tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,
+                          const tc_roofline_result *roof, int color)
+{
+    tc_err rc = tc_report_table(out, &f->run, &f->m, color);
+    if (rc != TC_OK)
+        return rc;
+    tc_report_energy_table(out, &f->e);
+    rc = tc_report_roofline_brief(out, roof, f->run.concurrency);
+    environment(out, fingerprint);
+    return rc == TC_OK && ferror(out) ? TC_ERR_IO : rc;
+}
+
+tc_err tc_report_run_export(FILE *out, tc_export_format fmt, const tc_figures *f,
+                            json_t *fingerprint, const tc_roofline_result *roof, char *err,
+                            size_t errlen)
+{
+    json_t *doc = tc_report_run_doc(f, fingerprint, roof);
+    if (!doc)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory building the summary");
+    tc_err rc = tc_report_export_doc(out, fmt, doc, err, errlen);
+    json_decref(doc);
+    return rc;
+}
