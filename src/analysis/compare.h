@@ -1,6 +1,8 @@
 /* Comparing two platforms: the samples the bootstrap resamples for each
- * side, the cost-ratio figure, repeated-run groups, and the differences
- * between two runs that make a comparison change more than the hardware.
+ * side, the cost-ratio figure, repeated-run groups, the differences
+ * between two runs that make a comparison change more than the hardware,
+ * and the whole comparison of `truecost compare` (tc_compare_result; its
+ * documents are report/report_compare.h).
  *
  * A side is one run (its completed requests are resampled: the interval
  * then covers request-to-request variation only) or a group of repeated
@@ -15,7 +17,10 @@
 
 #include "analysis/bootstrap.h"
 #include "analysis/cost.h"
+#include "analysis/cost_profile.h"
+#include "analysis/roofline.h"
 #include "record/record.h"
+#include "store/store.h"
 
 /* A group whose throughput varies more than this (coefficient of
  * variation) is flagged: rerun it or look for noise. */
@@ -91,5 +96,105 @@ double tc_compare_a_over_b(double stat_a, double stat_b, void *ctx);
  * (drivers, server, model quantisation, prompts, concurrency, max tokens).
  * NULL on allocation failure. */
 json_t *tc_compare_differences(const tc_run_info *a, const tc_run_info *b, json_t *fa, json_t *fb);
+
+/* ---- the comparison of two runs or groups (compare_result.c) -------------- */
+
+/* Declared in analysis/figures.h, which includes this header. */
+typedef struct tc_runset tc_runset;
+typedef struct tc_figures tc_figures;
+
+/* One side of the comparison: a run or a group, with its figures. */
+typedef struct tc_compare_platform {
+    const char *label;              /* "A" or "B" (static) */
+    tc_runset *set;                 /* owned */
+    tc_figures *f;                  /* set->n of them; owned */
+    tc_group_stat tps;              /* throughput over the runs (n = 1: that run's) */
+    tc_cost_measured cost_in;       /* means over the runs */
+    const tc_cost_profile *profile; /* borrowed; NULL: no cost */
+    tc_cost_result cost;
+    int has_cost;
+    json_t *fingerprint; /* of the first run, owned; NULL when not recorded */
+    tc_compare_side boot;
+    /* The bandwidth bound of the first run at the side's mean decode p50,
+     * and its JSON (owned; NULL gives null): set by the caller, which
+     * holds the spec table. */
+    tc_roofline_result roof;
+    json_t *roofline_doc;
+} tc_compare_platform;
+
+typedef struct tc_compare_claim {
+    int given;
+    double x;
+    int on_cost;     /* 1: cost ratio; 0: throughput ratio (see why) */
+    const char *why; /* when not on cost: the reason, a static string */
+    tc_boot_ci ci;   /* of "how many times more efficient A is than B" */
+    tc_claim_verdict verdict;
+} tc_compare_claim;
+
+/* Partial runs and failed requests of each side, and "the same runs". */
+#define TC_COMPARE_MAX_WARNINGS 17
+
+typedef struct tc_compare_result {
+    tc_compare_platform a, b;
+    int simulated;
+    const char *resampling; /* "requests", "runs" or "mixed" (static) */
+    const char *method;     /* how the intervals were made, in words (static) */
+    tc_boot_ci tps_ratio;   /* B/A */
+    int has_cost_ratio;
+    tc_boot_ci cost_ratio; /* cost B / cost A */
+    tc_compare_claim claim;
+    json_t *differences; /* tc_compare_differences of the first runs; owned */
+    char warnings[TC_COMPARE_MAX_WARNINGS][200];
+    int n_warnings;
+} tc_compare_result;
+
+/* What to compute the intervals with. */
+typedef struct tc_compare_opts {
+    int resamples; /* at least TC_BOOT_MIN_RESAMPLES */
+    uint64_t seed;
+    int has_claim;
+    double claim; /* "A is X times more cost-efficient than B" */
+} tc_compare_opts;
+
+/* Loads RUN argument `which` (tc_runset_find) as side `label` of a
+ * comparison: its runs, their figures and the first run's fingerprint,
+ * priced with `profile` (may be NULL). TC_OK, or tc_runset_find's and
+ * tc_runset_load's errors with their detail in err. Free with
+ * tc_compare_result_free (whatever was loaded). */
+tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *label,
+                                const tc_cost_profile *profile, tc_compare_platform *out, char *err,
+                                size_t errlen);
+
+/* Both loaded sides' mean cost inputs, throughput spread, bootstrap
+ * values and cost, the simulated flag and what is resampled. TC_OK;
+ * TC_ERR_INVALID when a side has no throughput to compare (err: "A 'x'
+ * has no completed request ..."). */
+tc_err tc_compare_prepare(tc_compare_result *r, char *err, size_t errlen);
+
+/* The intervals (throughput, cost, the claim's verdict), the warnings and
+ * the differences of a prepared r. TC_OK; TC_ERR_INVALID or TC_ERR_NOMEM
+ * with err ("throughput ratio: ...", "out of memory"). */
+tc_err tc_compare_finish(tc_compare_result *r, const tc_compare_opts *o, char *err, size_t errlen);
+
+/* Frees what r owns and zeroes it; accepts NULL. */
+void tc_compare_result_free(tc_compare_result *r);
+
+/* The mean over a side's runs of a figure; *valid = 0 when a run lacks it. */
+typedef double (*tc_compare_getter)(const tc_figures *f, int *valid);
+
+/* The figures of the table and the JSON, in their order. */
+typedef struct tc_compare_row {
+    const char *name, *unit;
+    tc_compare_getter get;
+} tc_compare_row;
+
+extern const tc_compare_row tc_compare_rows[];
+extern const int tc_compare_n_rows;
+
+/* The median client decode speed of a run (a tc_compare_getter). */
+double tc_compare_get_decode_p50(const tc_figures *f, int *valid);
+
+/* get's mean over s's runs; NaN with *valid = 0 when a run lacks it. */
+double tc_compare_platform_mean(const tc_compare_platform *s, tc_compare_getter get, int *valid);
 
 #endif

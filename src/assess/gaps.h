@@ -283,6 +283,25 @@ void tc_gaps_t_op(const tc_gap_table *t, double *low, double *mode, double *high
 tc_err tc_gaps_read_t_op_json(const char *name, const char *text, size_t len, double *low,
                               double *mode, double *high, char *err, size_t errlen);
 
+/* ---- The files of a table (gaps_files.c) ----------------------------------- */
+
+typedef struct tc_gap_files {
+    tc_gap_inventory inv;
+    tc_gap_support sup;
+    tc_gap_risks risks; /* empty when no risk file was given */
+} tc_gap_files;
+
+/* Reads and parses the operator inventory at `ops` (operators without a
+ * dtype get `dtype`, may be NULL), the support list at `support` and the
+ * risk patterns at `risks` (may be NULL) into *out; free it with
+ * tc_gaps_files_free, also after a failure. TC_OK; TC_ERR_IO (a file
+ * cannot be read) or TC_ERR_NOMEM; else a file is wrong (TC_ERR_PARSE:
+ * err names it and its line). */
+tc_err tc_gaps_files_load(const char *ops, const char *support, const char *risks,
+                          const char *dtype, tc_gap_files *out, char *err, size_t errlen);
+
+void tc_gaps_files_free(tc_gap_files *f); /* accepts NULL */
+
 /* Static names, for output and JSON. */
 const char *tc_gaps_status_name(tc_gap_status s);       /* "native", ..., "unknown" */
 const char *tc_gaps_risk_name(tc_gap_risk r);           /* "low", "medium", "medium-high", "high" */

@@ -157,9 +157,10 @@ tc_lockin_perf_class tc_lockin_perf_classify(double ratio);
  * fallback before blaming the hardware". */
 const char *tc_lockin_perf_class_name(tc_lockin_perf_class c);
 
-/* What the measurements say, filled by the CLI from options or stored runs.
- * Zero-initialised = no evidence. The labels say where a value came from
- * ("--gaps-top", "gap table gaps.csv", "runs 3 vs 5") and may be empty. */
+/* What the measurements say, from options or from files and stored runs
+ * (assess/evidence.h). Zero-initialised = no evidence. The labels say
+ * where a value came from ("--gaps-top", "gap table gaps.csv", "runs 3 vs
+ * 5") and may be empty. */
 typedef struct tc_lockin_overrides {
     int has_operators; /* replace T_op with this range (from a gap table) */
     double op_low, op_mode, op_high;

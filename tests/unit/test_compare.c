@@ -17,6 +17,7 @@
 
 #include "analysis/bootstrap.h"
 #include "analysis/compare.h"
+#include "analysis/figures.h"
 
 static void near(double a, double b, double rel)
 {
@@ -452,6 +453,101 @@ static void differences_separate_hardware_from_warnings(void **state)
     json_decref(fb);
 }
 
+/* A side as tc_compare_platform_load leaves it, built here: a group of n
+ * complete runs (n = 1: one run) with these throughputs. */
+static void make_side(tc_compare_platform *p, const char *label, const char *name,
+                      const double *tps, size_t n, int64_t first_id)
+{
+    memset(p, 0, sizeof *p);
+    p->label = label;
+    p->set = calloc(1, sizeof *p->set);
+    assert_non_null(p->set);
+    snprintf(p->set->name, sizeof p->set->name, "%s", name);
+    p->set->is_group = n > 1;
+    p->set->n = n;
+    p->set->runs = calloc(n, sizeof *p->set->runs);
+    p->f = calloc(n, sizeof *p->f);
+    assert_non_null(p->set->runs);
+    assert_non_null(p->f);
+    for (size_t i = 0; i < n; i++) {
+        tc_run_info *run = &p->set->runs[i];
+        *run = base_run();
+        run->id = first_id + (int64_t)i;
+        snprintf(run->status, sizeof run->status, "complete");
+        p->f[i].run = *run;
+        p->f[i].m.has_duration = 1;
+        p->f[i].m.output_tokens_per_s = tps[i];
+        p->f[i].cost_in.output_tokens_per_s = tps[i];
+    }
+}
+
+static void comparison_of_two_groups(void **state)
+{
+    (void)state;
+    const double ta[] = {100, 102, 98}, tb[] = {200, 204, 196};
+    tc_compare_result r;
+    memset(&r, 0, sizeof r);
+    make_side(&r.a, "A", "ga", ta, 3, 1);
+    make_side(&r.b, "B", "gb", tb, 3, 4);
+    char err[512];
+    assert_int_equal(tc_compare_prepare(&r, err, sizeof err), TC_OK);
+    assert_string_equal(r.resampling, "runs");
+    near(r.a.cost_in.output_tokens_per_s, 100, 1e-12);
+    near(r.b.tps.mean, 200, 1e-12);
+    assert_false(r.a.has_cost); /* no profile */
+
+    tc_compare_opts o = {.resamples = 2000, .seed = 1, .has_claim = 1, .claim = 0.4};
+    assert_int_equal(tc_compare_finish(&r, &o, err, sizeof err), TC_OK);
+    near(r.tps_ratio.point, 2, 1e-9);
+    assert_true(r.tps_ratio.lo < 2 && r.tps_ratio.hi > 2);
+    assert_non_null(strstr(r.method, "Welch"));
+    assert_false(r.has_cost_ratio);
+    /* Judged on throughput A / B = 0.5: the whole interval is above 0.4. */
+    assert_true(r.claim.given);
+    assert_false(r.claim.on_cost);
+    near(r.claim.ci.point, 0.5, 1e-9);
+    assert_int_equal(r.claim.verdict, TC_CLAIM_SUPPORTED);
+    assert_int_equal(r.n_warnings, 0);
+    assert_int_equal(json_array_size(r.differences), 0);
+    int valid;
+    near(tc_compare_platform_mean(&r.b, tc_compare_rows[0].get, &valid), 200, 1e-12);
+    assert_true(valid);
+    tc_compare_platform_mean(&r.b, tc_compare_get_decode_p50, &valid);
+    assert_false(valid); /* no decode speeds */
+    tc_compare_result_free(&r);
+    tc_compare_result_free(NULL);
+}
+
+static void same_runs_and_partial_runs_are_warned(void **state)
+{
+    (void)state;
+    const double t[] = {100};
+    tc_compare_result r;
+    memset(&r, 0, sizeof r);
+    make_side(&r.a, "A", "7", t, 1, 7);
+    make_side(&r.b, "B", "7", t, 1, 7);
+    snprintf(r.b.set->runs[0].status, sizeof r.b.set->runs[0].status, "interrupted");
+    char err[512];
+    /* One run without requests has no throughput to resample. */
+    assert_int_equal(tc_compare_prepare(&r, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "A '7' has no completed request"));
+    tc_compare_result_free(&r);
+
+    /* Groups of the same runs: warned as such, with the partial run. */
+    const double g[] = {100, 110};
+    make_side(&r.a, "A", "g", g, 2, 1);
+    make_side(&r.b, "B", "g", g, 2, 1);
+    snprintf(r.b.set->runs[1].status, sizeof r.b.set->runs[1].status, "interrupted");
+    assert_int_equal(tc_compare_prepare(&r, err, sizeof err), TC_OK);
+    tc_compare_opts o = {.resamples = 1000, .seed = 2};
+    assert_int_equal(tc_compare_finish(&r, &o, err, sizeof err), TC_OK);
+    assert_false(r.claim.given);
+    assert_int_equal(r.n_warnings, 2);
+    assert_string_equal(r.warnings[0], "B: run 2 is interrupted: its figures are partial");
+    assert_non_null(strstr(r.warnings[1], "A and B are the same runs"));
+    tc_compare_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -468,6 +564,8 @@ int main(void)
         cmocka_unit_test(group_spread_and_noise_flag),
         cmocka_unit_test(cost_ratio_is_cost_b_over_cost_a),
         cmocka_unit_test(differences_separate_hardware_from_warnings),
+        cmocka_unit_test(comparison_of_two_groups),
+        cmocka_unit_test(same_runs_and_partial_runs_are_warned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

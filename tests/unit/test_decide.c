@@ -6,9 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "assess/decide.h"
+#include "assess/evidence.h"
 #include "assess/gaps_doc.h"
 
 /* Everything measured, ticked and favourable: the migrate case. */
@@ -286,6 +290,95 @@ static void gaps_summary_refuses_bad_files(void **state)
     assert_int_equal(g.ops, 0); /* nothing half-read */
 }
 
+/* A file under /tmp holding text; its path in path. */
+static void temp_file(char *path, size_t len, const char *text)
+{
+    snprintf(path, len, "/tmp/tc-test-evidence-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* --gaps FILE: T_op into the overrides; a file that does not parse is the
+ * user's to fix (TC_ERR_INVALID), one that cannot be read is not. */
+static void evidence_from_a_gap_table(void **state)
+{
+    (void)state;
+    char path[64], err[1024] = "";
+    temp_file(path, sizeof path, GAPS);
+    tc_evidence ev;
+    tc_lockin_overrides ov;
+    memset(&ev, 0, sizeof ev);
+    memset(&ov, 0, sizeof ov);
+    assert_int_equal(tc_evidence_read_gaps(path, &ev, &ov, err, sizeof err), TC_OK);
+    assert_true(ev.has_gaps);
+    assert_int_equal(ev.gaps.key_without_alternative, 2);
+    assert_true(ov.has_operators && ov.op_low == 2.25 && ov.op_mode == 4.5 && ov.op_high == 7);
+    char label[128];
+    snprintf(label, sizeof label, "gap table %s", path);
+    assert_string_equal(ov.op_source, label);
+    unlink(path);
+
+    temp_file(path, sizeof path, "{\"t_op_days\": ");
+    memset(&ev, 0, sizeof ev);
+    assert_int_equal(tc_evidence_read_gaps(path, &ev, &ov, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, path));
+    assert_false(ev.has_gaps);
+    unlink(path);
+    tc_err rc = tc_evidence_read_gaps("/nonexistent/gaps.json", &ev, &ov, err, sizeof err);
+    assert_int_equal(rc, TC_ERR_IO);
+}
+
+/* The decision's inputs: measured facts from the evidence, declared
+ * answers and the economics from the lock-in result. */
+static void decide_input_from_evidence(void **state)
+{
+    (void)state;
+    tc_evidence ev;
+    memset(&ev, 0, sizeof ev);
+    ev.has_gaps = 1;
+    ev.gaps.missing = 3;
+    ev.gaps.key_without_alternative = 1;
+    ev.gaps.share_without_alternative = 0.05;
+    ev.has_runs = 1;
+    ev.ratio = 0.7;
+    ev.target_completed = 9;
+    ev.target_failed = 1;
+    snprintf(ev.target_status, sizeof ev.target_status, "interrupted");
+    ev.has_soak = 1;
+    ev.soak_hours = 25;
+    snprintf(ev.soak_status, sizeof ev.soak_status, "complete");
+    tc_lockin_result r;
+    memset(&r, 0, sizeof r);
+    r.inputs.profiler_skill = TC_LOCKIN_YES;
+    r.inputs.fallback_path = TC_LOCKIN_NO;
+    r.inputs.soak_passed = TC_LOCKIN_UNKNOWN;
+    r.inputs.months.value = 12;
+    r.inputs.price_incumbent.value = 3000;
+    r.inputs.price_alternative.value = 1000;
+    r.hardware_saving = 500;
+    r.has_running_saving = 1;
+    r.running_saving_per_month = 10;
+    r.probability_net_positive = 0.6;
+    r.total.p50 = 4000;
+    tc_decide_input in;
+    tc_evidence_decide_input(&ev, &r, &in);
+    assert_true(in.has_gaps && in.gaps_missing == 3 && in.gaps_key_without_alternative == 1);
+    assert_true(in.has_target_run && in.has_perf && in.perf_ratio == 0.7);
+    assert_string_equal(in.target_status, "interrupted");
+    assert_true(in.target_completed == 9 && in.target_failed == 1);
+    assert_true(in.has_soak && in.soak_hours == 25);
+    assert_int_equal(in.profiler_skill, 1);
+    assert_int_equal(in.fallback_path, 0);
+    assert_int_equal(in.soak_passed, -1);
+    assert_true(in.has_economics && in.p_net_positive == 0.6 && in.lockin_p50 == 4000);
+    assert_true(in.saving == 500 + 10 * 12);
+    assert_true(in.price_ratio == 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +392,8 @@ int main(void)
         cmocka_unit_test(price_rule_of_003),
         cmocka_unit_test(gaps_summary_counts_key_gaps),
         cmocka_unit_test(gaps_summary_refuses_bad_files),
+        cmocka_unit_test(evidence_from_a_gap_table),
+        cmocka_unit_test(decide_input_from_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
