@@ -118,8 +118,7 @@ typedef struct tc_compare_platform {
     /* The bandwidth bound of the first run at the side's mean decode p50,
      * and its JSON (owned; NULL gives null): set by the caller, which
      * holds the spec table. */
-    tc_roofline_result roof;
-    json_t *roofline_doc;
+    tc_roofline_result roof; /* the bandwidth bound, after tc_compare_bound */
 } tc_compare_platform;
 
 typedef struct tc_compare_claim {
@@ -174,6 +173,10 @@ tc_err tc_compare_prepare(tc_compare_result *r, char *err, size_t errlen);
 /* The intervals (throughput, cost, the claim's verdict), the warnings and
  * the differences of a prepared r. TC_OK; TC_ERR_INVALID or TC_ERR_NOMEM
  * with err ("throughput ratio: ...", "out of memory"). */
+/* Each side's bandwidth bound at its mean decode p50, from spec table t,
+ * into its roof (what is missing is in roof.missing, not an error). */
+void tc_compare_bound(tc_compare_result *r, const tc_roofline_table *t);
+
 tc_err tc_compare_finish(tc_compare_result *r, const tc_compare_opts *o, char *err, size_t errlen);
 
 /* Frees what r owns and zeroes it; accepts NULL. */

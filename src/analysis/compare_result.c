@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/figures.h"
+#include "analysis/roofline_run.h"
 
 _Static_assert(TC_COMPARE_MAX_WARNINGS >= 2 * TC_FIGURES_MAX_WARNINGS + 1,
                "room for both sides' warnings and one more");
@@ -105,8 +106,8 @@ tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *lab
     /* No fingerprint (or an unreadable one) is a difference, not an error. */
     char ignored[256];
     json_t *fp = NULL;
-    (void)tc_figures_fingerprint(st, out->set->runs[0].id, &fp, ignored, sizeof ignored);
-    if (json_is_null(fp)) {
+    if (tc_figures_fingerprint(st, out->set->runs[0].id, &fp, ignored, sizeof ignored) != TC_OK ||
+        json_is_null(fp)) {
         json_decref(fp);
         fp = NULL;
     }
@@ -121,7 +122,6 @@ static void platform_free(tc_compare_platform *s)
     tc_runset_free(s->set);
     free(s->set);
     json_decref(s->fingerprint);
-    json_decref(s->roofline_doc);
     tc_compare_side_free(&s->boot);
     memset(s, 0, sizeof *s);
 }
@@ -317,4 +317,17 @@ tc_err tc_compare_finish(tc_compare_result *r, const tc_compare_opts *o, char *e
     if (!r->differences)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     return TC_OK;
+}
+
+void tc_compare_bound(tc_compare_result *r, const tc_roofline_table *t)
+{
+    tc_compare_platform *sides[2] = {&r->a, &r->b};
+    for (int i = 0; i < 2; i++) {
+        tc_compare_platform *s = sides[i];
+        int valid;
+        double decode = tc_compare_platform_mean(s, tc_compare_get_decode_p50, &valid);
+        if (tc_roofline_brief(t, tc_roofline_first_gpu(&s->f[0].e), s->fingerprint,
+                              valid ? decode : 0, &s->roof) != TC_OK)
+            memset(&s->roof, 0, sizeof s->roof); /* only a NULL argument fails */
+    }
 }

@@ -116,15 +116,7 @@ static int bound_sides(const char *specs, tc_compare_result *r)
     int code = tc_cli_roofline_table_load(specs, &t);
     if (code)
         return code;
-    tc_compare_platform *sides[2] = {&r->a, &r->b};
-    for (int i = 0; i < 2; i++) {
-        tc_compare_platform *s = sides[i];
-        int valid;
-        double decode = tc_compare_platform_mean(s, tc_compare_get_decode_p50, &valid);
-        tc_cli_roofline_brief(&t, tc_cli_first_gpu(&s->f[0].e), s->fingerprint, valid ? decode : 0,
-                              &s->roof);
-        s->roofline_doc = tc_cli_roofline_brief_json(&s->roof, s->set->runs[0].concurrency);
-    }
+    tc_compare_bound(r, &t);
     tc_roofline_table_free(&t);
     return 0;
 }

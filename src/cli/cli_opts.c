@@ -22,7 +22,7 @@ static int take(const tc_cli_opt *o, const char *value, void *ctx)
         *(const char **)o->dest = value;
         return 0;
     case TC_OPT_INT:
-        return tc_cli_int(name, value, (long long)o->min, (long long)o->max, (long long *)o->dest);
+        return tc_cli_int(name, value, o->imin, o->imax, (long long *)o->dest);
     case TC_OPT_DOUBLE:
         return tc_cli_double(name, value, o->min, o->max, (double *)o->dest);
     case TC_OPT_CALL:

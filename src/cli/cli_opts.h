@@ -19,7 +19,8 @@ typedef struct tc_cli_opt {
     char letter;      /* short option, or 0 */
     tc_opt_kind kind;
     void *dest;
-    double min, max;                           /* TC_OPT_INT and TC_OPT_DOUBLE */
+    long long imin, imax;                      /* TC_OPT_INT */
+    double min, max;                           /* TC_OPT_DOUBLE */
     int (*call)(const char *value, void *ctx); /* TC_OPT_CALL */
     int takes_value;                           /* TC_OPT_CALL: 1 when it takes a value */
 } tc_cli_opt;
@@ -36,7 +37,7 @@ typedef struct tc_cli_opt {
     }
 #define TC_OPT_I(n, l, d, lo, hi)                                                                  \
     {                                                                                              \
-        .name = (n), .letter = (l), .kind = TC_OPT_INT, .dest = (d), .min = (lo), .max = (hi)      \
+        .name = (n), .letter = (l), .kind = TC_OPT_INT, .dest = (d), .imin = (lo), .imax = (hi)    \
     }
 #define TC_OPT_D(n, l, d, lo, hi)                                                                  \
     {                                                                                              \

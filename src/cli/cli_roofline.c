@@ -96,23 +96,6 @@ int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t)
     return rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
 }
 
-const char *tc_cli_first_gpu(const tc_run_energy *e)
-{
-    return tc_roofline_first_gpu(e);
-}
-
-void tc_cli_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
-                           double measured_decode_tps, tc_roofline_result *out)
-{
-    if (tc_roofline_brief(t, gpu_name, fingerprint, measured_decode_tps, out) != TC_OK)
-        memset(out, 0, sizeof *out); /* only a NULL argument fails */
-}
-
-json_t *tc_cli_roofline_brief_json(const tc_roofline_result *r, int concurrency)
-{
-    return tc_report_roofline_brief_json(r, concurrency);
-}
-
 /* ---- one run ------------------------------------------------------------ */
 
 /* Says what stops the decode ceiling and which option gives it; 0 when

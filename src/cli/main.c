@@ -6,9 +6,6 @@
 #include <curl/curl.h>
 
 #include "cli.h"
-#include "cli_results.h"
-#include "cli_roofline.h"
-#include "cli_lockin.h"
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {

@@ -6,6 +6,7 @@
 
 #include "analysis/figures.h"
 #include "core/tc_json.h"
+#include "report/report_roofline.h"
 
 /* ---- text ---------------------------------------------------------------- */
 
@@ -171,7 +172,8 @@ static json_t *side_json(const tc_compare_platform *s)
         json_object_set_new(o, "currency", tc_json_string(s->profile->currency));
     }
     if (o)
-        json_object_set(o, "roofline", s->roofline_doc ? s->roofline_doc : json_null());
+        json_object_set_new(o, "roofline",
+                            tc_report_roofline_brief_json(&s->roof, set->runs[0].concurrency));
     if (o && set->n >= 2)
         json_object_set_new(o, "throughput_spread",
                             json_pack("{s:I,s:f,s:f,s:f,s:b}", "runs", (json_int_t)s->tps.n, "mean",

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,13 @@ static void parses_option_tables(void **state)
     char *helped[] = {"x", "--help", NULL};
     assert_int_equal(tc_cli_parse("x", 2, helped, opts, NULL, &help, pos, 2, NULL), 0);
     assert_int_equal(help, 1);
+
+    /* whole-number bounds are exact up to LLONG_MAX (a double bound is not) */
+    long long seed = 0;
+    const tc_cli_opt seeds[] = {TC_OPT_I("seed", 0, &seed, 0, LLONG_MAX), TC_OPT_END};
+    char *big[] = {"x", "--seed", "9223372036854775807", NULL};
+    assert_int_equal(tc_cli_parse("x", 3, big, seeds, NULL, &help, pos, 0, NULL), 0);
+    assert_true(seed == LLONG_MAX);
 }
 
 int main(void)

@@ -179,7 +179,11 @@ static void json_document(void **state)
     (void)state;
     fixture x;
     build(&x);
-    x.r.b.roofline_doc = json_pack("{s:s}", "gpu", "RX 7900 XTX");
+    snprintf(x.r.b.roof.gpu_name, sizeof x.r.b.roof.gpu_name, "RX 7900 XTX");
+    x.r.b.roof.has_spec = 1;
+    snprintf(x.r.b.roof.spec.name, sizeof x.r.b.roof.spec.name, "RX 7900 XTX");
+    x.r.b.roof.has_decode = 1;
+    x.r.b.roof.decode_ceiling_tps = 120;
     json_t *doc = tc_report_compare_json(&x.r);
     assert_non_null(doc);
     assert_true(json_is_true(json_object_get(doc, "simulated")));
@@ -222,7 +226,6 @@ static void json_document(void **state)
     assert_true(json_is_null(json_object_get(doc, "claim")));
     json_decref(doc);
     json_decref(x.r.differences);
-    json_decref(x.r.b.roofline_doc);
 }
 
 int main(void)
