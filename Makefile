@@ -6,9 +6,10 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
+PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check test asan bench fuzz format clean
+.PHONY: all deps build demo check test asan bench fuzz format install clean
 
 all: build
 
@@ -41,6 +42,11 @@ fuzz:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTC_FUZZ=ON -DTC_TESTS=OFF
 	cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The binary, the man page and the bash completion under $(DESTDIR)$(PREFIX):
+#   make install PREFIX=/usr DESTDIR=/tmp/pkg
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

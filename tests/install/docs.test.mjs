@@ -1,0 +1,98 @@
+// The docs do not drift from the program: README.md stays short, every
+// subcommand of `truecost --help` has its page in docs/commands/ (linked from
+// the README), the README's layer arrows are those of CMakeLists.txt, every
+// relative link of README.md and docs/ resolves, and the man page generator
+// reads them all.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, dirname, resolve } from 'node:path';
+import { SOURCE_DIR, run, subcommands } from './helpers.mjs';
+
+const read = (rel) => readFileSync(join(SOURCE_DIR, rel), 'utf8');
+
+function markdownFiles() {
+  const out = ['README.md'];
+  const walk = (rel) => {
+    for (const e of readdirSync(join(SOURCE_DIR, rel), { withFileTypes: true })) {
+      const p = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) out.push(p);
+    }
+  };
+  walk('docs');
+  return out;
+}
+
+test('README.md stays under 400 lines', () => {
+  const lines = read('README.md').split('\n').length - 1;
+  assert.ok(lines < 400, `README.md has ${lines} lines: move reference text to docs/`);
+});
+
+test('every subcommand has its page in docs/commands/, linked from the README', () => {
+  const readme = read('README.md');
+  const index = read('docs/commands/README.md');
+  const cmds = subcommands();
+  assert.ok(cmds.length >= 14, `truecost --help lists ${cmds.length} commands`);
+  for (const cmd of cmds) {
+    const rel = `docs/commands/${cmd}.md`;
+    assert.ok(existsSync(join(SOURCE_DIR, rel)), `${rel} is missing`);
+    const page = read(rel);
+    assert.match(page, new RegExp(`^# truecost ${cmd} — `), `${rel}: title "# truecost ${cmd} — ..."`);
+    assert.match(page, /^## Exit status$/m, `${rel} has no "## Exit status"`);
+    assert.ok(readme.includes(`(docs/commands/${cmd}.md)`), `README.md does not link ${rel}`);
+    assert.ok(index.includes(`(${cmd}.md)`), `docs/commands/README.md does not link ${cmd}.md`);
+  }
+  const pages = readdirSync(join(SOURCE_DIR, 'docs/commands')).filter((f) => f !== 'README.md');
+  for (const f of pages)
+    assert.ok(cmds.includes(f.replace(/\.md$/, '')), `docs/commands/${f}: no such subcommand`);
+});
+
+test('the README\'s layer arrows are those at the top of CMakeLists.txt', () => {
+  const cmake = read('CMakeLists.txt').split('\n');
+  const start = cmake.findIndex((l) => /^# The layers/.test(l));
+  assert.ok(start >= 0, 'CMakeLists.txt: no "# The layers" comment');
+  const arrows = [];
+  for (let k = start; k < cmake.length && cmake[k].startsWith('#'); k++)
+    if (/^#\s{2,}\S.*(->|\(nothing\))/.test(cmake[k])) arrows.push(cmake[k].replace(/^#\s+/, '').trimEnd());
+  assert.ok(arrows.length >= 6, `found ${arrows.length} arrow lines in CMakeLists.txt`);
+  const readme = read('README.md').split('\n').map((l) => l.trim());
+  for (const a of arrows)
+    assert.ok(readme.includes(a), `README.md's Architecture lacks the arrow line:\n  ${a}`);
+});
+
+// GitHub's anchor of a heading.
+function slug(heading) {
+  return heading.toLowerCase().replace(/[`*]/g, '').replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+test('every relative link in README.md and docs/ resolves, anchors included', () => {
+  const anchors = new Map();
+  const files = markdownFiles();
+  for (const rel of files) {
+    const text = read(rel).replace(/```[\s\S]*?```/g, '');
+    anchors.set(resolve(SOURCE_DIR, rel),
+                new Set([...text.matchAll(/^#+\s+(.*)$/gm)].map((m) => slug(m[1]))));
+  }
+  for (const rel of files) {
+    const text = read(rel).replace(/```[\s\S]*?```/g, '');
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1];
+      if (/^[a-z]+:/.test(target)) continue; // https: and the like
+      const [path, anchor] = target.split('#');
+      const file = path ? resolve(SOURCE_DIR, dirname(rel), path) : resolve(SOURCE_DIR, rel);
+      assert.ok(existsSync(file), `${rel}: link to ${target}: no such file`);
+      if (anchor && file.endsWith('.md'))
+        assert.ok(anchors.get(file)?.has(anchor), `${rel}: link to ${target}: no such heading`);
+    }
+  }
+});
+
+test('the man page generator reads the docs', () => {
+  const r = run(process.execPath, [join(SOURCE_DIR, 'scripts/man.mjs'), '--root', SOURCE_DIR,
+                                   '--version', 'test', '--date', '2000-01-01']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^\.TH TRUECOST 1 "2000-01-01" "truecost test"/m);
+  assert.doesNotMatch(r.stdout, /[^\x00-\x7f]/, 'the page is ASCII (non-ASCII as \\[uXXXX])');
+});
