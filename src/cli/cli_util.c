@@ -21,16 +21,10 @@ void tc_cli_error(const char *fmt, ...)
 int tc_cli_emit_json(const char *cmd, json_t *doc)
 {
     char err[256];
-    int code = TC_EXIT_OK;
-    if (!doc) {
-        tc_cli_error("%s: out of memory building the JSON document", cmd);
-        code = TC_EXIT_RUNTIME;
-    } else if (tc_json_dump(stdout, doc, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s: %s", cmd, err);
-        code = TC_EXIT_RUNTIME;
-    }
-    json_decref(doc);
-    return code;
+    if (tc_json_print(stdout, doc, err, sizeof err) == TC_OK)
+        return TC_EXIT_OK;
+    tc_cli_error("%s: %s", cmd, err);
+    return TC_EXIT_RUNTIME;
 }
 
 int tc_cli_check(tc_err rc, const char *err)

@@ -76,3 +76,12 @@ tc_err tc_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen)
                        errno ? strerror(errno) : "write failed");
     return TC_OK;
 }
+
+tc_err tc_json_print(FILE *out, json_t *doc, char *err, size_t errlen)
+{
+    if (!doc)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory building the JSON document");
+    tc_err rc = tc_json_dump(out, doc, err, errlen);
+    json_decref(doc);
+    return rc;
+}

@@ -28,4 +28,9 @@ json_t *tc_json_num(int valid, double v);
  * TC_ERR_IO with the reason in err. */
 TC_MUST_CHECK tc_err tc_json_dump(FILE *out, const json_t *doc, char *err, size_t errlen);
 
+/* tc_json_dump, then drops the reference to doc (the document is done
+ * with either way). A NULL doc, what a builder returns when memory ran out,
+ * is TC_ERR_NOMEM. */
+TC_MUST_CHECK tc_err tc_json_print(FILE *out, json_t *doc, char *err, size_t errlen);
+
 #endif

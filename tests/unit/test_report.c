@@ -299,6 +299,37 @@ static void json_labels_simulated_runs(void **state)
     clear_all(r, N_RECS);
 }
 
+/* The shared helpers: a missing value is null, never 0 or "", and a
+ * printed document is written whole with a final newline. */
+static void json_helpers_say_null_and_print(void **state)
+{
+    (void)state;
+    json_t *v = tc_json_num(0, 3.5);
+    assert_true(json_is_null(v));
+    json_decref(v);
+    v = tc_json_num(1, NAN);
+    assert_true(json_is_null(v));
+    json_decref(v);
+    v = tc_json_num(1, 9.1);
+    assert_true(json_real_value(v) == 9.1);
+    json_decref(v);
+    v = tc_json_str_or_null("");
+    assert_true(json_is_null(v));
+    json_decref(v);
+    char err[128] = "";
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(tc_json_print(f, json_pack("{s:f}", "x", 9.1), err, sizeof err), TC_OK);
+    assert_int_equal(tc_json_print(f, NULL, err, sizeof err), TC_ERR_NOMEM);
+    assert_non_null(strstr(err, "out of memory"));
+    char text[64] = "";
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    assert_string_equal(text, "{\n  \"x\": 9.1\n}\n");
+    fclose(f);
+}
+
 /* A server's message cut at 200 bytes can end mid-character. */
 static void json_string_replaces_bad_utf8(void **state)
 {
@@ -867,6 +898,7 @@ int main(void)
         cmocka_unit_test(prompt_unknown_is_null_and_na),
         cmocka_unit_test(export_chunks_mark_warmup_and_failed),
         cmocka_unit_test(export_samples_simulated),
+        cmocka_unit_test(json_helpers_say_null_and_print),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
