@@ -1,0 +1,28 @@
+/* Before a run: what the process and the store must allow. */
+#ifndef TC_MEASURE_SETUP_H
+#define TC_MEASURE_SETUP_H
+
+#include <stddef.h>
+
+#include "core/tc_error.h"
+#include "store/store.h"
+
+/* Every request in flight holds a socket: makes sure the process may open
+ * about concurrency + 64 files (*need), raising the soft limit when the
+ * hard one (*limit) allows, rather than failing later with errors that
+ * look like the server's fault. TC_ERR_INVALID when the hard limit is too
+ * low, TC_ERR_IO when it could not be raised. */
+tc_err tc_measure_open_files(long long concurrency, unsigned long long *need,
+                             unsigned long long *limit);
+
+/* The group of the runs to make. With repeat > 1, writes its name into
+ * group: the label, or "repeat-YYYYMMDD-HHMMSS" (UTC) without one; else
+ * group is "". *existing is how many stored runs already form the group
+ * (with repeat 1: the group named like the label), 0 when none: an
+ * existing group is not extended (its runs could be of another workload),
+ * and a plain run may not take a group's name (commands would take the
+ * name for the group). Errors are the store's. */
+tc_err tc_measure_group(tc_store *store, const char *label, int repeat, char *group, size_t len,
+                        size_t *existing, char *err, size_t errlen);
+
+#endif
