@@ -88,32 +88,21 @@ static int find_server(const run_args *a, const char *key, const tc_endpoint *ep
     return 0;
 }
 
-/* The API key: from --api-key-env; else OPENAI_API_KEY, but only to an
- * https host that is not local (a key must not cross the network in clear
- * text unless the user asked for it by name), and saying so. */
+/* The API key (measure/ decides which may be sent where), and saying so. */
 static int api_key(const run_args *a, const tc_endpoint *ep, const char **key)
 {
-    *key = NULL;
-    if (a->key_env) {
-        *key = getenv(a->key_env);
-        if (!*key || !**key) {
-            tc_cli_error("run: --api-key-env %s: the variable is not set or empty", a->key_env);
-            return -1;
-        }
-        return 0;
+    tc_measure_key how;
+    if (tc_measure_api_key(a->key_env, ep, key, &how) != TC_OK) {
+        tc_cli_error("run: --api-key-env %s: the variable is not set or empty", a->key_env);
+        return -1;
     }
-    const char *k = getenv("OPENAI_API_KEY");
-    if (ep->local || !k || !*k)
-        return 0;
-    if (strncmp(ep->base, "https://", 8) != 0) {
+    if (how == TC_MEASURE_KEY_WITHHELD)
         fprintf(stderr,
                 "truecost: not sending $OPENAI_API_KEY to %s over plain http; pass "
                 "--api-key-env OPENAI_API_KEY to send it anyway\n",
                 ep->stored);
-        return 0;
-    }
-    fprintf(stderr, "truecost: sending $OPENAI_API_KEY as a Bearer token to %s\n", ep->stored);
-    *key = k;
+    else if (how == TC_MEASURE_KEY_DEFAULT)
+        fprintf(stderr, "truecost: sending $OPENAI_API_KEY as a Bearer token to %s\n", ep->stored);
     return 0;
 }
 
@@ -213,15 +202,10 @@ static void on_progress(void *ctx, const tc_runner_progress *q)
 static void on_notice(void *ctx, tc_measure_notice what, const char *text)
 {
     (void)ctx;
-    if (what == TC_MEASURE_NO_ENVIRONMENT)
-        tc_cli_error("run: the environment was not recorded: %s", text);
-    else if (what == TC_MEASURE_NO_SENSOR)
-        fprintf(stderr,
-                "truecost: telemetry: no GPU or CPU energy sensor found; the run goes on "
-                "without energy figures:\n%s",
-                text);
+    if (what == TC_MEASURE_NO_SENSOR) /* not the run's error: its reasons follow */
+        fprintf(stderr, "truecost: %s", text);
     else
-        tc_cli_error("run: telemetry samples not saved: %s", text);
+        tc_cli_error("run: %s", text);
 }
 
 /* A run whose telemetry could not start: stored as failed, no summary. */

@@ -24,6 +24,10 @@ typedef struct tc_measure_ctx {
 /* Whether the caller asked to stop. */
 int tc_measure_stopping(const tc_measure_ctx *c);
 
+/* Tells the caller's notice callback, if any, the formatted text. */
+void tc_measure_say(const tc_measure_ctx *c, tc_measure_notice what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Moves the sampler's waiting samples into the store (the sampler never
  * waits for it); a refused batch is said once. */
 void tc_measure_drain(tc_measure_ctx *c);

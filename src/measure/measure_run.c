@@ -69,8 +69,9 @@ static char *collect_environment(const tc_measure_ctx *c)
     char err[512];
     tc_err rc = tc_env_collect(&env, &fp, err, sizeof err);
     char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
-    if (!text && c->cb->notice)
-        c->cb->notice(c->cb->ctx, TC_MEASURE_NO_ENVIRONMENT, rc != TC_OK ? err : "out of memory");
+    if (!text)
+        tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s",
+                       rc != TC_OK ? err : "out of memory");
     json_decref(fp);
     return text;
 }
@@ -125,8 +126,7 @@ static void mark_interrupted(void *ctx)
 static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
 {
     tc_runner_config load = c->cfg->load;
-    static volatile sig_atomic_t never;
-    load.stop = c->cb->stop ? c->cb->stop : &never;
+    load.stop = c->cb->stop;
     load.on_batch = store_batch;
     load.on_progress = progress;
     load.on_stop = mark_interrupted;
@@ -167,9 +167,8 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     c->run_id = o->info.id;
     char err[512];
     if (environment &&
-        tc_store_set_fingerprint(c->store, c->run_id, environment, err, sizeof err) != TC_OK &&
-        c->cb->notice)
-        c->cb->notice(c->cb->ctx, TC_MEASURE_NO_ENVIRONMENT, err);
+        tc_store_set_fingerprint(c->store, c->run_id, environment, err, sizeof err) != TC_OK)
+        tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s", err);
     free(environment);
     if (c->cb->started)
         c->cb->started(c->cb->ctx, &o->info, rep);
@@ -188,6 +187,7 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
 {
     static const tc_measure_callbacks none;
     memset(out, 0, sizeof *out);
+    out->stage = TC_MEASURE_BEGIN; /* until a run is stored */
     if (!cfg->load.prompts || cfg->load.prompts->n == 0)
         return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts to send");
     tc_measure_ctx *c = calloc(1, sizeof *c);
@@ -200,6 +200,7 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
     char prompt_set[64];
     tc_measure_prompt_set(cfg->load.prompts, prompt_set, sizeof prompt_set);
     tc_err last = TC_OK;
+    out->stage = TC_MEASURE_OK;
     for (int rep = 0; rep < (cfg->repeat > 1 ? cfg->repeat : 1); rep++) {
         *c = (tc_measure_ctx){.cfg = cfg, .cb = cb ? cb : &none, .store = store};
         int stored = one_run(c, rep, prompt_set, o);

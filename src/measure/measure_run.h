@@ -42,7 +42,7 @@ typedef struct tc_measure_config {
 /* Where a run failed. */
 typedef enum tc_measure_stage {
     TC_MEASURE_OK = 0,
-    TC_MEASURE_BEGIN,     /* storing the run: no run was stored */
+    TC_MEASURE_BEGIN,     /* before or while storing the run: none was stored */
     TC_MEASURE_TELEMETRY, /* opening the telemetry sources; err is theirs */
     TC_MEASURE_SAMPLER,   /* storing the devices or starting the sampler */
     TC_MEASURE_LOAD       /* the load generator (e.g. saving stayed refused) */
@@ -60,9 +60,10 @@ typedef struct tc_measure_outcome {
     char finish_err[512];     /* "" or why the final status could not be stored */
 } tc_measure_outcome;
 
-/* What happened on the way, said once each where it happens; text is
- * the reason (or, for NO_SENSOR, why each source found nothing, a line
- * each). */
+/* What happened on the way, said where it happens; text is a sentence
+ * without a final newline ("the environment was not recorded: WHY"), but
+ * for NO_SENSOR, which ends with why each source found nothing, a line
+ * each. */
 typedef enum tc_measure_notice {
     TC_MEASURE_NO_ENVIRONMENT, /* the environment was not recorded; the run goes on */
     TC_MEASURE_NO_SENSOR,      /* telemetry "auto" found no device; the run goes on */
@@ -72,8 +73,10 @@ typedef enum tc_measure_notice {
 typedef struct tc_measure_callbacks {
     /* Set (e.g. by a signal handler, to the signal number) to stop: before
      * a run is stored, nothing is; during one, sending stops, in-flight
-     * requests get a second and the run ends "interrupted". Read only; may
-     * be NULL. */
+     * requests get a second and the run ends "interrupted". A flag, not a
+     * query: the load generator reads it at every wake-up and a signal
+     * wakes it, so a second signal soon after finds the run marked. Read
+     * only; may be NULL. */
     volatile sig_atomic_t *stop;
     /* Each may be NULL. started: the run and its environment are stored,
      * measuring begins. progress: about five times a second while the
@@ -95,10 +98,12 @@ typedef struct tc_measure_result {
 } tc_measure_result;
 
 /* Makes cfg->repeat runs against `store`, one after another, until one is
- * interrupted or `finished` says stop. Returns TC_OK when every run was
- * measured; else the error of the last run that failed, its reason in err
- * and its stage in out->stage (TC_MEASURE_BEGIN: it could not be stored,
- * and no more are tried; the others were given to `finished` too). */
+ * interrupted or `finished` says stop. Returns TC_OK when every run made
+ * was measured (an interrupted one too: out->interrupted); else the error
+ * of the last that failed, its reason in err, its stage in out->stage.
+ * TC_MEASURE_BEGIN: it could not be stored (or there are no prompts,
+ * TC_ERR_INVALID) and no more are tried; the others, stored as failed,
+ * were handed to `finished` like every stored run. */
 tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_measure_callbacks *cb,
                       tc_measure_result *out, char *err, size_t errlen);
 

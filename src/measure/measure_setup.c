@@ -1,8 +1,9 @@
-/* Before a run: open files and the group. */
+/* Before a run: open files, the group, the API key. */
 #include "measure_setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -41,4 +42,22 @@ tc_err tc_measure_group(tc_store *store, const char *label, int repeat, char *gr
     tc_err rc = tc_store_find_group(store, group[0] ? group : label, &runs, existing, err, errlen);
     free(runs);
     return rc;
+}
+
+tc_err tc_measure_api_key(const char *key_env, const tc_endpoint *ep, const char **key,
+                          tc_measure_key *how)
+{
+    *key = key_env ? getenv(key_env) : getenv("OPENAI_API_KEY");
+    *how = key_env ? TC_MEASURE_KEY_NAMED : TC_MEASURE_KEY_DEFAULT;
+    if (key_env && (!*key || !**key)) {
+        *key = NULL;
+        return TC_ERR_NOTFOUND;
+    }
+    if (!key_env && (ep->local || !*key || !**key))
+        *how = TC_MEASURE_KEY_NONE;
+    else if (!key_env && strncmp(ep->base, "https://", 8) != 0)
+        *how = TC_MEASURE_KEY_WITHHELD;
+    if (*how == TC_MEASURE_KEY_NONE || *how == TC_MEASURE_KEY_WITHHELD)
+        *key = NULL;
+    return TC_OK;
 }

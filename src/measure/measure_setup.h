@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "bench/bench_url.h"
 #include "core/tc_error.h"
 #include "store/store.h"
 
@@ -24,5 +25,21 @@ tc_err tc_measure_open_files(long long concurrency, unsigned long long *need,
  * name for the group). Errors are the store's. */
 tc_err tc_measure_group(tc_store *store, const char *label, int repeat, char *group, size_t len,
                         size_t *existing, char *err, size_t errlen);
+
+/* How tc_measure_api_key chose. */
+typedef enum tc_measure_key {
+    TC_MEASURE_KEY_NONE,    /* no key */
+    TC_MEASURE_KEY_NAMED,   /* the variable the caller named */
+    TC_MEASURE_KEY_DEFAULT, /* $OPENAI_API_KEY, to a non-local https host */
+    TC_MEASURE_KEY_WITHHELD /* $OPENAI_API_KEY is set, but not sent over plain http */
+} tc_measure_key;
+
+/* The API key to send to ep (*key points into the environment, or is
+ * NULL): $key_env when the caller names one (TC_ERR_NOTFOUND when it is
+ * unset or empty); else $OPENAI_API_KEY, but only to an https host that
+ * is not local: a key must not cross the network in clear text unless the
+ * user asked for it by name. */
+tc_err tc_measure_api_key(const char *key_env, const tc_endpoint *ep, const char **key,
+                          tc_measure_key *how);
 
 #endif

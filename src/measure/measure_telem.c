@@ -1,4 +1,5 @@
 /* A run's telemetry: sources, devices, the sampler and its samples. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,13 @@ int tc_measure_stopping(const tc_measure_ctx *c)
     return c->cb->stop && *c->cb->stop;
 }
 
-static void notice(const tc_measure_ctx *c, tc_measure_notice what, const char *text)
+void tc_measure_say(const tc_measure_ctx *c, tc_measure_notice what, const char *fmt, ...)
 {
+    char text[2600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
     if (c->cb->notice)
         c->cb->notice(c->cb->ctx, what, text);
 }
@@ -27,7 +33,7 @@ void tc_measure_drain(tc_measure_ctx *c)
            (n = tc_telem_sampler_drain(c->sampler, c->samples, TC_MEASURE_SAMPLE_BATCH)) > 0)
         if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&
             !c->samples_said++)
-            notice(c, TC_MEASURE_SAMPLES_LOST, err);
+            tc_measure_say(c, TC_MEASURE_SAMPLES_LOST, "telemetry samples not saved: %s", err);
 }
 
 static tc_err fail(tc_measure_outcome *o, tc_measure_stage stage, tc_err rc, const char *why)
@@ -60,7 +66,10 @@ tc_err tc_measure_telem_start(tc_measure_ctx *c, tc_measure_outcome *o)
     int n = tc_telem_set_count(c->telem);
     if (n == 0) {
         if (strcmp(which, "none") != 0)
-            notice(c, TC_MEASURE_NO_SENSOR, notes);
+            tc_measure_say(c, TC_MEASURE_NO_SENSOR,
+                           "telemetry: no GPU or CPU energy sensor found; the run goes on "
+                           "without energy figures:\n%s",
+                           notes);
         return TC_OK;
     }
     tc_run_device *devs = calloc((size_t)n, sizeof *devs);

@@ -6,7 +6,8 @@
  * records until the database takes them, or, past the patience, keeps what
  * was saved and says what was not; the environment is stored before
  * measuring, and a stop before the run is stored leaves none; telemetry
- * samples cover the idle baseline and reach past the last request. */
+ * samples cover the idle baseline and reach past the last request. And
+ * what is settled before a run: its group, and which API key may go where. */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include "bench/bench_prompts.h"
 #include "core/tc_time.h"
 #include "measure/measure_run.h"
+#include "measure/measure_setup.h"
 #include "sim/sim_server.h"
 #include "store/store.h"
 
@@ -480,6 +482,73 @@ static void samples_cover_the_idle_baseline_and_reach_past_the_last_request(void
     free(samples);
 }
 
+static void a_group_is_new_and_a_label_names_none(void **state)
+{
+    fixture *f = *state;
+    start_sim(f, 2000);
+    f->cfg.repeat = 2;
+    f->cfg.group = "g2";
+    f->cfg.load.requests = 2;
+    watch w = {0};
+    tc_measure_result res;
+    char err[1024] = "", group[128];
+    assert_int_equal(measure(f, &w, &res, err, sizeof err), TC_OK);
+    size_t n = 99;
+    /* --repeat with a label: the group takes it, and says it exists */
+    assert_int_equal(tc_measure_group(f->store, "g2", 3, group, sizeof group, &n, err, sizeof err),
+                     TC_OK);
+    assert_string_equal(group, "g2");
+    assert_int_equal(n, 2);
+    /* a plain run: no group, but its label must not name one */
+    assert_int_equal(tc_measure_group(f->store, "g2", 1, group, sizeof group, &n, err, sizeof err),
+                     TC_OK);
+    assert_string_equal(group, "");
+    assert_int_equal(n, 2);
+    assert_int_equal(
+        tc_measure_group(f->store, "other", 1, group, sizeof group, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    /* --repeat without a label: a new name from the time */
+    assert_int_equal(tc_measure_group(f->store, NULL, 2, group, sizeof group, &n, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(strlen(group), strlen("repeat-20250101-000000"));
+    assert_memory_equal(group, "repeat-", 7);
+    assert_int_equal(n, 0);
+}
+
+static void an_api_key_crosses_the_network_only_encrypted_or_by_name(void **state)
+{
+    (void)state;
+    tc_endpoint local, plain, tls;
+    assert_int_equal(tc_endpoint_parse("http://127.0.0.1:1", &local, NULL, 0), TC_OK);
+    assert_int_equal(tc_endpoint_parse("http://example.com", &plain, NULL, 0), TC_OK);
+    assert_int_equal(tc_endpoint_parse("https://example.com", &tls, NULL, 0), TC_OK);
+    const char *key;
+    tc_measure_key how;
+    setenv("OPENAI_API_KEY", "sk-default", 1);
+    setenv("TC_TEST_KEY", "sk-named", 1);
+    assert_int_equal(tc_measure_api_key(NULL, &local, &key, &how), TC_OK);
+    assert_null(key);
+    assert_int_equal(how, TC_MEASURE_KEY_NONE);
+    assert_int_equal(tc_measure_api_key(NULL, &plain, &key, &how), TC_OK);
+    assert_null(key);
+    assert_int_equal(how, TC_MEASURE_KEY_WITHHELD);
+    assert_int_equal(tc_measure_api_key(NULL, &tls, &key, &how), TC_OK);
+    assert_string_equal(key, "sk-default");
+    assert_int_equal(how, TC_MEASURE_KEY_DEFAULT);
+    /* named: sent wherever the user pointed it */
+    assert_int_equal(tc_measure_api_key("TC_TEST_KEY", &plain, &key, &how), TC_OK);
+    assert_string_equal(key, "sk-named");
+    assert_int_equal(how, TC_MEASURE_KEY_NAMED);
+    setenv("TC_TEST_KEY", "", 1);
+    assert_int_equal(tc_measure_api_key("TC_TEST_KEY", &plain, &key, &how), TC_ERR_NOTFOUND);
+    assert_null(key);
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("TC_TEST_KEY");
+    assert_int_equal(tc_measure_api_key(NULL, &tls, &key, &how), TC_OK);
+    assert_null(key);
+    assert_int_equal(how, TC_MEASURE_KEY_NONE);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -493,6 +562,8 @@ int main(void)
         T(a_save_refused_past_the_patience_keeps_what_was_saved),
         T(a_named_telemetry_source_missing_ends_the_begun_run_failed),
         T(samples_cover_the_idle_baseline_and_reach_past_the_last_request),
+        T(a_group_is_new_and_a_label_names_none),
+        T(an_api_key_crosses_the_network_only_encrypted_or_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
