@@ -1,9 +1,9 @@
 /* truecost run: its help and command line. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_results.h"
 #include "cli_run.h"
 #include "telemetry/telem_set.h"
@@ -66,116 +66,12 @@ void tc_cmd_run_help(FILE *out)
           out);
 }
 
-enum {
-    OPT_MODEL = 256,
-    OPT_API,
-    OPT_DURATION,
-    OPT_WARMUP,
-    OPT_MAX_TOKENS,
-    OPT_PROMPT,
-    OPT_PROMPTS,
-    OPT_LABEL,
-    OPT_DB,
-    OPT_JSON,
-    OPT_NO_PROGRESS,
-    OPT_KEY_ENV,
-    OPT_TIMEOUT,
-    OPT_MAX_ERR,
-    OPT_TELEMETRY,
-    OPT_SAMPLE_MS,
-    OPT_IDLE_S,
-    OPT_REPEAT
-};
-
-static const struct option options[] = {
-    {"model", required_argument, NULL, OPT_MODEL},
-    {"api", required_argument, NULL, OPT_API},
-    {"requests", required_argument, NULL, 'n'},
-    {"duration", required_argument, NULL, OPT_DURATION},
-    {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"concurrency", required_argument, NULL, 'c'},
-    {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
-    {"prompt", required_argument, NULL, OPT_PROMPT},
-    {"prompts", required_argument, NULL, OPT_PROMPTS},
-    {"label", required_argument, NULL, OPT_LABEL},
-    {"db", required_argument, NULL, OPT_DB},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"api-key-env", required_argument, NULL, OPT_KEY_ENV},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"max-error-rate", required_argument, NULL, OPT_MAX_ERR},
-    {"telemetry", required_argument, NULL, OPT_TELEMETRY},
-    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
-    {"idle-s", required_argument, NULL, OPT_IDLE_S},
-    {"repeat", required_argument, NULL, OPT_REPEAT},
-    TC_CLI_TELEM_OPTIONS,
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
-static int apply(run_args *a, int opt, const char *v)
+/* -n: a request count, which --duration may not join. */
+static int take_requests(const char *v, void *ctx)
 {
-    switch (opt) {
-    case OPT_MODEL:
-        a->model = v;
-        return 0;
-    case OPT_API:
-        a->api = v;
-        return 0;
-    case 'n':
-        a->requests_given = 1;
-        return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
-    case OPT_DURATION:
-        return tc_cli_double("--duration", v, 0.001, 30 * 86400.0, &a->duration_s);
-    case OPT_WARMUP:
-        return tc_cli_int("--warmup", v, 0, 1000000, &a->warmup);
-    case 'c':
-        return tc_cli_int("--concurrency", v, 1, 10000, &a->concurrency);
-    case OPT_MAX_TOKENS:
-        return tc_cli_int("--max-tokens", v, 1, 1000000, &a->max_tokens);
-    case OPT_PROMPT:
-        a->prompt = v;
-        return 0;
-    case OPT_PROMPTS:
-        a->prompts_file = v;
-        return 0;
-    case OPT_LABEL:
-        a->label = v;
-        return 0;
-    case OPT_DB:
-        a->db = v;
-        return 0;
-    case OPT_JSON:
-        a->json = 1;
-        return 0;
-    case OPT_NO_PROGRESS:
-        a->no_progress = 1;
-        return 0;
-    case OPT_KEY_ENV:
-        a->key_env = v;
-        return 0;
-    case OPT_TIMEOUT:
-        return tc_cli_double("--timeout", v, 0.001, 86400.0, &a->timeout_s);
-    case OPT_MAX_ERR:
-        return tc_cli_double("--max-error-rate", v, 0, 1, &a->max_error_rate);
-    case OPT_TELEMETRY:
-        a->telemetry = v;
-        return 0;
-    case OPT_SAMPLE_MS:
-        return tc_cli_int("--sample-ms", v, 10, 60000, &a->sample_ms);
-    case OPT_IDLE_S:
-        return tc_cli_double("--idle-s", v, 0, 3600, &a->idle_s);
-    case OPT_REPEAT:
-        return tc_cli_int("--repeat", v, 1, 1000, &a->repeat);
-    case 'h':
-        a->help = 1;
-        return 0;
-    }
-    const char **slot = tc_cli_telem_slot(opt, &a->telem);
-    if (!slot)
-        return -1;
-    *slot = v;
-    return 0;
+    run_args *a = ctx;
+    a->requests_given = 1;
+    return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
 }
 
 /* --api is checked before anything is probed, so a typo is a usage error
@@ -206,23 +102,36 @@ int tc_run_parse_args(int argc, char **argv, run_args *a)
                     .telemetry = "auto",
                     .sample_ms = 100,
                     .repeat = 1};
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "n:c:h", options, NULL)) != -1) {
-        if (opt == '?') {
-            tc_cli_error("run: unknown or incomplete option '%s'", argv[optind - 1]);
-            return -1;
-        }
-        if (apply(a, opt, optarg) < 0)
-            return -1;
-    }
-    if (optind < argc)
-        a->url = argv[optind++];
-    if (optind < argc) {
-        tc_cli_error("run: unexpected argument '%s' (one URL at most)", argv[optind]);
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("model", 0, &a->model),
+        TC_OPT_S("api", 0, &a->api),
+        TC_OPT_C("requests", 'n', take_requests, 1),
+        TC_OPT_D("duration", 0, &a->duration_s, 0.001, 30 * 86400.0),
+        TC_OPT_I("warmup", 0, &a->warmup, 0, 1000000),
+        TC_OPT_I("concurrency", 'c', &a->concurrency, 1, 10000),
+        TC_OPT_I("max-tokens", 0, &a->max_tokens, 1, 1000000),
+        TC_OPT_S("prompt", 0, &a->prompt),
+        TC_OPT_S("prompts", 0, &a->prompts_file),
+        TC_OPT_S("label", 0, &a->label),
+        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_F("no-progress", 0, &a->no_progress),
+        TC_OPT_S("api-key-env", 0, &a->key_env),
+        TC_OPT_D("timeout", 0, &a->timeout_s, 0.001, 86400.0),
+        TC_OPT_D("max-error-rate", 0, &a->max_error_rate, 0, 1),
+        TC_OPT_S("telemetry", 0, &a->telemetry),
+        TC_OPT_I("sample-ms", 0, &a->sample_ms, 10, 60000),
+        TC_OPT_D("idle-s", 0, &a->idle_s, 0, 3600),
+        TC_OPT_I("repeat", 0, &a->repeat, 1, 1000),
+        TC_OPT_S("sysfs-root", 0, &a->telem.sysfs_root),
+        TC_OPT_S("nvml-lib", 0, &a->telem.nvml_lib),
+        TC_OPT_S("rocm-lib", 0, &a->telem.rocm_lib),
+        TC_OPT_S("nvidia-smi", 0, &a->telem.nvidia_smi),
+        TC_OPT_S("rocm-smi", 0, &a->telem.rocm_smi),
+        TC_OPT_END,
+    };
+    if (tc_cli_parse("run", argc, argv, opts, a, &a->help, &a->url, 1, " (one URL at most)") < 0)
         return -1;
-    }
     int known = !strcmp(a->telemetry, "auto") || !strcmp(a->telemetry, "none");
     for (int i = 0; !known && tc_telem_backend_names[i]; i++)
         known = !strcmp(a->telemetry, tc_telem_backend_names[i]);

@@ -1,0 +1,229 @@
+/* One run, or a group of them: the environment, the run stored, the load
+ * and its records, the end status. */
+#include "measure_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "core/tc_rng.h"
+#include "core/tc_time.h"
+#include "envinfo/env_fingerprint.h"
+#include "measure_internal.h"
+
+/* How long the end status is tried again while the database stays locked
+ * past its busy timeout: a run must not stay "running". */
+#define FINISH_PATIENCE_NS (30 * TC_NS_PER_S)
+
+void tc_measure_prompt_set(const tc_prompts *p, char *out, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < p->n; i++) {
+        const tc_prompt *q = &p->items[i];
+        const char *text = q->text ? q->text : q->messages_json ? q->messages_json : "";
+        h = tc_hash_bytes(text, strlen(text) + 1, h); /* the NUL separates prompts */
+        h = tc_hash_bytes(&q->max_tokens, sizeof q->max_tokens, h);
+    }
+    snprintf(out, len, "%zu prompt%s, fnv1a %016llx", p->n, p->n == 1 ? "" : "s",
+             (unsigned long long)h);
+}
+
+static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_run_info *info)
+{
+    const tc_runner_config *w = &cfg->load;
+    memset(info, 0, sizeof *info);
+    const char *label = cfg->label ? cfg->label : cfg->group ? cfg->group : "";
+    snprintf(info->label, sizeof info->label, "%s", label);
+    snprintf(info->status, sizeof info->status, "running");
+    info->created_wall_ns = tc_wall_ns();
+    snprintf(info->endpoint, sizeof info->endpoint, "%s", w->endpoint.stored);
+    info->api = w->api;
+    snprintf(info->model, sizeof info->model, "%s", w->model ? w->model : "");
+    info->simulated = cfg->simulated;
+    snprintf(info->server_version, sizeof info->server_version, "%s",
+             cfg->server_version ? cfg->server_version : "");
+    info->concurrency = w->concurrency;
+    info->warmup = w->warmup;
+    info->requests = w->duration_s > 0 ? 0 : w->requests;
+    info->duration_s = w->duration_s;
+    info->max_tokens = w->max_tokens;
+    snprintf(info->group, sizeof info->group, "%s", cfg->group ? cfg->group : "");
+    snprintf(info->prompt_set, sizeof info->prompt_set, "%s", prompt_set);
+}
+
+/* The environment as JSON text; NULL when it could not be read (said: the
+ * run goes on). Read before the run is stored: its network calls and tools
+ * take seconds, and a stop then must not leave a run behind. */
+static char *collect_environment(const tc_measure_ctx *c)
+{
+    const tc_measure_config *cfg = c->cfg;
+    tc_env_config env = {.url = cfg->load.endpoint.base,
+                         .model = cfg->load.model,
+                         .api_key = cfg->load.api_key,
+                         .telemetry = cfg->telemetry,
+                         .telem = cfg->telem};
+    json_t *fp = NULL;
+    char err[512];
+    tc_err rc = tc_env_collect(&env, &fp, err, sizeof err);
+    char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
+    if (!text)
+        tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s",
+                       rc != TC_OK ? err : "out of memory");
+    json_decref(fp);
+    return text;
+}
+
+/* Ends the run with `status`, trying again while the database is locked. */
+static tc_err finish_run(tc_store *store, int64_t id, const char *status, char *err, size_t len)
+{
+    int64_t give_up = tc_mono_ns() + FINISH_PATIENCE_NS;
+    tc_err rc;
+    while ((rc = tc_store_run_finish(store, id, status, err, len)) == TC_ERR_BUSY &&
+           tc_mono_ns() < give_up) {
+        struct timespec ts = {0, 500 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (rc == TC_OK)
+        err[0] = '\0';
+    return rc;
+}
+
+/* ---- the load generator's callbacks --------------------------------------- */
+
+static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
+{
+    tc_measure_ctx *c = ctx;
+    tc_measure_drain(c);
+    tc_err rc =
+        tc_store_add_requests(c->store, c->run_id, recs, n, c->store_err, sizeof c->store_err);
+    return rc == TC_OK ? 0 : -1; /* refused: the runner keeps them and offers them again */
+}
+
+static void progress(void *ctx, const tc_runner_progress *p)
+{
+    tc_measure_ctx *c = ctx;
+    tc_measure_drain(c);
+    if (c->cb->progress)
+        c->cb->progress(c->cb->ctx, p);
+}
+
+/* The stop, as soon as the runner sees it (after handing over what had
+ * finished): marked at once, so that a second signal that exits without
+ * cleaning up leaves the run "interrupted". */
+static void mark_interrupted(void *ctx)
+{
+    tc_measure_ctx *c = ctx;
+    c->marked = tc_store_run_finish(c->store, c->run_id, "interrupted", c->store_err,
+                                    sizeof c->store_err) == TC_OK;
+}
+
+/* ---- one run ---------------------------------------------------------------- */
+
+/* The load, from the first request to the status stored. */
+static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
+{
+    tc_runner_config load = c->cfg->load;
+    load.stop = c->cb->stop;
+    load.on_batch = store_batch;
+    load.on_progress = progress;
+    load.on_stop = mark_interrupted;
+    load.ctx = c;
+    char err[512];
+    tc_err rc = tc_runner_run(&load, &o->load, err, sizeof err);
+    tc_measure_telem_stop(c, o);
+    if (rc != TC_OK) {
+        o->rc = rc;
+        o->stage = TC_MEASURE_LOAD;
+        snprintf(o->err, sizeof o->err, "%s%s%s", err, c->store_err[0] ? ": " : "", c->store_err);
+    }
+    const char *status = o->load.interrupted ? "interrupted" : rc != TC_OK ? "failed" : "complete";
+    if (!c->marked)
+        finish_run(c->store, o->info.id, status, o->finish_err, sizeof o->finish_err);
+    snprintf(o->info.status, sizeof o->info.status, "%s", status);
+}
+
+/* Stores and measures run `rep`. Returns 0 when the run was stored (its
+ * outcome in o), 1 when a stop came before it was, -1 when it could not be
+ * stored (o->rc, o->err). */
+static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measure_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rep = rep;
+    fill_info(c->cfg, prompt_set, &o->info);
+    char *environment = collect_environment(c);
+    if (tc_measure_stopping(c)) {
+        free(environment);
+        return 1;
+    }
+    o->rc = tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
+    if (o->rc != TC_OK) {
+        free(environment);
+        o->stage = TC_MEASURE_BEGIN;
+        return -1;
+    }
+    c->run_id = o->info.id;
+    char err[512];
+    if (environment &&
+        tc_store_set_fingerprint(c->store, c->run_id, environment, err, sizeof err) != TC_OK)
+        tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s", err);
+    free(environment);
+    if (c->cb->started)
+        c->cb->started(c->cb->ctx, &o->info, rep);
+    if (tc_measure_telem_start(c, o) == TC_OK) {
+        measure_load(c, o);
+    } else { /* the run was begun: end it, never leave it "running" */
+        finish_run(c->store, o->info.id, "failed", o->finish_err, sizeof o->finish_err);
+        snprintf(o->info.status, sizeof o->info.status, "failed");
+    }
+    tc_measure_telem_close(c);
+    return 0;
+}
+
+tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_measure_callbacks *cb,
+                      tc_measure_result *out, char *err, size_t errlen)
+{
+    static const tc_measure_callbacks none;
+    memset(out, 0, sizeof *out);
+    out->stage = TC_MEASURE_BEGIN; /* until a run is stored */
+    if (!cfg->load.prompts || cfg->load.prompts->n == 0)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts to send");
+    tc_measure_ctx *c = calloc(1, sizeof *c);
+    tc_measure_outcome *o = malloc(sizeof *o);
+    if (!c || !o) {
+        free(c);
+        free(o);
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    }
+    char prompt_set[64];
+    tc_measure_prompt_set(cfg->load.prompts, prompt_set, sizeof prompt_set);
+    tc_err last = TC_OK;
+    out->stage = TC_MEASURE_OK;
+    for (int rep = 0; rep < (cfg->repeat > 1 ? cfg->repeat : 1); rep++) {
+        *c = (tc_measure_ctx){.cfg = cfg, .cb = cb ? cb : &none, .store = store};
+        int stored = one_run(c, rep, prompt_set, o);
+        if (stored != 0) {
+            out->interrupted = stored > 0;
+            if (stored < 0) {
+                last = tc_fail(err, errlen, o->rc, "%s", o->err);
+                out->stage = o->stage;
+            }
+            break;
+        }
+        out->runs++;
+        out->last_run_id = o->info.id;
+        if (o->rc != TC_OK) {
+            out->failed++;
+            out->stage = o->stage;
+            last = tc_fail(err, errlen, o->rc, "%s", o->err);
+        }
+        out->interrupted = o->load.interrupted;
+        if ((c->cb->finished && c->cb->finished(c->cb->ctx, o) != 0) || out->interrupted)
+            break;
+    }
+    free(c);
+    free(o);
+    return last;
+}
