@@ -17,7 +17,7 @@ install(FILES ${CMAKE_SOURCE_DIR}/completion/truecost.bash
 # Its date is the build's, or SOURCE_DATE_EPOCH's for a reproducible page.
 find_program(TC_NODE node)
 file(GLOB TC_MAN_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md
-     ${CMAKE_SOURCE_DIR}/docs/commands/*.md)
+     ${CMAKE_SOURCE_DIR}/docs/commands/*.md ${CMAKE_SOURCE_DIR}/docs/help/*.txt)
 set(TC_MAN_PAGE ${CMAKE_BINARY_DIR}/truecost.1)
 set(TC_MAN_VERSION ${PROJECT_VERSION})
 if(TC_GIT_DESCRIBE)

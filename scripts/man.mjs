@@ -320,6 +320,10 @@ export function makePage(root, { version = '', date = '' } = {}) {
     const title = blocks[0].text.replace(/^truecost /, '');
     out.push(`.SS "${plain(title)}"`);
     out.push(...render(blocks.slice(1), { heading: boldHeading, usage: true }));
+    // The options as `truecost CMD --help` prints them: the same file is
+    // compiled into the binary, so the two never disagree.
+    const help = read(root, `docs/help/${cmd}.txt`).replace(/\n$/, '').split('\n');
+    out.push('.PP', `\\fBtruecost ${esc(cmd)} --help\\fR:`, ...codeBlock(help));
   }
 
   const sh = (name, rel) => out.push(`.SH ${name}`, ...page(parseBlocks(read(root, rel))));

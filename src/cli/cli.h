@@ -25,8 +25,12 @@ typedef struct tc_cmd {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
-    void (*help)(FILE *out);
 } tc_cmd;
+
+/* Prints the --help text of subcommand `cmd` on out: docs/help/CMD.txt,
+ * compiled in (the man page shows the same text). Returns TC_EXIT_OK, or
+ * TC_EXIT_RUNTIME when there is none. */
+int tc_cli_help(const char *cmd, FILE *out);
 
 /* "truecost: <message>\n" on stderr. */
 void tc_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -65,60 +69,21 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
  * after printing the error. */
 int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text);
 
-/* The subcommands, one cli_<name>.c each (main.c's table): run takes
- * argv[0] = the subcommand's name and returns an exit status; help prints
- * the usage. */
+/* The subcommands, one cli_<name>.c each (main.c's table): each takes
+ * argv[0] = the subcommand's name and returns an exit status. */
 int tc_cmd_run(int argc, char **argv);
-void tc_cmd_run_help(FILE *out);
 int tc_cmd_runs(int argc, char **argv);
-void tc_cmd_runs_help(FILE *out);
 int tc_cmd_show(int argc, char **argv);
-void tc_cmd_show_help(FILE *out);
 int tc_cmd_export(int argc, char **argv);
-void tc_cmd_export_help(FILE *out);
 int tc_cmd_cost(int argc, char **argv);
-void tc_cmd_cost_help(FILE *out);
 int tc_cmd_compare(int argc, char **argv);
-void tc_cmd_compare_help(FILE *out);
 int tc_cmd_roofline(int argc, char **argv);
-void tc_cmd_roofline_help(FILE *out);
 int tc_cmd_gaps(int argc, char **argv);
-void tc_cmd_gaps_help(FILE *out);
 int tc_cmd_lockin(int argc, char **argv);
-void tc_cmd_lockin_help(FILE *out);
 int tc_cmd_decide(int argc, char **argv);
-void tc_cmd_decide_help(FILE *out);
 int tc_cmd_monitor(int argc, char **argv);
-void tc_cmd_monitor_help(FILE *out);
 int tc_cmd_doctor(int argc, char **argv);
-void tc_cmd_doctor_help(FILE *out);
 int tc_cmd_env(int argc, char **argv);
-void tc_cmd_env_help(FILE *out);
 int tc_cmd_sim(int argc, char **argv);
-void tc_cmd_sim_help(FILE *out);
-
-/* The options that point the telemetry sources elsewhere (tests, copied
- * trees, unusual installs), shared by run, monitor and env: put
- * TC_CLI_TELEM_OPTIONS in the getopt table and hand unknown option codes
- * to tc_cli_telem_slot. */
-enum {
-    TC_OPT_SYSFS_ROOT = 900,
-    TC_OPT_NVML_LIB,
-    TC_OPT_ROCM_LIB,
-    TC_OPT_NVIDIA_SMI,
-    TC_OPT_ROCM_SMI
-};
-#define TC_CLI_TELEM_OPTIONS                                                                       \
-    {"sysfs-root", required_argument, NULL, TC_OPT_SYSFS_ROOT},                                    \
-        {"nvml-lib", required_argument, NULL, TC_OPT_NVML_LIB},                                    \
-        {"rocm-lib", required_argument, NULL, TC_OPT_ROCM_LIB},                                    \
-        {"nvidia-smi", required_argument, NULL, TC_OPT_NVIDIA_SMI},                                \
-    {                                                                                              \
-        "rocm-smi", required_argument, NULL, TC_OPT_ROCM_SMI                                       \
-    }
-
-/* The field of cfg that telemetry option `opt` sets, or NULL when opt is
- * not one of them. */
-const char **tc_cli_telem_slot(int opt, tc_telem_config *cfg);
 
 #endif

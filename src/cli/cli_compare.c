@@ -19,35 +19,6 @@ typedef struct compare_args {
     long long resamples, seed;
 } compare_args;
 
-void tc_cmd_compare_help(FILE *out)
-{
-    fprintf(out,
-            "Usage: truecost compare RUN_A RUN_B [--profile-a FILE --profile-b FILE]\n"
-            "                        [--claim X] [--resamples N] [--seed S] [--gpu-specs FILE]\n"
-            "                        [--json] [--db PATH]\n"
-            "\n"
-            "Two stored runs (ids, labels, or groups from 'run --repeat') side by side:\n"
-            "throughput, TTFT/ITL/E2E percentiles, power, J/token and, with a cost profile\n"
-            "for each side, cost per million tokens; ratios B/A with 95%% bootstrap\n"
-            "intervals (%d resamples, seeded: the same inputs give the same interval).\n"
-            "Groups are resampled run by run (run-to-run variation covered); single runs\n"
-            "request by request (run-to-run variation NOT covered: use --repeat).\n"
-            "\n"
-            "  --claim X   judge \"A is X times more cost-efficient than B\" (cost B / cost A;\n"
-            "              without profiles, throughput A / B): supported when the whole\n"
-            "              interval is at or above X, refuted when it is below, else\n"
-            "              inconclusive\n"
-            "\n"
-            "Where a side's GPU is in the spec table (see 'truecost roofline --list'; add\n"
-            "rows with --gpu-specs), its median decode speed is shown as a share of the\n"
-            "bandwidth bound.\n"
-            "\n"
-            "Differences other than the hardware (drivers, server version, quantisation,\n"
-            "prompts, concurrency, max tokens) are listed as warnings.\n"
-            "Exit status: 0 done, 1 usage or bad profile, 2 run or database not found.\n",
-            TC_BOOT_RESAMPLES);
-}
-
 /* --seed: any non-negative 64-bit value (beyond a table row's double). */
 static int take_seed(const char *value, void *ctx)
 {
@@ -155,7 +126,7 @@ int tc_cmd_compare(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("compare");
     if (a.help) {
-        tc_cmd_compare_help(stdout);
+        tc_cli_help("compare", stdout);
         return 0;
     }
     tc_cost_profile pa, pb;

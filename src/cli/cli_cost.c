@@ -15,21 +15,6 @@ typedef struct cost_args {
     int json, help;
 } cost_args;
 
-void tc_cmd_cost_help(FILE *out)
-{
-    fputs("Usage: truecost cost RUN --profile FILE [--json] [--db PATH]\n"
-          "\n"
-          "Price a stored run (id, label, or a group from 'run --repeat', priced at its\n"
-          "runs' mean throughput and power): cost per million output tokens =\n"
-          "(hardware + electricity + operations per month) / effective output tokens\n"
-          "per month, with every input and where it came from (measured, profile,\n"
-          "default), each term, and J/token, tokens per kWh, tokens/s per watt.\n"
-          "Profiles are INI files; see profiles/ and the README.\n"
-          "\n"
-          "Exit status: 0 done, 1 usage or bad profile, 2 run or database not found.\n",
-          out);
-}
-
 static int parse_args(int argc, char **argv, cost_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -81,7 +66,7 @@ int tc_cmd_cost(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("cost");
     if (a.help) {
-        tc_cmd_cost_help(stdout);
+        tc_cli_help("cost", stdout);
         return 0;
     }
     tc_cost_profile p;

@@ -18,38 +18,6 @@ typedef struct decide_args {
     tc_cli_evidence_opts ev;
 } decide_args;
 
-void tc_cmd_decide_help(FILE *out)
-{
-    fputs("Usage: truecost decide FILE [--runs INCUMBENT ALTERNATIVE] [--gaps FILE]\n"
-          "                       [--soak RUN] [--profile-a F --profile-b F] [--samples N]\n"
-          "                       [--seed S]\n"
-          "                       [--json] [--db PATH]\n"
-          "\n"
-          "Should the workload move? The checklist of seed 000 (5.6), each item ticked\n"
-          "from evidence where truecost has it:\n"
-          "  gaps        gap table done, key gaps have alternatives   (--gaps, from\n"
-          "              'truecost gaps --json')\n"
-          "  target_run  a run on the target completed without errors (--runs: B)\n"
-          "  perf_gap    performance gap measured and within bounds  (--runs A B)\n"
-          "  soak        a 24 h stability run passed: --soak RUN (a stored run on the target,\n"
-          "              e.g. 'truecost run --duration 86400'; complete, 24 h or more, no\n"
-          "              failed request), else [decision] soak_passed\n"
-          "  profiler    someone reads a profiler and changes kernels ([decision] profiler_skill)\n"
-          "  fallback    hybrid deployment and fallback designed      ([decision] fallback_path)\n"
-          "with the lock-in cost of the assessment FILE (as 'truecost lockin', with the\n"
-          "same evidence) and the selection rules of seed 003 (6.3), into a verdict:\n"
-          "stay, pilot, hybrid or migrate, with its reasons and the missing evidence.\n"
-          "Rules, first that applies: stay when the move pays off in under 20% of\n"
-          "outcomes, the alternative is over 50% slower, or key gaps have no alternative\n"
-          "and no fallback; migrate when every item is ticked, the gap is within 20%\n"
-          "and it pays off in 80% or more; hybrid when a fallback is designed, it pays\n"
-          "off in 50% or more and everything is measured; else pilot.\n"
-          "\n"
-          "Exit status: 0 decided, 1 usage or bad file, 2 a file, run or database not\n"
-          "found.\n",
-          out);
-}
-
 static int take_seed(const char *value, void *ctx)
 {
     return tc_cli_int("--seed", value, 0, LLONG_MAX, &((decide_args *)ctx)->seed);
@@ -119,7 +87,7 @@ int tc_cmd_decide(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("decide");
     if (a.help) {
-        tc_cmd_decide_help(stdout);
+        tc_cli_help("decide", stdout);
         return 0;
     }
     tc_lockin as;

@@ -8,33 +8,6 @@
 #include "doctor/doctor.h"
 #include "report/report_doctor.h"
 
-void tc_cmd_doctor_help(FILE *out)
-{
-    fputs("Usage: truecost doctor [--json] [--root DIR] [--no-server]\n"
-          "\n"
-          "Diagnose what stops a GPU, CPU energy readings, a local inference server or\n"
-          "truecost itself from working: NVIDIA (module, DKMS, Secure Boot, nouveau,\n"
-          "device nodes, NVML, driver/library mismatch), AMD (amdgpu, /dev/kfd, render\n"
-          "nodes, render/video groups, ROCm, HSA_OVERRIDE_GFX_VERSION), WSL2 (/dev/dxg),\n"
-          "RAPL, the usual local server ports, the results database. Each check prints\n"
-          "ok, WARN or FAIL with what it read and the fix.\n"
-          "\n"
-          "Options:\n"
-          "  --json           one JSON object: {checks:[{id,title,status,evidence,fix}],\n"
-          "                   status}\n"
-          "  --root DIR       read every file (/proc, /sys, /dev, /etc, /opt, /var) under\n"
-          "                   DIR instead of / (a copied tree, tests); device nodes are\n"
-          "                   checked for existence only\n"
-          "  --no-server      skip the checks that connect to local servers\n"
-          "  --user NAME      check render/video membership of NAME (default: you)\n"
-          "  --nvml-lib PATH  load NVML from PATH instead of libnvidia-ml.so.1\n"
-          "  --rocm-lib PATH  load ROCm SMI from PATH instead of librocm_smi64.so\n"
-          "\n"
-          "Exit status: 0 every check ok; 1 warnings only (also a usage error);\n"
-          "2 a check failed (or --root is not a directory).\n",
-          out);
-}
-
 typedef struct doc_args {
     int json, help;
     tc_doctor_config cfg;
@@ -61,7 +34,7 @@ int tc_cmd_doctor(int argc, char **argv)
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("doctor");
     if (a.help) {
-        tc_cmd_doctor_help(stdout);
+        tc_cli_help("doctor", stdout);
         return TC_EXIT_OK;
     }
     tc_doctor_report *r = malloc(sizeof *r); /* large: not on the stack */

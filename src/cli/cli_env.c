@@ -11,44 +11,6 @@
 #include "envinfo/env_fingerprint.h"
 #include "report/report_env.h"
 
-void tc_cmd_env_help(FILE *out)
-{
-    fputs("Usage: truecost env [URL] [--json] [--root DIR] [--model NAME]\n"
-          "       truecost env --diff A B [--db PATH]   (files or stored runs)\n"
-          "\n"
-          "Print what outside the workload changes a result: OS, kernel, virtualisation\n"
-          "(VM, container, WSL2), CPU, memory, the disk holding the model store, each GPU\n"
-          "with its driver, CUDA/ROCm version and power limit, the inference server with\n"
-          "its version and model (family, parameters, quantisation, context length), and\n"
-          "truecost's own build. What cannot be read is shown as n/a (null in JSON).\n"
-          "\n"
-          "Without URL, the usual local servers (Ollama :11434, vLLM :8000, llama.cpp\n"
-          ":8080, SGLang :30000) are tried, unless --root or --no-server is given.\n"
-          "\n"
-          "Options:\n"
-          "  --json              print the fingerprint as JSON (the form --diff reads)\n"
-          "  --diff A B          compare two fingerprints and name each difference that\n"
-          "                      makes their runs unfair to compare; A and B are files\n"
-          "                      saved with --json, or stored runs (id or label; --db)\n"
-          "  --db PATH           the results database for --diff of runs\n"
-          "  --model NAME        the model to describe (default: the loaded one, else the\n"
-          "                      only one)\n"
-          "  --root DIR          read files under DIR instead of / (a copied tree, tests);\n"
-          "                      GPU sensors are then not asked unless --telemetry is given\n"
-          "  --model-store PATH  the path whose disk is described (default ~/.ollama, else /)\n"
-          "  --no-server         do not look for a local inference server\n"
-          "  --api-key-env VAR   send $VAR as a Bearer token to the server\n"
-          "  --telemetry SOURCE  GPU source: auto, none, nvml, rocm, amdgpu, nvidia-smi,\n"
-          "                      rocm-smi (default auto; none with --root)\n"
-          "  --sysfs-root DIR, --nvml-lib PATH, --rocm-lib PATH, --nvidia-smi CMD,\n"
-          "  --rocm-smi CMD      where the telemetry sources read (as in truecost monitor)\n"
-          "\n"
-          "Exit status: 0 success (--diff: no difference); 1 usage error; 2 the server at\n"
-          "URL does not answer or lacks --model, or a --diff file cannot be read;\n"
-          "3 --diff found differences.\n",
-          out);
-}
-
 typedef struct env_args {
     tc_env_config cfg;
     int json, diff, help, no_server;
@@ -165,7 +127,7 @@ int tc_cmd_env(int argc, char **argv)
     if (bad)
         return tc_cli_usage_hint("env");
     if (a.help) {
-        tc_cmd_env_help(stdout);
+        tc_cli_help("env", stdout);
         return TC_EXIT_OK;
     }
     if (a.diff)

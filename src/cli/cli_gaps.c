@@ -15,40 +15,6 @@ typedef struct gaps_args {
     int json, help;
 } gaps_args;
 
-void tc_cmd_gaps_help(FILE *out)
-{
-    fputs("Usage: truecost gaps --ops FILE --support FILE [--risk-patterns FILE]\n"
-          "                     [--dtype D] [--json]\n"
-          "\n"
-          "The operator gap table: each operator of the model with its status on the\n"
-          "target backend (native, fallback, missing, or unknown when the support list\n"
-          "has no row), its risk class, its share of the model's time and the suggested\n"
-          "alternative; the time share by status; and T_op, the person-days to replace\n"
-          "and verify the gaps (missing 1-3 days each, fallback 0.25-1, unknown 0-3),\n"
-          "as a low/mode/high range that 'truecost lockin --gaps FILE' reads from the\n"
-          "--json output.\n"
-          "\n"
-          "  --ops FILE            the operator inventory: PyTorch's profiler table\n"
-          "                        (print(prof.key_averages().table())), a CSV export of\n"
-          "                        key_averages (name, self_cuda_time_total, count), or a\n"
-          "                        CSV op,dtype,count or op,dtype,share\n"
-          "  --support FILE        the backend's support list: CSV\n"
-          "                        op,dtype,status,alternative,notes (status native,\n"
-          "                        fallback or missing; dtype * for any)\n"
-          "  --risk-patterns FILE  CSV pattern,class[,category], checked before the\n"
-          "                        built-in classes (class low, medium, medium-high, high)\n"
-          "  --dtype D             the dtype of operators whose file gives none (the\n"
-          "                        profiler does not say); default unknown\n"
-          "  --json                the table as JSON\n"
-          "\n"
-          "The support lists in examples/ are examples: check every row against your\n"
-          "driver, ROCm/CUDA, PyTorch and library versions.\n"
-          "\n"
-          "Exit status: 0 done, 1 usage or a bad file (the message names FILE:LINE),\n"
-          "2 a file cannot be read.\n",
-          out);
-}
-
 static int parse_args(int argc, char **argv, gaps_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -100,7 +66,7 @@ int tc_cmd_gaps(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("gaps");
     if (a.help) {
-        tc_cmd_gaps_help(stdout);
+        tc_cli_help("gaps", stdout);
         return 0;
     }
     tc_gap_files f;

@@ -21,52 +21,6 @@ typedef struct lockin_args {
 
 #define DEFAULT_SEED 1
 
-void tc_cmd_lockin_help(FILE *out)
-{
-    fputs("Usage: truecost lockin FILE [--samples N] [--seed S] [--json]\n"
-          "                           [--running-saving-per-month X] [--perf-ratio R]\n"
-          "                           [--gaps-top LOW..MODE..HIGH | --gaps FILE]\n"
-          "                           [--perf RUN_A RUN_B [--profile-a F --profile-b F]]\n"
-          "                           [--db PATH]\n"
-          "\n"
-          "The one-time cost of moving to another platform (seed 000, section 4.5):\n"
-          "  (T_env + T_op + T_perf + T_stab + T_learn) x day_cost\n"
-          "  + probability x incident_cost + premium x hire_cost\n"
-          "from an assessment file (INI; examples/assessment-*.ini and the README),\n"
-          "weighed against the hardware saving: each term at the point values, the\n"
-          "distribution by Monte Carlo (triangular per range, the risk as an event),\n"
-          "P(cost > saving), the inputs that move the total most, and break-even.\n"
-          "\n"
-          "Options:\n"
-          "  --samples N        Monte Carlo draws (default 100000, at most 10000000)\n"
-          "  --seed S           seed of the draws (default 1): same seed, same figures\n"
-          "  --json             print the figures as JSON\n"
-          "  --running-saving-per-month X\n"
-          "                     running cost saved per month by the alternative, in the\n"
-          "                     file's currency (negative: it costs more); gives the\n"
-          "                     break-even and adds X x months to the net benefit\n"
-          "  --perf-ratio R     measured throughput alternative / incumbent: >= 0.8 sets\n"
-          "                     T_perf to its low end (tuning optional); 0.5 to 0.8 keeps\n"
-          "                     it (tuning needed); < 0.5 keeps it and flags \"suspect\n"
-          "                     operator fallback before blaming the hardware\"\n"
-          "  --gaps-top LOW..MODE..HIGH\n"
-          "                     replace T_op with this range of person-days (from a gap\n"
-          "                     table)\n"
-          "  --gaps FILE        T_op from a saved 'truecost gaps --json' table\n"
-          "  --perf RUN_A RUN_B the performance gap from two stored runs or groups of the\n"
-          "                     same workload: A on the incumbent, B on the alternative\n"
-          "                     (sets --perf-ratio to B's output tokens/s / A's)\n"
-          "  --profile-a F, --profile-b F\n"
-          "                     with --perf: each platform's cost profile; the running\n"
-          "                     saving per month = (cost per token A - B) x [horizon]\n"
-          "                     tokens_per_month\n"
-          "  --db PATH          the results database of the runs\n"
-          "\n"
-          "Exit status: 0 done, 1 usage or bad assessment file, 2 file unreadable or\n"
-          "out of memory.\n",
-          out);
-}
-
 /* --gaps-top LOW..MODE..HIGH: T_op from a gap table read by hand. */
 static int take_gaps_top(const char *text, void *ctx)
 {
@@ -202,7 +156,7 @@ int tc_cmd_lockin(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("lockin");
     if (a.help) {
-        tc_cmd_lockin_help(stdout);
+        tc_cli_help("lockin", stdout);
         return TC_EXIT_OK;
     }
     tc_lockin as;

@@ -13,33 +13,6 @@
 #include "report/report_monitor.h"
 #include "telemetry/telem_set.h"
 
-void tc_cmd_monitor_help(FILE *out)
-{
-    fputs("Usage: truecost monitor [--backend SOURCE] [--interval MS] [--count N] [--json]\n"
-          "\n"
-          "Show power, energy, utilisation, memory, temperature and clocks of every GPU\n"
-          "and CPU package found, refreshed in place on a terminal. Fields a sensor does\n"
-          "not give are shown as n/a, never 0. Energy is counted from the start of the\n"
-          "monitor (the device's counter where it has one).\n"
-          "\n"
-          "Options:\n"
-          "  --backend NAME   auto (default: every source that finds devices), nvml,\n"
-          "                   rocm, amdgpu (sysfs; skipped in auto when rocm found\n"
-          "                   GPUs), rapl, or the command-line fallbacks nvidia-smi and\n"
-          "                   rocm-smi (used by auto only when the libraries are absent;\n"
-          "                   slow: sample every second or more)\n"
-          "  --interval MS    time between samples, 10 to 3600000 (default 1000)\n"
-          "  --count N        stop after N samples per device (default: until Ctrl-C)\n"
-          "  --json           one JSON object per device and sample on stdout\n"
-          "  --sysfs-root DIR read sysfs from DIR instead of /sys (tests, containers)\n"
-          "  --nvml-lib PATH  load NVML from PATH instead of libnvidia-ml.so.1\n"
-          "  --rocm-lib PATH  load ROCm SMI from PATH instead of librocm_smi64.so\n"
-          "  --nvidia-smi CMD, --rocm-smi CMD   the fallback commands (default: on PATH)\n"
-          "\n"
-          "Exit status: 0 success; 1 usage error; 2 no sensor found.\n",
-          out);
-}
-
 typedef struct mon_args {
     const char *backend;
     long long interval_ms, count;
@@ -134,7 +107,7 @@ int tc_cmd_monitor(int argc, char **argv)
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("monitor");
     if (a.help) {
-        tc_cmd_monitor_help(stdout);
+        tc_cli_help("monitor", stdout);
         return TC_EXIT_OK;
     }
     tc_telem_set *s = NULL;

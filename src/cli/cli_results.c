@@ -147,22 +147,13 @@ static int parse_read(const char *cmd, int argc, char **argv, int positional, re
 
 /* ---- runs ---------------------------------------------------------------- */
 
-void tc_cmd_runs_help(FILE *out)
-{
-    fputs("Usage: truecost runs [--json] [--db PATH]\n"
-          "\n"
-          "List the stored runs, newest first: id, label, date, endpoint, model, status,\n"
-          "requests, output tokens/s and TTFT p50.\n",
-          out);
-}
-
 int tc_cmd_runs(int argc, char **argv)
 {
     read_args a;
     if (parse_read("runs", argc, argv, 0, &a) < 0)
         return tc_cli_usage_hint("runs");
     if (a.help) {
-        tc_cmd_runs_help(stdout);
+        tc_cli_help("runs", stdout);
         return 0;
     }
     tc_store *st;
@@ -183,25 +174,13 @@ int tc_cmd_runs(int argc, char **argv)
 
 /* ---- show ---------------------------------------------------------------- */
 
-void tc_cmd_show_help(FILE *out)
-{
-    fputs("Usage: truecost show RUN [--json] [--db PATH]\n"
-          "\n"
-          "Print a stored run's summary (RUN is its id or label; a label names the newest\n"
-          "run with it). --json prints the same document as 'truecost run --json'.\n"
-          "RUN may name a group of repeated runs ('run --repeat K'): then each run's\n"
-          "headline figures and the throughput spread over the runs, flagged when its\n"
-          "coefficient of variation is over 3%.\n",
-          out);
-}
-
 int tc_cmd_show(int argc, char **argv)
 {
     read_args a;
     if (parse_read("show", argc, argv, 1, &a) < 0)
         return tc_cli_usage_hint("show");
     if (a.help) {
-        tc_cmd_show_help(stdout);
+        tc_cli_help("show", stdout);
         return 0;
     }
     tc_store *st;
@@ -219,22 +198,6 @@ int tc_cmd_show(int argc, char **argv)
 }
 
 /* ---- export -------------------------------------------------------------- */
-
-void tc_cmd_export_help(FILE *out)
-{
-    fputs("Usage: truecost export RUN [--what requests|chunks|summary|samples]\n"
-          "                       [--format csv|json] [-o FILE] [--db PATH]\n"
-          "\n"
-          "Write a stored run's raw data: one row per request (default), one row per\n"
-          "chunk that carried text (its time since the send, the gap before it, and its\n"
-          "request's warmup and error: ITL uses warmup false, error ok), the summary,\n"
-          "or the hardware telemetry samples (one row per device and sample; empty\n"
-          "where a sensor gave nothing). CSV (default) or JSON, to stdout or FILE.\n"
-          "RUN may name a group ('run --repeat'): requests and chunks of all its runs\n"
-          "under one header with a first column run_id; summary is the group's\n"
-          "document ('show GROUP --json'); samples take one run at a time.\n",
-          out);
-}
 
 typedef struct export_job {
     FILE *f;
@@ -346,7 +309,7 @@ int tc_cmd_export(int argc, char **argv)
     if (parse_read("export", argc, argv, 1, &a) < 0)
         return tc_cli_usage_hint("export");
     if (a.help) {
-        tc_cmd_export_help(stdout);
+        tc_cli_help("export", stdout);
         return 0;
     }
     if (export_kind(&a, &j, &samples))

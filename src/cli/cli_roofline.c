@@ -16,35 +16,6 @@ typedef struct roof_args {
     int json, list, help;
 } roof_args;
 
-void tc_cmd_roofline_help(FILE *out)
-{
-    fputs("Usage: truecost roofline RUN [--gpu NAME] [--gpu-specs FILE] [--model-bytes N]\n"
-          "                         [--params N] [--kv-bytes N] [--json] [--db PATH]\n"
-          "       truecost roofline --list [--gpu-specs FILE] [--json]\n"
-          "\n"
-          "The bandwidth ceiling of a stored run (id or label): one stream cannot decode\n"
-          "faster than the GPU's memory bandwidth over the bytes it reads per token\n"
-          "(the weights, plus the KV cache when --kv-bytes gives it), nor prefill faster\n"
-          "than the dense FP16 peak over 2 x parameters FLOPs per token. The run's median\n"
-          "decode tokens/s is shown as a percentage of the decode ceiling: well-tuned\n"
-          "engines reach 60-85%, so a low figure points at the software, not the card.\n"
-          "\n"
-          "  --gpu NAME          the GPU, as a device name or a table row's name (default:\n"
-          "                      the first GPU the run sampled, else its fingerprint's)\n"
-          "  --gpu-specs FILE    more GPU rows (CSV, the columns of --list); yours win\n"
-          "  --model-bytes N     weight bytes read per token (default: the server's\n"
-          "                      parameter count x the quantisation's bits per weight)\n"
-          "  --params N          parameter count, e.g. 8.0B or 8030261248\n"
-          "  --kv-bytes N        KV-cache bytes read per generated token (default: 0)\n"
-          "  --list              print the GPU table with its sources\n"
-          "  --json              one JSON document on stdout\n"
-          "  --db PATH           the results database\n"
-          "\n"
-          "Exit status: 0 done, 1 usage or bad --gpu-specs file, 2 run or database not\n"
-          "found, or no ceiling (no GPU known, GPU not in the table, no model size).\n",
-          out);
-}
-
 static int parse_params_opt(const char *text, void *ctx)
 {
     roof_args *a = ctx;
@@ -178,7 +149,7 @@ int tc_cmd_roofline(int argc, char **argv)
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("roofline");
     if (a.help) {
-        tc_cmd_roofline_help(stdout);
+        tc_cli_help("roofline", stdout);
         return 0;
     }
     tc_roofline_table t = {0};

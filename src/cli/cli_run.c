@@ -328,7 +328,7 @@ int tc_cmd_run(int argc, char **argv)
     if (tc_run_parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("run");
     if (a.help) {
-        tc_cmd_run_help(stdout);
+        tc_cli_help("run", stdout);
         return TC_EXIT_OK;
     }
     run_plan p = {.a = &a, .progress = !a.no_progress && isatty(STDERR_FILENO)};

@@ -9,70 +9,6 @@
 #include "sim/sim_limits.h"
 #include "sim/sim_server.h"
 
-void tc_cmd_sim_help(FILE *out)
-{
-    fputs("Usage: truecost sim [OPTIONS]\n"
-          "\n"
-          "Run a SIMULATED inference server that speaks the Ollama native API, the\n"
-          "OpenAI-compatible API and llama.cpp's extras, streaming tokens at known,\n"
-          "controlled timings. It is the peer of the demo and of truecost's tests;\n"
-          "everything it serves carries the header 'x-truecost-simulated: 1'.\n"
-          "\n"
-          "Options:\n"
-          "  --listen HOST:PORT   address to listen on (default 127.0.0.1:0; port 0 picks a\n"
-          "                       free port, printed at start)\n"
-          "  --port-file FILE     also write the chosen port to FILE (atomically)\n"
-          "  --model NAME         a model to serve; repeat for more (default sim-llama-8b)\n"
-          "  --ttft-ms N          fixed part of the time to first token (default 20)\n"
-          "  --prefill-tps N      prompt tokens processed per second (default 2000)\n"
-          "  --decode-tps N       tokens per second of one stream (default 100)\n"
-          "  --jitter-ms N        add a random delay in [0, N) ms to the TTFT and to every\n"
-          "                       token interval (default 0)\n"
-          "  --max-batch N        streams decoded at full speed at once (default 64)\n"
-          "  --fault KIND:RATE[:ARG]  inject faults; repeat for more (see below)\n"
-          "  --seed N             seed of the text, jitter and fault plan (default 1)\n"
-          "  --truth FILE         write one JSON line per request: the time each chunk was\n"
-          "                       handed to the socket, tokens sent, fault applied\n"
-          "  --max-body-bytes N   larger request bodies get HTTP 413 with the API's error\n"
-          "                       body (over 8 times it, libevent's own 413) (default 1048576)\n"
-          "  -h, --help           show this help\n"
-          "\n"
-          "Timing model:\n"
-          "  TTFT     = max(ttft-ms + prefill, prefill + one decode step), where\n"
-          "             prefill = prompt tokens / prefill-tps and the step is the\n"
-          "             interval at the load the request joins\n"
-          "  interval = 1 / decode-tps, times (active streams / max-batch) when more than\n"
-          "             max-batch streams decode at once, so the aggregate rate saturates\n"
-          "             at decode-tps * max-batch, as a server whose batch is full.\n"
-          "  Every request generates exactly max_tokens / num_predict / n_predict tokens\n"
-          "  (default 128). Prompt tokens: whitespace-separated words + 1; a chat counts\n"
-          "  1 + the words of every message + 4 per message. The text is pseudo-words\n"
-          "  fixed by the seed and the prompt: the same prompt gets the same completion.\n"
-          "  Ollama's durations (llama.cpp's timings) are what the simulator did: every\n"
-          "  token costs one decode step, the first included, so eval_count /\n"
-          "  eval_duration is the rate tokens were scheduled at; prompt_eval_duration is\n"
-          "  the TTFT less the first step, never less than the prefill; load + prompt\n"
-          "  eval + eval = total exactly.\n"
-          "\n"
-          "Faults (RATE is a probability 0..1; request decisions are fixed by --seed):\n"
-          "  http500:RATE         answer HTTP 500 with the API's error body\n"
-          "  http503:RATE         answer HTTP 503\n"
-          "  disconnect:RATE      cut the connection halfway through the stream\n"
-          "  malformed:RATE       send one chunk of invalid JSON halfway through\n"
-          "  stall:RATE:MS        pause MS milliseconds halfway through the stream\n"
-          "  slow-accept:RATE:MS  wait MS milliseconds before the first response byte\n"
-          "  crash-after:N        exit abruptly (status 3) once N requests have finished;\n"
-          "                       requests in flight get truth lines with outcome crashed\n"
-          "\n"
-          "Routes: GET /api/version /api/tags /api/ps, POST /api/show /api/generate\n"
-          "/api/chat; GET /v1/models, POST /v1/completions /v1/chat/completions;\n"
-          "GET /health /props, POST /completion.\n"
-          "\n"
-          "Exit status: 0 stopped by Ctrl-C or SIGTERM; 1 usage error; 2 cannot listen or\n"
-          "write a file; 3 crash-after fault.\n",
-          out);
-}
-
 typedef struct sim_args {
     tc_sim_config cfg;
     char *host_owned;
@@ -220,7 +156,7 @@ int tc_cmd_sim(int argc, char **argv)
         free(a.host_owned);
         if (bad)
             return tc_cli_usage_hint("sim");
-        tc_cmd_sim_help(stdout);
+        tc_cli_help("sim", stdout);
         return TC_EXIT_OK;
     }
     char err[512];

@@ -9,31 +9,28 @@
 #include "tc_version.h"
 
 static const tc_cmd commands[] = {
-    {"run", "measure an inference endpoint and store every request", tc_cmd_run, tc_cmd_run_help},
-    {"runs", "list the stored runs", tc_cmd_runs, tc_cmd_runs_help},
-    {"show", "print a stored run's summary", tc_cmd_show, tc_cmd_show_help},
-    {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export,
-     tc_cmd_export_help},
-    {"cost", "price a stored run: cost per million output tokens under a cost profile", tc_cmd_cost,
-     tc_cmd_cost_help},
+    {"run", "measure an inference endpoint and store every request", tc_cmd_run},
+    {"runs", "list the stored runs", tc_cmd_runs},
+    {"show", "print a stored run's summary", tc_cmd_show},
+    {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export},
+    {"cost", "price a stored run: cost per million output tokens under a cost profile",
+     tc_cmd_cost},
     {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",
-     tc_cmd_compare, tc_cmd_compare_help},
-    {"roofline", "a stored run's decode speed against its GPU's bandwidth ceiling", tc_cmd_roofline,
-     tc_cmd_roofline_help},
+     tc_cmd_compare},
+    {"roofline", "a stored run's decode speed against its GPU's bandwidth ceiling",
+     tc_cmd_roofline},
     {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",
-     tc_cmd_gaps, tc_cmd_gaps_help},
+     tc_cmd_gaps},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
-     tc_cmd_lockin, tc_cmd_lockin_help},
+     tc_cmd_lockin},
     {"decide", "stay, pilot, hybrid or migrate: the checklist from evidence, with reasons",
-     tc_cmd_decide, tc_cmd_decide_help},
+     tc_cmd_decide},
     {"monitor", "show power, energy, utilisation and memory of every GPU and CPU package",
-     tc_cmd_monitor, tc_cmd_monitor_help},
+     tc_cmd_monitor},
     {"doctor", "diagnose GPU drivers, ROCm/CUDA, RAPL, local servers and truecost itself",
-     tc_cmd_doctor, tc_cmd_doctor_help},
-    {"env", "print what changes a result: host, GPUs, drivers, server, model", tc_cmd_env,
-     tc_cmd_env_help},
-    {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim,
-     tc_cmd_sim_help},
+     tc_cmd_doctor},
+    {"env", "print what changes a result: host, GPUs, drivers, server, model", tc_cmd_env},
+    {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -112,8 +109,7 @@ int main(int argc, char **argv)
         const tc_cmd *cmd = find(argv[2]);
         if (!cmd)
             return unknown(argv[2]);
-        cmd->help(stdout);
-        return TC_EXIT_OK;
+        return tc_cli_help(cmd->name, stdout);
     }
     if (name[0] == '-') {
         tc_cli_error("unknown option '%s'", name);

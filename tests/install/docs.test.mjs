@@ -42,6 +42,7 @@ test('every subcommand has its page in docs/commands/, linked from the README', 
     assert.match(page, /^## Exit status$/m, `${rel} has no "## Exit status"`);
     assert.ok(readme.includes(`(docs/commands/${cmd}.md)`), `README.md does not link ${rel}`);
     assert.ok(index.includes(`(${cmd}.md)`), `docs/commands/README.md does not link ${cmd}.md`);
+    assert.ok(existsSync(join(SOURCE_DIR, `docs/help/${cmd}.txt`)), `docs/help/${cmd}.txt (its --help) is missing`);
   }
   const pages = readdirSync(join(SOURCE_DIR, 'docs/commands')).filter((f) => f !== 'README.md');
   for (const f of pages)
