@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     double v = 0;
     if (tc_roofline_parse_params(text, &v) == TC_OK && !(v >= 1))
         __builtin_trap();
-    tc_roofline_quant_bits(text, &v);
+    if (tc_roofline_quant_bits(text, &v) == TC_OK && !(v > 0))
+        __builtin_trap(); /* an accepted quantisation has bits */
     for (int i = 0; i < t.n; i++) {
         if (!(t.rows[i].bandwidth_gb_s > 0) || tc_roofline_lookup(&t, t.rows[i].name) == NULL)
             __builtin_trap(); /* every accepted row has a bandwidth and finds itself */

@@ -47,12 +47,12 @@ typedef struct tc_compare_side {
  * an E2E > 0 gives (tokens, E2E seconds); scale makes the statistic equal
  * `measured_tps`. TC_ERR_INVALID when no request qualifies or
  * measured_tps is not > 0; TC_ERR_NOMEM. Free with tc_compare_side_free. */
-tc_err tc_compare_side_requests(const tc_req_record *recs, size_t n, double measured_tps,
-                                tc_compare_side *out);
+TC_MUST_CHECK tc_err tc_compare_side_requests(const tc_req_record *recs, size_t n,
+                                              double measured_tps, tc_compare_side *out);
 
 /* A group's side: one value per run (its output tokens/s), den 1.
  * TC_ERR_INVALID for n == 0 or a value that is not > 0. */
-tc_err tc_compare_side_runs(const double *tps, size_t n, tc_compare_side *out);
+TC_MUST_CHECK tc_err tc_compare_side_runs(const double *tps, size_t n, tc_compare_side *out);
 
 void tc_compare_side_free(tc_compare_side *s); /* accepts NULL */
 
@@ -160,15 +160,15 @@ typedef struct tc_compare_opts {
  * priced with `profile` (may be NULL). TC_OK, or tc_runset_find's and
  * tc_runset_load's errors with their detail in err. Free with
  * tc_compare_result_free (whatever was loaded). */
-tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *label,
-                                const tc_cost_profile *profile, tc_compare_platform *out, char *err,
-                                size_t errlen);
+TC_MUST_CHECK tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *label,
+                                              const tc_cost_profile *profile,
+                                              tc_compare_platform *out, char *err, size_t errlen);
 
 /* Both loaded sides' mean cost inputs, throughput spread, bootstrap
  * values and cost, the simulated flag and what is resampled. TC_OK;
  * TC_ERR_INVALID when a side has no throughput to compare (err: "A 'x'
  * has no completed request ..."). */
-tc_err tc_compare_prepare(tc_compare_result *r, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_compare_prepare(tc_compare_result *r, char *err, size_t errlen);
 
 /* The intervals (throughput, cost, the claim's verdict), the warnings and
  * the differences of a prepared r. TC_OK; TC_ERR_INVALID or TC_ERR_NOMEM
@@ -177,7 +177,8 @@ tc_err tc_compare_prepare(tc_compare_result *r, char *err, size_t errlen);
  * into its roof (what is missing is in roof.missing, not an error). */
 void tc_compare_bound(tc_compare_result *r, const tc_roofline_table *t);
 
-tc_err tc_compare_finish(tc_compare_result *r, const tc_compare_opts *o, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_compare_finish(tc_compare_result *r, const tc_compare_opts *o, char *err,
+                                       size_t errlen);
 
 /* Frees what r owns and zeroes it; accepts NULL. */
 void tc_compare_result_free(tc_compare_result *r);

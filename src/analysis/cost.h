@@ -95,7 +95,8 @@ typedef struct tc_cost_result {
 /* Computes the cost of profile `p` on the run figures `m` into *out.
  * Returns TC_OK, or TC_ERR_INVALID for NULL arguments or a throughput that
  * is not a positive number (no completed request: no cost per token). */
-tc_err tc_cost_compute(const tc_cost_profile *p, const tc_cost_measured *m, tc_cost_result *out);
+TC_MUST_CHECK tc_err tc_cost_compute(const tc_cost_profile *p, const tc_cost_measured *m,
+                                     tc_cost_result *out);
 
 /* The input named `name` in *r, or NULL. */
 const tc_cost_input *tc_cost_input_get(const tc_cost_result *r, const char *name);

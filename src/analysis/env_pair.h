@@ -20,11 +20,11 @@ typedef struct tc_env_pair {
  * new reference. TC_ERR_NOTFOUND when there is no such run or it has no
  * recorded environment, TC_ERR_PARSE when what is stored is not JSON, or
  * the store's error; the detail in err. */
-tc_err tc_env_pair_run_fingerprint(tc_store *st, const char *which, json_t **fp, char *err,
-                                   size_t errlen);
+TC_MUST_CHECK tc_err tc_env_pair_run_fingerprint(tc_store *st, const char *which, json_t **fp,
+                                                 char *err, size_t errlen);
 
 /* Compares p->a with p->b into p->diffs and p->n. TC_OK or TC_ERR_NOMEM. */
-tc_err tc_env_pair_compare(tc_env_pair *p);
+TC_MUST_CHECK tc_err tc_env_pair_compare(tc_env_pair *p);
 
 /* Drops the fingerprints and the differences, and zeroes p; accepts NULL. */
 void tc_env_pair_free(tc_env_pair *p);

@@ -115,7 +115,8 @@ typedef struct tc_figures_list {
 /* Loads the list into *out (free with tc_figures_list_free; nothing to
  * free on failure). TC_OK, the store's error or TC_ERR_NOMEM, detail in
  * err. */
-tc_err tc_figures_list_load(tc_store *st, tc_figures_list *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_figures_list_load(tc_store *st, tc_figures_list *out, char *err,
+                                          size_t errlen);
 void tc_figures_list_free(tc_figures_list *l); /* accepts NULL */
 
 #endif

@@ -57,16 +57,18 @@ typedef struct tc_roofline_table {
  * line), a name, a bandwidth and a match; numbers are plain and > 0.
  * Returns TC_OK, TC_ERR_PARSE with "FILE:LINE: column COL: why" in err (no
  * row of this text is kept), TC_ERR_NOMEM or TC_ERR_INVALID (NULL). */
-tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file, const char *text,
-                                 size_t len, int builtin, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file,
+                                               const char *text, size_t len, int builtin, char *err,
+                                               size_t errlen);
 
 /* Adds the built-in table. TC_OK or TC_ERR_NOMEM (it always parses: the
  * unit tests check). */
-tc_err tc_roofline_table_add_builtin(tc_roofline_table *t, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_table_add_builtin(tc_roofline_table *t, char *err, size_t errlen);
 
 /* Reads `path` and adds its rows as user rows: TC_ERR_IO when it cannot be
  * read, else as tc_roofline_table_add_csv. */
-tc_err tc_roofline_table_add_file(tc_roofline_table *t, const char *path, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_table_add_file(tc_roofline_table *t, const char *path, char *err,
+                                                size_t errlen);
 
 /* Frees the rows and empties *t; accepts NULL. */
 void tc_roofline_table_free(tc_roofline_table *t);
@@ -82,12 +84,12 @@ const tc_gpu_spec *tc_roofline_lookup(const tc_roofline_table *t, const char *de
 /* Parses a parameter count as Ollama writes it ("7.6B", "8B", "135M",
  * "1.5T", "500K") or a plain count ("8030261248") into *out. TC_OK or
  * TC_ERR_PARSE. */
-tc_err tc_roofline_parse_params(const char *text, double *out);
+TC_MUST_CHECK tc_err tc_roofline_parse_params(const char *text, double *out);
 
 /* Bits per weight of a quantisation level as Ollama and llama.cpp name it
  * ("Q4_K_M", "F16", case aside) into *bits: the whole-file average of
  * llama.cpp's mixes (see roofline.c). TC_OK or TC_ERR_NOTFOUND. */
-tc_err tc_roofline_quant_bits(const char *level, double *bits);
+TC_MUST_CHECK tc_err tc_roofline_quant_bits(const char *level, double *bits);
 
 /* What the caller knows. Numbers <= 0 and NULL strings are unknown. */
 typedef struct tc_roofline_inputs {
@@ -170,8 +172,8 @@ typedef struct tc_roofline_result {
  * out->missing, which is not an error. Returns TC_OK, TC_ERR_INVALID (NULL
  * argument), or TC_ERR_PARSE when the fingerprint is not a JSON object
  * (detail in err; *out is still filled from the other inputs). */
-tc_err tc_roofline_for_run(const tc_roofline_table *t, const tc_roofline_inputs *in,
-                           tc_roofline_result *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_for_run(const tc_roofline_table *t, const tc_roofline_inputs *in,
+                                         tc_roofline_result *out, char *err, size_t errlen);
 
 /* The arithmetic alone: single-stream decode tokens/s for a bandwidth in
  * GB/s and the bytes read per token, and prefill tokens/s for a dense peak

@@ -17,7 +17,8 @@
  * built-in ones, to t (free with tc_roofline_table_free). TC_OK; TC_ERR_IO
  * or TC_ERR_PARSE: the specs file cannot be read or is bad (detail in err);
  * TC_ERR_NOMEM (err says which table). */
-tc_err tc_roofline_table_load(tc_roofline_table *t, const char *specs, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_table_load(tc_roofline_table *t, const char *specs, char *err,
+                                            size_t errlen);
 
 /* The name of the first GPU a run sampled, or NULL (then the roofline
  * takes the fingerprint's). Borrowed from e. */
@@ -28,15 +29,16 @@ const char *tc_roofline_first_gpu(const tc_run_energy *e);
  * `fingerprint` (may be NULL or JSON null) and `measured_decode_tps` (its
  * median single-stream decode speed, 0 = none). What is missing is in
  * out->missing, not an error. TC_OK, or TC_ERR_INVALID (a NULL argument). */
-tc_err tc_roofline_brief(const tc_roofline_table *t, const char *gpu_name, json_t *fingerprint,
-                         double measured_decode_tps, tc_roofline_result *out);
+TC_MUST_CHECK tc_err tc_roofline_brief(const tc_roofline_table *t, const char *gpu_name,
+                                       json_t *fingerprint, double measured_decode_tps,
+                                       tc_roofline_result *out);
 
 /* The bound of the run document (run --json, show, export summary): the
  * built-in table, the run's first sampled GPU, its parsed fingerprint `fp`
  * and its median decode speed. When the table cannot be loaded, *out says
  * TC_ROOF_NEED_GPU (no bound) and the error is returned (detail in err). */
-tc_err tc_roofline_of_figures(const tc_figures *f, json_t *fp, tc_roofline_result *out, char *err,
-                              size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_of_figures(const tc_figures *f, json_t *fp,
+                                            tc_roofline_result *out, char *err, size_t errlen);
 
 /* What `truecost roofline RUN` takes from a stored run besides the table. */
 typedef struct tc_roofline_run {
@@ -49,8 +51,8 @@ typedef struct tc_roofline_run {
 /* Loads run's requests, fingerprint and devices into *out (free with
  * tc_roofline_run_free; nothing to free on failure). TC_OK, the store's
  * error or TC_ERR_NOMEM, with the detail in err. */
-tc_err tc_roofline_run_load(tc_store *st, const tc_run_info *run, tc_roofline_run *out, char *err,
-                            size_t errlen);
+TC_MUST_CHECK tc_err tc_roofline_run_load(tc_store *st, const tc_run_info *run,
+                                          tc_roofline_run *out, char *err, size_t errlen);
 void tc_roofline_run_free(tc_roofline_run *r); /* accepts NULL */
 
 #endif

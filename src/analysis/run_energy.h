@@ -30,9 +30,10 @@ typedef struct tc_run_energy {
 
 /* Computes the figures. `output_tokens` are the measured, completed
  * requests' output tokens. Free with tc_run_energy_free. */
-tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run_sample *samples,
-                             size_t n_samples, const tc_req_record *recs, size_t n_recs,
-                             int64_t output_tokens, tc_run_energy *out);
+TC_MUST_CHECK tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs,
+                                           const tc_run_sample *samples, size_t n_samples,
+                                           const tc_req_record *recs, size_t n_recs,
+                                           int64_t output_tokens, tc_run_energy *out);
 
 void tc_run_energy_free(tc_run_energy *e); /* accepts NULL */
 

@@ -84,8 +84,8 @@ typedef struct tc_run_metrics {
  * simulated) into *out, which the caller releases with
  * tc_run_metrics_free. Returns TC_OK, TC_ERR_INVALID (out NULL, or recs
  * NULL with n > 0) or TC_ERR_NOMEM; on error *out is left empty. */
-tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs, size_t n,
-                              tc_run_metrics *out);
+TC_MUST_CHECK tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
+                                            size_t n, tc_run_metrics *out);
 
 /* Frees the samples and zeroes *m; accepts NULL. */
 void tc_run_metrics_free(tc_run_metrics *m);

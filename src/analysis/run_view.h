@@ -27,8 +27,8 @@ typedef struct tc_run_view {
 /* Loads run's figures, fingerprint and bound into *out (free with
  * tc_run_view_free; nothing to free on failure). TC_OK, or the error of
  * tc_figures_load with the detail in err. */
-tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out, char *err,
-                        size_t errlen);
+TC_MUST_CHECK tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out,
+                                      char *err, size_t errlen);
 void tc_run_view_free(tc_run_view *v); /* accepts NULL */
 
 #endif

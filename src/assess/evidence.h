@@ -67,8 +67,8 @@ typedef struct tc_evidence {
 
 /* Reads the saved `gaps --json` table at path into ev->gaps and its T_op
  * into ov (op_low/mode/high, labelled "gap table PATH"). */
-tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev, tc_lockin_overrides *ov, char *err,
-                             size_t errlen);
+TC_MUST_CHECK tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev,
+                                           tc_lockin_overrides *ov, char *err, size_t errlen);
 
 /* Reads src->run_a and src->run_b from st: their throughput and ratio,
  * the target's status, and ov's perf ratio ("runs A vs B"); with the
@@ -76,14 +76,15 @@ tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev, tc_lockin_overri
  * tokens_per_month into ev and ov. An incumbent without throughput is an
  * error (TC_ERR_NOTFOUND); an alternative without one, or a side without
  * a cost, is a note. */
-tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src, const tc_lockin *a,
-                             tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src,
+                                           const tc_lockin *a, tc_evidence *ev,
+                                           tc_lockin_overrides *ov, char *err, size_t errlen);
 
 /* Reads the longest-measured run of RUN argument `soak` from st into ev
  * (status, hours, measured and failed requests); marks ov simulated when
  * any evidence so far was. */
-tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
-                             tc_lockin_overrides *ov, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
+                                           tc_lockin_overrides *ov, char *err, size_t errlen);
 
 /* The decision's inputs from the evidence and the lock-in result r (the
  * declared answers of its assessment, the economics). */

@@ -49,8 +49,8 @@ enum {
  * caller frees *out with tc_csv_free), TC_ERR_PARSE ("NAME:LINE: ..." for
  * an unclosed quote, text after a closing quote, a quote inside an unquoted
  * cell, a NUL byte), TC_ERR_INVALID (NULL arguments) or TC_ERR_NOMEM. */
-tc_err tc_csv_parse(const char *name, const char *text, size_t len, int flags, tc_csv *out,
-                    char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_csv_parse(const char *name, const char *text, size_t len, int flags,
+                                  tc_csv *out, char *err, size_t errlen);
 
 /* Frees every row and zeroes *csv; accepts NULL. */
 void tc_csv_free(tc_csv *csv);
@@ -68,7 +68,8 @@ int tc_csv_column(const tc_csv_row *header, const char *const *keys);
 /* Reads a whole file into a new NUL-terminated buffer (*text, freed by the
  * caller; *len excludes the NUL). Returns TC_OK, TC_ERR_IO ("PATH: why") or
  * TC_ERR_PARSE when it is larger than TC_GAPS_MAX_FILE_BYTES. */
-tc_err tc_gaps_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_read_file(const char *path, char **text, size_t *len, char *err,
+                                       size_t errlen);
 
 /* ---- Operator inventory ---------------------------------------------------- */
 
@@ -123,9 +124,9 @@ typedef struct tc_gap_inventory {
  * *out with tc_gaps_inventory_free), TC_ERR_PARSE ("NAME:LINE: ...": no
  * operator, missing column, bad number or unit, shares over 1),
  * TC_ERR_INVALID or TC_ERR_NOMEM. */
-tc_err tc_gaps_inventory_parse(const char *name, const char *text, size_t len,
-                               const char *default_dtype, tc_gap_inventory *out, char *err,
-                               size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_inventory_parse(const char *name, const char *text, size_t len,
+                                             const char *default_dtype, tc_gap_inventory *out,
+                                             char *err, size_t errlen);
 
 /* Frees the operators and zeroes *inv; accepts NULL. */
 void tc_gaps_inventory_free(tc_gap_inventory *inv);
@@ -158,8 +159,8 @@ typedef struct tc_gap_support {
  * Returns TC_OK (free with tc_gaps_support_free), TC_ERR_PARSE
  * ("NAME:LINE: ..." for a missing column, an empty op, a bad status, a
  * pair (op, dtype) given twice), TC_ERR_INVALID or TC_ERR_NOMEM. */
-tc_err tc_gaps_support_parse(const char *name, const char *text, size_t len, tc_gap_support *out,
-                             char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_support_parse(const char *name, const char *text, size_t len,
+                                           tc_gap_support *out, char *err, size_t errlen);
 
 void tc_gaps_support_free(tc_gap_support *sup);
 
@@ -188,8 +189,8 @@ typedef struct tc_gap_risks {
  * class is low, medium, medium-high (or medium_high) or high. Returns TC_OK
  * (free with tc_gaps_risks_free), TC_ERR_PARSE ("NAME:LINE: ..."),
  * TC_ERR_INVALID or TC_ERR_NOMEM. */
-tc_err tc_gaps_risks_parse(const char *name, const char *text, size_t len, tc_gap_risks *out,
-                           char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_risks_parse(const char *name, const char *text, size_t len,
+                                         tc_gap_risks *out, char *err, size_t errlen);
 
 void tc_gaps_risks_free(tc_gap_risks *risks);
 
@@ -267,8 +268,8 @@ void tc_gaps_status_days(tc_gap_status s, double *low, double *mode, double *hig
  * The table
  * borrows from inv, sup and user, which must outlive it. Returns TC_OK
  * (free with tc_gaps_table_free), TC_ERR_INVALID or TC_ERR_NOMEM. */
-tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
-                     const tc_gap_risks *user, tc_gap_table *out);
+TC_MUST_CHECK tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
+                                   const tc_gap_risks *user, tc_gap_table *out);
 
 void tc_gaps_table_free(tc_gap_table *t);
 
@@ -280,8 +281,9 @@ void tc_gaps_t_op(const tc_gap_table *t, double *low, double *mode, double *high
  * <= high. `name` (the file) starts every message. Returns TC_OK,
  * TC_ERR_PARSE ("NAME:LINE: ..." for bad JSON; "NAME: ..." for a missing
  * or bad key) or TC_ERR_INVALID. */
-tc_err tc_gaps_read_t_op_json(const char *name, const char *text, size_t len, double *low,
-                              double *mode, double *high, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_read_t_op_json(const char *name, const char *text, size_t len,
+                                            double *low, double *mode, double *high, char *err,
+                                            size_t errlen);
 
 /* ---- The files of a table (gaps_files.c) ----------------------------------- */
 
@@ -297,8 +299,9 @@ typedef struct tc_gap_files {
  * tc_gaps_files_free, also after a failure. TC_OK; TC_ERR_IO (a file
  * cannot be read) or TC_ERR_NOMEM; else a file is wrong (TC_ERR_PARSE:
  * err names it and its line). */
-tc_err tc_gaps_files_load(const char *ops, const char *support, const char *risks,
-                          const char *dtype, tc_gap_files *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_files_load(const char *ops, const char *support, const char *risks,
+                                        const char *dtype, tc_gap_files *out, char *err,
+                                        size_t errlen);
 
 void tc_gaps_files_free(tc_gap_files *f); /* accepts NULL */
 

@@ -34,8 +34,8 @@ typedef struct tc_gaps_summary {
  * message) into *out. Returns TC_OK, TC_ERR_PARSE ("NAME:LINE: ..." for
  * bad JSON, "NAME: ..." for a missing or bad key), TC_ERR_INVALID (NULL
  * arguments). */
-tc_err tc_gaps_summary_parse(const char *name, const char *text, size_t len, tc_gaps_summary *out,
-                             char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_summary_parse(const char *name, const char *text, size_t len,
+                                           tc_gaps_summary *out, char *err, size_t errlen);
 
 /* ---- the writer ---- */
 

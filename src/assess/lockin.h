@@ -81,7 +81,8 @@ typedef struct tc_lockin_range {
  * numbers; spaces around ".." allowed) into *out (source left empty, line
  * 0). Returns TC_OK, or TC_ERR_PARSE with what is wrong in err (no file or
  * key: the caller adds them). */
-tc_err tc_lockin_range_parse(const char *text, tc_lockin_range *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_range_parse(const char *text, tc_lockin_range *out, char *err,
+                                           size_t errlen);
 
 /* Declared answers of [decision]. */
 typedef enum tc_lockin_answer {
@@ -124,12 +125,12 @@ typedef struct tc_lockin {
  * an unknown section or key, a key given twice, a missing required key;
  * err says "NAME:LINE: [section] key: ...; expected ..."), TC_ERR_INVALID
  * (NULL arguments) or TC_ERR_NOMEM. */
-tc_err tc_lockin_parse(const char *name, const char *text, size_t len, tc_lockin *out, char *err,
-                       size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_parse(const char *name, const char *text, size_t len, tc_lockin *out,
+                                     char *err, size_t errlen);
 
 /* Reads the file at `path` (at most 1 MiB) and parses it as above, naming
  * it by its path. TC_ERR_IO when it cannot be read. */
-tc_err tc_lockin_load(const char *path, tc_lockin *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_load(const char *path, tc_lockin *out, char *err, size_t errlen);
 
 /* The point value of a range: its mode, or its midpoint when it has none. */
 double tc_lockin_range_point(const tc_lockin_range *r);
@@ -177,15 +178,16 @@ typedef struct tc_lockin_overrides {
 /* Replaces T_op with low..mode..high (0 <= low <= mode <= high, finite),
  * labelled `source` (may be NULL). Returns TC_OK or TC_ERR_INVALID (a
  * says so in err; *a unchanged). */
-tc_err tc_lockin_set_operators(tc_lockin *a, double low, double mode, double high,
-                               const char *source, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_set_operators(tc_lockin *a, double low, double mode, double high,
+                                             const char *source, char *err, size_t errlen);
 
 /* Classifies `ratio` and, when the gap is within 20%, fixes T_perf at its
  * low end (labelled `source`); other classes keep the range. Stores the
  * class in *out (may be NULL). TC_ERR_INVALID when ratio is not > 0 and
  * finite (*a unchanged). */
-tc_err tc_lockin_apply_perf_ratio(tc_lockin *a, double ratio, const char *source,
-                                  tc_lockin_perf_class *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_apply_perf_ratio(tc_lockin *a, double ratio, const char *source,
+                                                tc_lockin_perf_class *out, char *err,
+                                                size_t errlen);
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -258,8 +260,9 @@ typedef struct tc_lockin_result {
  * caller frees *out with tc_lockin_result_free. TC_ERR_INVALID (a bad
  * override or sample count, detail in err) or TC_ERR_NOMEM leave *out
  * zeroed. */
-tc_err tc_lockin_evaluate(const tc_lockin *a, const tc_lockin_overrides *o, size_t samples,
-                          uint64_t seed, tc_lockin_result *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_lockin_evaluate(const tc_lockin *a, const tc_lockin_overrides *o,
+                                        size_t samples, uint64_t seed, tc_lockin_result *out,
+                                        char *err, size_t errlen);
 
 /* Frees what *r owns and zeroes it; accepts NULL. */
 void tc_lockin_result_free(tc_lockin_result *r);

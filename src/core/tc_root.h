@@ -14,14 +14,15 @@
  * "/proc/x" give "/proc/x", "tree/" and "proc/x" give "tree/proc/x"); a
  * NULL root leaves path as it is. TC_ERR_INVALID (out is "") when it does
  * not fit in len. */
-tc_err tc_root_join(char *out, size_t len, const char *root, const char *path);
+TC_MUST_CHECK tc_err tc_root_join(char *out, size_t len, const char *root, const char *path);
 
 /* Reads the whole file root + path (root may be NULL) into buf,
  * NUL-terminated, trailing whitespace (space, tab, newline, CR, VT, FF)
  * removed; an empty file is "". TC_ERR_IO when it cannot be opened or
  * read, errno in *sys_errno (may be NULL; 0 on success); TC_ERR_INVALID
  * when it does not fit in len - 1 bytes. buf is "" on any error. */
-tc_err tc_root_read(const char *root, const char *path, char *buf, size_t len, int *sys_errno);
+TC_MUST_CHECK tc_err tc_root_read(const char *root, const char *path, char *buf, size_t len,
+                                  int *sys_errno);
 
 /* fopen(root + path, mode), or NULL (errno set) when it cannot be opened. */
 FILE *tc_root_open(const char *root, const char *path, const char *mode);

@@ -19,7 +19,8 @@
 
 char *tc_doctor_path(const tc_doctor_ctx *c, char *buf, size_t len, const char *rel)
 {
-    tc_root_join(buf, len, c->root, rel); /* too long: "", which nothing opens */
+    if (tc_root_join(buf, len, c->root, rel) != TC_OK)
+        buf[0] = '\0'; /* too long: "", which nothing opens */
     return buf;
 }
 

@@ -62,7 +62,8 @@ typedef struct tc_doctor_report {
  * storage suits it). TC_ERR_NOTFOUND when root is not a directory, with
  * the reason in err; a check that cannot read something reports that in
  * its evidence instead of failing the call. */
-tc_err tc_doctor_run(const tc_doctor_config *cfg, tc_doctor_report *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_doctor_run(const tc_doctor_config *cfg, tc_doctor_report *out, char *err,
+                                   size_t errlen);
 
 /* "ok", "warn", "fail", "skip". */
 const char *tc_doctor_status_name(tc_doctor_status s);
@@ -71,6 +72,7 @@ const char *tc_doctor_status_name(tc_doctor_status s);
 const tc_doctor_check *tc_doctor_find(const tc_doctor_report *r, const char *id);
 
 /* The default nvml_version: dlopen, nvmlInit, nvmlSystemGetDriverVersion. */
-tc_err tc_doctor_nvml_version(const char *lib, char *ver, size_t len, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_doctor_nvml_version(const char *lib, char *ver, size_t len, char *err,
+                                            size_t errlen);
 
 #endif

@@ -40,7 +40,8 @@ typedef struct tc_env_config {
  * TC_ERR_NET / TC_ERR_NOTFOUND (detail in err) when cfg->url is given and
  * no inference server answers there; TC_ERR_INVALID for a malformed url;
  * TC_ERR_NOMEM. */
-tc_err tc_env_collect(const tc_env_config *cfg, json_t **out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_env_collect(const tc_env_config *cfg, json_t **out, char *err,
+                                    size_t errlen);
 
 /* Drops a fingerprint (json_decref); accepts NULL. */
 void tc_env_free(json_t *fp);
@@ -48,6 +49,6 @@ void tc_env_free(json_t *fp);
 /* Reads a fingerprint saved with `truecost env --json` from path into *out
  * (a new object; free with tc_env_free). TC_ERR_PARSE, with the file and
  * why in err, when it cannot be read, is not JSON or not an object. */
-tc_err tc_env_load(const char *path, json_t **out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_env_load(const char *path, json_t **out, char *err, size_t errlen);
 
 #endif

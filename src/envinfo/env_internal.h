@@ -28,6 +28,7 @@ json_t *tc_env_gpus(const tc_env_config *cfg, const char *root);
 
 /* The server block into *out (json null when there is none and none was
  * asked for). Errors as tc_env_collect's. */
-tc_err tc_env_server(const tc_env_config *cfg, json_t **out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_env_server(const tc_env_config *cfg, json_t **out, char *err,
+                                   size_t errlen);
 
 #endif

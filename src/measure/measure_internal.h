@@ -35,7 +35,7 @@ void tc_measure_drain(tc_measure_ctx *c);
 /* Opens the telemetry sources, stores the devices, starts the sampler and
  * samples the idle baseline. No device is no error (said unless the
  * caller asked for none). On failure fills o->rc, stage and err. */
-tc_err tc_measure_telem_start(tc_measure_ctx *c, tc_measure_outcome *o);
+TC_MUST_CHECK tc_err tc_measure_telem_start(tc_measure_ctx *c, tc_measure_outcome *o);
 
 /* After the load: one more sampling round (unless interrupted), the
  * sampler stopped and drained, its dropped samples counted in o. */

@@ -104,8 +104,9 @@ typedef struct tc_measure_result {
  * TC_MEASURE_BEGIN: it could not be stored (or there are no prompts,
  * TC_ERR_INVALID) and no more are tried; the others, stored as failed,
  * were handed to `finished` like every stored run. */
-tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_measure_callbacks *cb,
-                      tc_measure_result *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store,
+                                    const tc_measure_callbacks *cb, tc_measure_result *out,
+                                    char *err, size_t errlen);
 
 /* Which prompts a run sends, so that compare can tell workloads apart:
  * "N prompt(s), fnv1a HASH" over every prompt and its token limit. */

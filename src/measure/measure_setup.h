@@ -13,8 +13,8 @@
  * hard one (*limit) allows, rather than failing later with errors that
  * look like the server's fault. TC_ERR_INVALID when the hard limit is too
  * low, TC_ERR_IO when it could not be raised. */
-tc_err tc_measure_open_files(long long concurrency, unsigned long long *need,
-                             unsigned long long *limit);
+TC_MUST_CHECK tc_err tc_measure_open_files(long long concurrency, unsigned long long *need,
+                                           unsigned long long *limit);
 
 /* The group of the runs to make. With repeat > 1, writes its name into
  * group: the label, or "repeat-YYYYMMDD-HHMMSS" (UTC) without one; else
@@ -23,8 +23,8 @@ tc_err tc_measure_open_files(long long concurrency, unsigned long long *need,
  * existing group is not extended (its runs could be of another workload),
  * and a plain run may not take a group's name (commands would take the
  * name for the group). Errors are the store's. */
-tc_err tc_measure_group(tc_store *store, const char *label, int repeat, char *group, size_t len,
-                        size_t *existing, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_measure_group(tc_store *store, const char *label, int repeat, char *group,
+                                      size_t len, size_t *existing, char *err, size_t errlen);
 
 /* How tc_measure_api_key chose. */
 typedef enum tc_measure_key {
@@ -39,7 +39,7 @@ typedef enum tc_measure_key {
  * unset or empty); else $OPENAI_API_KEY, but only to an https host that
  * is not local: a key must not cross the network in clear text unless the
  * user asked for it by name. */
-tc_err tc_measure_api_key(const char *key_env, const tc_endpoint *ep, const char **key,
-                          tc_measure_key *how);
+TC_MUST_CHECK tc_err tc_measure_api_key(const char *key_env, const tc_endpoint *ep,
+                                        const char **key, tc_measure_key *how);
 
 #endif

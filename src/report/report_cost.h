@@ -23,7 +23,7 @@ json_t *tc_report_cost_json(const tc_runset *set, const tc_cost_profile *p, cons
                             const tc_cost_result *r);
 
 /* The same for people, the warnings last. TC_OK or TC_ERR_IO. */
-tc_err tc_report_cost_text(FILE *out, const tc_runset *set, const tc_cost_profile *p,
-                           const tc_set_summary *s, const tc_cost_result *r);
+TC_MUST_CHECK tc_err tc_report_cost_text(FILE *out, const tc_runset *set, const tc_cost_profile *p,
+                                         const tc_set_summary *s, const tc_cost_result *r);
 
 #endif

@@ -22,8 +22,9 @@ json_t *tc_report_energy_json(const tc_run_energy *e);
  * t_s, power_w, energy_j, util_pct, mem_util_pct, mem_used_bytes,
  * mem_total_bytes, temp_c, temp_hot_c, clock_sm_mhz, clock_mem_mhz,
  * power_limit_w, simulated (the run's flag, on every row). */
-tc_err tc_report_export_samples(FILE *out, int json, int simulated, const tc_run_device *devs,
-                                int n_devs, const tc_run_sample *samples, size_t n, char *err,
-                                size_t errlen);
+TC_MUST_CHECK tc_err tc_report_export_samples(FILE *out, int json, int simulated,
+                                              const tc_run_device *devs, int n_devs,
+                                              const tc_run_sample *samples, size_t n, char *err,
+                                              size_t errlen);
 
 #endif

@@ -19,7 +19,7 @@ void tc_report_env_text(FILE *out, json_t *fp);
  * 2 with a final newline, numbers at full precision: a saved fingerprint
  * must read back as measured, or --diff would see differences that are
  * not there. TC_OK, or TC_ERR_INVALID / TC_ERR_IO with the reason in err. */
-tc_err tc_report_env_json(FILE *out, const json_t *doc, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_report_env_json(FILE *out, const json_t *doc, char *err, size_t errlen);
 
 /* Prints the differences of p (compared; A and B named a_name and
  * b_name): "no differences that matter" or one block per difference with

@@ -59,9 +59,9 @@ int tc_report_export_format_parse(const char *name, tc_export_format *out);
  * `fmt`. Returns TC_OK, TC_ERR_INVALID (bad argument), TC_ERR_NOMEM or
  * TC_ERR_IO (the stream failed), with the detail in err. Output already
  * written stays written. */
-tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
-                        const tc_run_info *run, const tc_req_record *recs, size_t n, char *err,
-                        size_t errlen);
+TC_MUST_CHECK tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
+                                      const tc_run_info *run, const tc_req_record *recs, size_t n,
+                                      char *err, size_t errlen);
 
 /* One run of a group's requests or chunks export: the same rows with a
  * first column (JSON: key) "run_id"; the header (JSON: '[') only when
@@ -70,13 +70,15 @@ tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
  * written so far from call to call (start at 0), so that JSON gets its
  * commas right whichever runs are empty. TC_ERR_INVALID for
  * TC_EXPORT_SUMMARY. */
-tc_err tc_report_export_part(FILE *out, tc_export_what what, tc_export_format fmt,
-                             const tc_run_info *run, const tc_req_record *recs, size_t n, int first,
-                             int last, size_t *rows, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_report_export_part(FILE *out, tc_export_what what, tc_export_format fmt,
+                                           const tc_run_info *run, const tc_req_record *recs,
+                                           size_t n, int first, int last, size_t *rows, char *err,
+                                           size_t errlen);
 
 /* Writes a run document (as tc_report_run_json builds it, possibly with
  * more members) as JSON, or flattened to "key,value" CSV rows. */
-tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *err,
+                                          size_t errlen);
 
 /* Writes one CSV text field, quoted only when it must be (see above). */
 void tc_report_csv_field(FILE *out, const char *s);

@@ -20,14 +20,14 @@
 json_t *tc_report_group_json(const tc_runset *set, const tc_figures *f, const tc_set_summary *s);
 
 /* The same as a table for people. TC_OK or TC_ERR_IO. */
-tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f,
-                            const tc_set_summary *s);
+TC_MUST_CHECK tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f,
+                                          const tc_set_summary *s);
 
 /* Writes the JSON document above as `export --what summary` does for a
  * group (tc_report_export_doc). TC_OK, TC_ERR_NOMEM or TC_ERR_IO, detail
  * in err. */
-tc_err tc_report_group_export(FILE *out, tc_export_format fmt, const tc_runset *set,
-                              const tc_figures *f, const tc_set_summary *s, char *err,
-                              size_t errlen);
+TC_MUST_CHECK tc_err tc_report_group_export(FILE *out, tc_export_format fmt, const tc_runset *set,
+                                            const tc_figures *f, const tc_set_summary *s, char *err,
+                                            size_t errlen);
 
 #endif

@@ -29,6 +29,7 @@ void tc_report_monitor_row(FILE *out, const tc_monitor_reading *r);
 
 /* One compact JSON line for the reading, stamped with wall_ns (UTC).
  * TC_OK, or TC_ERR_NOMEM when the line could not be built. */
-tc_err tc_report_monitor_json(FILE *out, const tc_monitor_reading *r, int64_t wall_ns);
+TC_MUST_CHECK tc_err tc_report_monitor_json(FILE *out, const tc_monitor_reading *r,
+                                            int64_t wall_ns);
 
 #endif

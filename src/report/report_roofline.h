@@ -25,7 +25,8 @@ json_t *tc_report_roofline_brief_json(const tc_roofline_result *r, int concurren
 /* One or two lines on out: the bound and the measured share of it, or why
  * there is none when the run had a GPU; nothing when it had none. TC_OK or
  * TC_ERR_IO. */
-tc_err tc_report_roofline_brief(FILE *out, const tc_roofline_result *r, int concurrency);
+TC_MUST_CHECK tc_err tc_report_roofline_brief(FILE *out, const tc_roofline_result *r,
+                                              int concurrency);
 
 /* ---- truecost roofline ---------------------------------------------------- */
 
@@ -37,7 +38,8 @@ json_t *tc_report_roofline_list_json(const tc_roofline_table *t, const char *spe
 
 /* The same as a table for people, with a note on the matching rule. TC_OK
  * or TC_ERR_IO. */
-tc_err tc_report_roofline_list(FILE *out, const tc_roofline_table *t, const char *specs);
+TC_MUST_CHECK tc_err tc_report_roofline_list(FILE *out, const tc_roofline_table *t,
+                                             const char *specs);
 
 /* The ceilings r of a run whose median decode came from decode_n requests:
  * {run_id, label, simulated, concurrency, gpu {device, spec}, model,
@@ -49,7 +51,7 @@ json_t *tc_report_roofline_json(const tc_run_info *run, const tc_roofline_result
                                 size_t decode_n, const char *specs);
 
 /* The same for people. TC_OK or TC_ERR_IO. */
-tc_err tc_report_roofline_text(FILE *out, const tc_run_info *run, const tc_roofline_result *r,
-                               size_t decode_n);
+TC_MUST_CHECK tc_err tc_report_roofline_text(FILE *out, const tc_run_info *run,
+                                             const tc_roofline_result *r, size_t decode_n);
 
 #endif

@@ -23,14 +23,14 @@ json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roo
  * or two lines of the environment (fingerprint may be NULL or JSON null:
  * "not recorded"). `color` as tc_report_table. TC_OK, TC_ERR_INVALID or
  * TC_ERR_IO. */
-tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,
-                          const tc_roofline_result *roof, int color);
+TC_MUST_CHECK tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,
+                                        const tc_roofline_result *roof, int color);
 
 /* Writes the run document above as `export --what summary` does
  * (tc_report_export_doc: JSON, or flattened CSV). TC_OK, TC_ERR_NOMEM or
  * TC_ERR_IO, detail in err. */
-tc_err tc_report_run_export(FILE *out, tc_export_format fmt, const tc_figures *f,
-                            json_t *fingerprint, const tc_roofline_result *roof, char *err,
-                            size_t errlen);
+TC_MUST_CHECK tc_err tc_report_run_export(FILE *out, tc_export_format fmt, const tc_figures *f,
+                                          json_t *fingerprint, const tc_roofline_result *roof,
+                                          char *err, size_t errlen);
 
 #endif

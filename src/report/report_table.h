@@ -17,14 +17,15 @@
  * server-reported decode speed, errors by kind. `color` is reserved (the
  * CLI passes 0 under NO_COLOR); no colour is written yet. Returns TC_OK,
  * TC_ERR_INVALID (a NULL argument) or TC_ERR_IO (the stream failed). */
-tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *m, int color);
+TC_MUST_CHECK tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *m,
+                                     int color);
 
 /* Prints a header line and one line per run: id, date (UTC), label, model,
  * endpoint, status, requests (completed/measured), output tokens/s, TTFT
  * p50 ms; long text is clipped with "~". m holds one pointer per run; m or
  * any m[i] may be NULL (figures shown as n/a). Returns as above. */
-tc_err tc_report_runs_table(FILE *out, const tc_run_info *runs, const tc_run_metrics *const *m,
-                            size_t n, int color);
+TC_MUST_CHECK tc_err tc_report_runs_table(FILE *out, const tc_run_info *runs,
+                                          const tc_run_metrics *const *m, size_t n, int color);
 
 /* Formats a figure into buf for people: "n/a" when !valid or not finite,
  * else with tc_report_decimals(v) decimals (at most 7 characters below
