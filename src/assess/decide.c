@@ -61,11 +61,12 @@ static void tick_run(const tc_decide_input *in, tc_decide_item *it)
                  "no run on the target: measure one with 'truecost run' and pass --runs A B");
         return;
     }
-    int clean = strcmp(in->target_status, "complete") == 0 && in->target_failed == 0 &&
-                in->target_completed > 0;
+    int clean =
+        in->target_status == TC_RUN_COMPLETE && in->target_failed == 0 && in->target_completed > 0;
     it->state = clean ? TC_ITEM_TICKED : TC_ITEM_FAILED;
     snprintf(it->evidence, sizeof it->evidence, "target run %s: %lld completed, %lld failed",
-             in->target_status, (long long)in->target_completed, (long long)in->target_failed);
+             tc_run_status_name(in->target_status), (long long)in->target_completed,
+             (long long)in->target_failed);
 }
 
 static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
@@ -113,14 +114,14 @@ static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
     if (in->soak_hours < TC_DECIDE_SOAK_HOURS)
         it->state = TC_ITEM_MISSING; /* too short to say */
     else
-        it->state = strcmp(in->soak_status, "complete") == 0 && in->soak_failed == 0 &&
-                            in->soak_measured > 0
-                        ? TC_ITEM_TICKED
-                        : TC_ITEM_FAILED;
+        it->state =
+            in->soak_status == TC_RUN_COMPLETE && in->soak_failed == 0 && in->soak_measured > 0
+                ? TC_ITEM_TICKED
+                : TC_ITEM_FAILED;
     snprintf(it->evidence, sizeof it->evidence,
-             "soak run %s: %.1f h (%.0f h needed), %lld of %lld requests failed", in->soak_status,
-             in->soak_hours, TC_DECIDE_SOAK_HOURS, (long long)in->soak_failed,
-             (long long)in->soak_measured);
+             "soak run %s: %.1f h (%.0f h needed), %lld of %lld requests failed",
+             tc_run_status_name(in->soak_status), in->soak_hours, TC_DECIDE_SOAK_HOURS,
+             (long long)in->soak_failed, (long long)in->soak_measured);
 }
 
 static void checklist(const tc_decide_input *in, tc_decide_result *r)

@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/record.h"
+
 typedef enum tc_decide_verdict {
     TC_DECIDE_STAY = 0,
     TC_DECIDE_PILOT,
@@ -62,7 +64,7 @@ typedef struct tc_decide_input {
      * its status ("complete", ...). */
     int has_target_run;
     int64_t target_completed, target_failed;
-    char target_status[16];
+    tc_run_status target_status;
     /* Throughput alternative / incumbent, measured. */
     int has_perf;
     double perf_ratio;
@@ -71,7 +73,7 @@ typedef struct tc_decide_input {
     /* A measured soak run on the target, which wins over the declaration:
      * its status, measured hours and measured/failed requests. */
     int has_soak;
-    char soak_status[16];
+    tc_run_status soak_status;
     double soak_hours;
     int64_t soak_measured, soak_failed;
     /* The lock-in economics: P(net benefit over the horizon > 0) and the

@@ -55,10 +55,10 @@ tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev, tc_lockin_overri
  * than complete. */
 static void target_of(const tc_runset *set, const tc_figures *f, tc_evidence *ev)
 {
-    snprintf(ev->target_status, sizeof ev->target_status, "complete");
+    ev->target_status = TC_RUN_COMPLETE;
     for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->runs[i].status, "complete") != 0)
-            snprintf(ev->target_status, sizeof ev->target_status, "%s", set->runs[i].status);
+        if (set->runs[i].status != TC_RUN_COMPLETE)
+            ev->target_status = set->runs[i].status;
         ev->target_completed += f[i].m.requests.completed;
         ev->target_failed += f[i].m.requests.failed;
     }
@@ -203,7 +203,7 @@ tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
             if (f[i].m.duration_s > f[best].m.duration_s)
                 best = i;
         ev->has_soak = 1;
-        snprintf(ev->soak_status, sizeof ev->soak_status, "%s", set.runs[best].status);
+        ev->soak_status = set.runs[best].status;
         ev->soak_hours = f[best].m.has_duration ? f[best].m.duration_s / 3600 : 0;
         ev->soak_measured = f[best].m.requests.measured;
         ev->soak_failed = f[best].m.requests.failed;
@@ -233,12 +233,12 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
     in->has_target_run = ev->has_runs;
     in->target_completed = ev->target_completed;
     in->target_failed = ev->target_failed;
-    snprintf(in->target_status, sizeof in->target_status, "%s", ev->target_status);
+    in->target_status = ev->target_status;
     in->has_perf = ev->has_runs;
     in->perf_ratio = ev->ratio;
     in->soak_passed = answer(r->inputs.soak_passed);
     in->has_soak = ev->has_soak;
-    snprintf(in->soak_status, sizeof in->soak_status, "%s", ev->soak_status);
+    in->soak_status = ev->soak_status;
     in->soak_hours = ev->soak_hours;
     in->soak_measured = ev->soak_measured;
     in->soak_failed = ev->soak_failed;

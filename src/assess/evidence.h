@@ -43,12 +43,12 @@ typedef struct tc_evidence {
     int simulated;              /* either side ran on truecost sim */
     /* The target (alternative) side: the worst status of its runs and its
      * completed and failed measured requests. */
-    char target_status[16];
+    tc_run_status target_status;
     int64_t target_completed, target_failed;
 
     /* The soak run: of the runs it names, the one measured longest. */
     int has_soak;
-    char soak_status[16];
+    tc_run_status soak_status;
     double soak_hours;
     int64_t soak_measured, soak_failed;
 

@@ -37,7 +37,7 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     memset(info, 0, sizeof *info);
     const char *label = cfg->label ? cfg->label : cfg->group ? cfg->group : "";
     snprintf(info->label, sizeof info->label, "%s", label);
-    snprintf(info->status, sizeof info->status, "running");
+    info->status = TC_RUN_RUNNING;
     info->created_wall_ns = tc_wall_ns();
     snprintf(info->endpoint, sizeof info->endpoint, "%s", w->endpoint.stored);
     info->api = w->api;
@@ -77,7 +77,7 @@ static char *collect_environment(const tc_measure_ctx *c)
 }
 
 /* Ends the run with `status`, trying again while the database is locked. */
-static tc_err finish_run(tc_store *store, int64_t id, const char *status, char *err, size_t len)
+static tc_err finish_run(tc_store *store, int64_t id, tc_run_status status, char *err, size_t len)
 {
     int64_t give_up = tc_mono_ns() + FINISH_PATIENCE_NS;
     tc_err rc;
@@ -116,7 +116,7 @@ static void progress(void *ctx, const tc_runner_progress *p)
 static void mark_interrupted(void *ctx)
 {
     tc_measure_ctx *c = ctx;
-    c->marked = tc_store_run_finish(c->store, c->run_id, "interrupted", c->store_err,
+    c->marked = tc_store_run_finish(c->store, c->run_id, TC_RUN_INTERRUPTED, c->store_err,
                                     sizeof c->store_err) == TC_OK;
 }
 
@@ -139,10 +139,12 @@ static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
         o->stage = TC_MEASURE_LOAD;
         snprintf(o->err, sizeof o->err, "%s%s%s", err, c->store_err[0] ? ": " : "", c->store_err);
     }
-    const char *status = o->load.interrupted ? "interrupted" : rc != TC_OK ? "failed" : "complete";
+    tc_run_status status = o->load.interrupted ? TC_RUN_INTERRUPTED
+                           : rc != TC_OK       ? TC_RUN_FAILED
+                                               : TC_RUN_COMPLETE;
     if (!c->marked)
         finish_run(c->store, o->info.id, status, o->finish_err, sizeof o->finish_err);
-    snprintf(o->info.status, sizeof o->info.status, "%s", status);
+    o->info.status = status;
 }
 
 /* Stores and measures run `rep`. Returns 0 when the run was stored (its
@@ -175,8 +177,8 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     if (tc_measure_telem_start(c, o) == TC_OK) {
         measure_load(c, o);
     } else { /* the run was begun: end it, never leave it "running" */
-        finish_run(c->store, o->info.id, "failed", o->finish_err, sizeof o->finish_err);
-        snprintf(o->info.status, sizeof o->info.status, "failed");
+        finish_run(c->store, o->info.id, TC_RUN_FAILED, o->finish_err, sizeof o->finish_err);
+        o->info.status = TC_RUN_FAILED;
     }
     tc_measure_telem_close(c);
     return 0;

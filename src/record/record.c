@@ -8,6 +8,8 @@ static const char *const api_names[TC_API_COUNT] = {"ollama", "ollama-chat", "op
 static const char *const error_names[TC_REQ_ERROR_COUNT] = {
     "ok", "connect", "timeout", "http", "malformed", "disconnect", "server", "interrupted"};
 static const char *const source_names[] = {"none", "usage", "server", "chunks"};
+static const char *const status_names[TC_RUN_STATUS_COUNT] = {"running", "complete", "failed",
+                                                              "interrupted"};
 
 static int find_name(const char *const *names, int n, const char *name)
 {
@@ -106,4 +108,18 @@ double tc_req_tpot_ns(const tc_req_record *r)
     if (ttft < 0 || e2e < 0 || r->output_tokens < 2)
         return -1;
     return (double)(e2e - ttft) / (double)(r->output_tokens - 1);
+}
+
+const char *tc_run_status_name(tc_run_status s)
+{
+    return (unsigned)s < TC_RUN_STATUS_COUNT ? status_names[s] : "?";
+}
+
+int tc_run_status_parse(const char *name, tc_run_status *out)
+{
+    int i = find_name(status_names, TC_RUN_STATUS_COUNT, name);
+    if (i < 0)
+        return -1;
+    *out = (tc_run_status)i;
+    return 0;
 }

@@ -103,12 +103,25 @@ int64_t tc_req_e2e_ns(const tc_req_record *r);
 /* TPOT = (E2E - TTFT) / (output tokens - 1), in ns (as a double). */
 double tc_req_tpot_ns(const tc_req_record *r);
 
+/* Where a run stands: running while measured, then one of the ends. */
+typedef enum tc_run_status {
+    TC_RUN_RUNNING = 0,
+    TC_RUN_COMPLETE,
+    TC_RUN_FAILED,
+    TC_RUN_INTERRUPTED,
+    TC_RUN_STATUS_COUNT
+} tc_run_status;
+
+/* "running", "complete", "failed", "interrupted" (as stored and shown). */
+const char *tc_run_status_name(tc_run_status s);
+int tc_run_status_parse(const char *name, tc_run_status *out);
+
 /* One run: what was asked and of whom. Figures are computed on read from
  * its requests (analysis/), so none are kept here. */
 typedef struct tc_run_info {
-    int64_t id;              /* assigned by the store */
-    char label[128];         /* user's name for the run; "" = none */
-    char status[16];         /* "running", "complete", "failed", "interrupted" */
+    int64_t id;      /* assigned by the store */
+    char label[128]; /* user's name for the run; "" = none */
+    tc_run_status status;
     int64_t created_wall_ns; /* when the run started */
     char endpoint[512];      /* base URL, credentials and query stripped */
     tc_api api;

@@ -11,9 +11,10 @@ static json_t *run_json(const tc_figures *f)
 {
     const tc_run_metrics *m = &f->m;
     return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-                     tc_json_string(f->run.label), "status", tc_json_string(f->run.status),
-                     "output_tokens_per_s", tc_json_num(m->has_duration, m->output_tokens_per_s),
-                     "ttft_p50_ms", tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
+                     tc_json_string(f->run.label), "status",
+                     tc_json_string(tc_run_status_name(f->run.status)), "output_tokens_per_s",
+                     tc_json_num(m->has_duration, m->output_tokens_per_s), "ttft_p50_ms",
+                     tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
                      tc_json_num(m->itl_ms.n > 0, m->itl_ms.p50), "e2e_p50_ms",
                      tc_json_num(m->e2e_ms.n > 0, m->e2e_ms.p50), "completed",
                      (json_int_t)m->requests.completed, "failed", (json_int_t)m->requests.failed);
@@ -78,7 +79,8 @@ tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f
             "ITL p50", "E2E p50", "errors");
     for (size_t i = 0; i < set->n; i++) {
         const tc_run_metrics *m = &f[i].m;
-        fprintf(out, "  %8lld %-11s %12.2f", (long long)f[i].run.id, f[i].run.status,
+        fprintf(out, "  %8lld %-11s %12.2f", (long long)f[i].run.id,
+                tc_run_status_name(f[i].run.status),
                 m->has_duration ? m->output_tokens_per_s : NAN);
         print_ms(out, &m->ttft_ms, m->ttft_ms.p50);
         print_ms(out, &m->itl_ms, m->itl_ms.p50);

@@ -55,7 +55,7 @@ static void run_line(FILE *out, const tc_run_info *run)
 {
     char date[40];
     fprintf(out, "status %s, started %s, concurrency %d, server version %s\n",
-            run->status[0] ? run->status : "?", date_text(run->created_wall_ns, date, sizeof date),
+            tc_run_status_name(run->status), date_text(run->created_wall_ns, date, sizeof date),
             run->concurrency, run->server_version[0] ? run->server_version : "unknown");
 }
 
@@ -234,7 +234,7 @@ static void runs_row(FILE *out, const tc_run_info *r, const tc_run_metrics *m)
     fprintf(out, RUNS_FMT, id, short_date(r->created_wall_ns, date, sizeof date),
             clip(r->label[0] ? r->label : "-", 12, label, sizeof label),
             clip(r->model, 14, model, sizeof model),
-            clip(strip_scheme(r->endpoint), 20, ep, sizeof ep), r->status, reqs,
+            clip(strip_scheme(r->endpoint), 20, ep, sizeof ep), tc_run_status_name(r->status), reqs,
             tc_report_fmt(tps, sizeof tps, m && m->has_duration, m ? m->output_tokens_per_s : 0),
             tc_report_fmt(ttft, sizeof ttft, m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0));
     /* Simulated numbers are labelled wherever they are shown. */

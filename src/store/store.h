@@ -92,8 +92,8 @@ TC_MUST_CHECK tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc
 /* Ends a running run with status "complete", "failed" or "interrupted"
  * and records when. TC_ERR_NOTFOUND for an unknown run, TC_ERR_INVALID
  * for another status or a run that has already ended. */
-TC_MUST_CHECK tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
-                                         size_t errlen);
+TC_MUST_CHECK tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status,
+                                         char *err, size_t errlen);
 
 /* Every run, newest first, into a malloc'ed array the caller frees with
  * free() (*runs is NULL when there are none). */

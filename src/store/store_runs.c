@@ -19,8 +19,6 @@
 #define RUN_COLS_OLD RUN_COLS_V3 "'' AS run_group, '' AS prompt_set"
 #define RUN_COLS_VERSION 4
 
-static const char *const finished_statuses[] = {"complete", "failed", "interrupted"};
-
 static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
 {
     int rc = 0;
@@ -71,16 +69,8 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     if (e != TC_OK)
         return e;
     info->id = sqlite3_last_insert_rowid(s->db);
-    strcpy(info->status, "running");
+    info->status = TC_RUN_RUNNING;
     return TC_OK;
-}
-
-static int is_finished_status(const char *status)
-{
-    for (size_t i = 0; i < sizeof finished_statuses / sizeof finished_statuses[0]; i++)
-        if (strcmp(status, finished_statuses[i]) == 0)
-            return 1;
-    return 0;
 }
 
 /* After a finish that changed nothing: says whether the run is missing
@@ -109,17 +99,17 @@ static tc_err why_not_running(tc_store *s, int64_t run_id, char *err, size_t err
     return e;
 }
 
-tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char *err,
+tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status, char *err,
                            size_t errlen)
 {
     static const char sql[] = "UPDATE runs SET status = ?2, ended = ?3, ended_wall_ns = ?4 "
                               "WHERE id = ?1 AND status = 'running'";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
-    if (!status || !is_finished_status(status))
+    if (status != TC_RUN_COMPLETE && status != TC_RUN_FAILED && status != TC_RUN_INTERRUPTED)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "a run ends as complete, failed or interrupted, not '%s'",
-                       status ? status : "(null)");
+                       tc_run_status_name(status));
     int64_t now = tc_wall_ns();
     char ended[40];
     tc_rfc3339_ns(now, ended, sizeof ended);
@@ -128,7 +118,7 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char
     if (e != TC_OK)
         return e;
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, tc_run_status_name(status), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, ended, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, now);
     e = tc_store_step_done(s, st, "ending the run", err, errlen);
@@ -137,14 +127,17 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, const char *status, char
     return e;
 }
 
-/* One row of RUN_COLS into out. TC_ERR_PARSE for an api this truecost
- * does not know. */
+/* One row of RUN_COLS into out. TC_ERR_PARSE for an api or status this
+ * truecost does not know. */
 static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->id = sqlite3_column_int64(st, 0);
     tc_store_col_text(st, 1, out->label, sizeof out->label);
-    tc_store_col_text(st, 2, out->status, sizeof out->status);
+    const char *status = (const char *)sqlite3_column_text(st, 2);
+    if (!status || tc_run_status_parse(status, &out->status) != 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown status '%s'",
+                       (long long)out->id, status ? status : "");
     out->created_wall_ns = sqlite3_column_int64(st, 3);
     tc_store_col_text(st, 4, out->endpoint, sizeof out->endpoint);
     const char *api = (const char *)sqlite3_column_text(st, 5);

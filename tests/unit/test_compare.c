@@ -473,7 +473,7 @@ static void make_side(tc_compare_platform *p, const char *label, const char *nam
         tc_run_info *run = &p->set->runs[i];
         *run = base_run();
         run->id = first_id + (int64_t)i;
-        snprintf(run->status, sizeof run->status, "complete");
+        run->status = TC_RUN_COMPLETE;
         p->f[i].run = *run;
         p->f[i].m.has_duration = 1;
         p->f[i].m.output_tokens_per_s = tps[i];
@@ -526,7 +526,7 @@ static void same_runs_and_partial_runs_are_warned(void **state)
     memset(&r, 0, sizeof r);
     make_side(&r.a, "A", "7", t, 1, 7);
     make_side(&r.b, "B", "7", t, 1, 7);
-    snprintf(r.b.set->runs[0].status, sizeof r.b.set->runs[0].status, "interrupted");
+    r.b.set->runs[0].status = TC_RUN_INTERRUPTED;
     char err[512];
     /* One run without requests has no throughput to resample. */
     assert_int_equal(tc_compare_prepare(&r, err, sizeof err), TC_ERR_INVALID);
@@ -537,7 +537,7 @@ static void same_runs_and_partial_runs_are_warned(void **state)
     const double g[] = {100, 110};
     make_side(&r.a, "A", "g", g, 2, 1);
     make_side(&r.b, "B", "g", g, 2, 1);
-    snprintf(r.b.set->runs[1].status, sizeof r.b.set->runs[1].status, "interrupted");
+    r.b.set->runs[1].status = TC_RUN_INTERRUPTED;
     assert_int_equal(tc_compare_prepare(&r, err, sizeof err), TC_OK);
     tc_compare_opts o = {.resamples = 1000, .seed = 2};
     assert_int_equal(tc_compare_finish(&r, &o, err, sizeof err), TC_OK);

@@ -33,7 +33,7 @@ static tc_decide_input good(void)
         .lockin_p50 = 10000,
         .saving = 30000,
     };
-    strcpy(in.target_status, "complete");
+    in.target_status = TC_RUN_COMPLETE;
     return in;
 }
 
@@ -97,7 +97,7 @@ static void checklist_items_follow_their_evidence(void **state)
     assert_int_equal(find(&r, "gaps")->state, TC_ITEM_FAILED);
     assert_int_equal(find(&r, "profiler")->state, TC_ITEM_FAILED);
     in = good();
-    strcpy(in.target_status, "interrupted");
+    in.target_status = TC_RUN_INTERRUPTED;
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
 }
@@ -122,7 +122,7 @@ static void soak_from_a_run(void **state)
     tc_decide_input in = good();
     in.soak_passed = 0; /* declared "no" ... */
     in.has_soak = 1;    /* ... but a 25 h run passed */
-    strcpy(in.soak_status, "complete");
+    in.soak_status = TC_RUN_COMPLETE;
     in.soak_hours = 25;
     in.soak_measured = 90000;
     tc_decide_result r;
@@ -135,10 +135,10 @@ static void soak_from_a_run(void **state)
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
     assert_non_null(strstr(find(&r, "soak")->evidence, "3 of 90000 requests failed"));
     in.soak_failed = 0;
-    strcpy(in.soak_status, "interrupted");
+    in.soak_status = TC_RUN_INTERRUPTED;
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
-    strcpy(in.soak_status, "complete");
+    in.soak_status = TC_RUN_COMPLETE;
     in.soak_hours = 2; /* too short to say */
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_MISSING);
@@ -347,10 +347,10 @@ static void decide_input_from_evidence(void **state)
     ev.ratio = 0.7;
     ev.target_completed = 9;
     ev.target_failed = 1;
-    snprintf(ev.target_status, sizeof ev.target_status, "interrupted");
+    ev.target_status = TC_RUN_INTERRUPTED;
     ev.has_soak = 1;
     ev.soak_hours = 25;
-    snprintf(ev.soak_status, sizeof ev.soak_status, "complete");
+    ev.soak_status = TC_RUN_COMPLETE;
     tc_lockin_result r;
     memset(&r, 0, sizeof r);
     r.inputs.profiler_skill = TC_LOCKIN_YES;
@@ -368,7 +368,7 @@ static void decide_input_from_evidence(void **state)
     tc_evidence_decide_input(&ev, &r, &in);
     assert_true(in.has_gaps && in.gaps_missing == 3 && in.gaps_key_without_alternative == 1);
     assert_true(in.has_target_run && in.has_perf && in.perf_ratio == 0.7);
-    assert_string_equal(in.target_status, "interrupted");
+    assert_int_equal(in.target_status, TC_RUN_INTERRUPTED);
     assert_true(in.target_completed == 9 && in.target_failed == 1);
     assert_true(in.has_soak && in.soak_hours == 25);
     assert_int_equal(in.profiler_skill, 1);

@@ -154,7 +154,7 @@ static void run_status(tc_store *s, int64_t run, char *out, size_t len)
     tc_run_info info;
     snprintf(id, sizeof id, "%lld", (long long)run);
     assert_int_equal(tc_store_find_run(s, id, &info, err, sizeof err), TC_OK);
-    snprintf(out, len, "%s", info.status);
+    snprintf(out, len, "%s", tc_run_status_name(info.status));
 }
 
 /* ---- the callbacks ---- */
@@ -253,7 +253,7 @@ static void a_run_stores_every_request_and_ends_complete(void **state)
     assert_int_equal(w.started, 1);
     assert_int_equal(w.finished, 1);
     assert_int_equal(w.outcome.rc, TC_OK);
-    assert_string_equal(w.outcome.info.status, "complete");
+    assert_int_equal(w.outcome.info.status, TC_RUN_COMPLETE);
     assert_int_equal(w.outcome.load.measured, 30);
     assert_int_equal(w.outcome.load.warmup, 1);
     assert_int_equal(res.last_run_id, w.outcome.info.id);
@@ -287,7 +287,7 @@ static void a_group_is_measured_run_after_run(void **state)
     assert_int_equal(tc_store_find_group(f->store, "g1", &runs, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 3);
     for (size_t i = 0; i < n; i++) {
-        assert_string_equal(runs[i].status, "complete");
+        assert_int_equal(runs[i].status, TC_RUN_COMPLETE);
         assert_string_equal(runs[i].label, "g1"); /* no label: the group's name */
         assert_int_equal(stored_requests(f->store, runs[i].id, NULL), 6);
     }
@@ -313,7 +313,7 @@ static void a_stop_keeps_what_was_measured_and_marks_the_run_at_once(void **stat
     assert_true(res.interrupted);
     assert_int_equal(res.runs, 1);
     assert_true(w.outcome.load.interrupted);
-    assert_string_equal(w.outcome.info.status, "interrupted");
+    assert_int_equal(w.outcome.info.status, TC_RUN_INTERRUPTED);
     /* Right after the stop, during the grace period: everything finished
      * was already stored and the run already marked (a second Ctrl-C that
      * exits at once leaves it so). */

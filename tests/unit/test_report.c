@@ -30,7 +30,7 @@ static tc_run_info make_run(int simulated, const char *label)
     memset(&run, 0, sizeof run);
     run.id = 7;
     snprintf(run.label, sizeof run.label, "%s", label);
-    snprintf(run.status, sizeof run.status, "complete");
+    run.status = TC_RUN_COMPLETE;
     run.created_wall_ns = WALL;
     snprintf(run.endpoint, sizeof run.endpoint, "http://127.0.0.1:1234");
     run.api = TC_API_OLLAMA;

@@ -166,7 +166,7 @@ static void decided(tc_lockin_result *r, tc_decide_result *d)
                           .fallback_path = 1,
                           .has_economics = 1,
                           .p_net_positive = r->probability_net_positive};
-    snprintf(in.target_status, sizeof in.target_status, "complete");
+    in.target_status = TC_RUN_COMPLETE;
     tc_decide(&in, d);
 }
 

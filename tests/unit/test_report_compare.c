@@ -48,7 +48,7 @@ static void run_info(tc_run_info *run, int64_t id, const char *label, int simula
     run->id = id;
     snprintf(run->label, sizeof run->label, "%s", label);
     snprintf(run->model, sizeof run->model, "llama3.1:8b");
-    snprintf(run->status, sizeof run->status, "complete");
+    run->status = TC_RUN_COMPLETE;
     run->concurrency = 1;
     run->simulated = simulated;
 }

@@ -40,7 +40,7 @@ static void make_figures(tc_figures *f, int64_t id, const char *label, int n)
     memset(f, 0, sizeof *f);
     f->run.id = id;
     snprintf(f->run.label, sizeof f->run.label, "%s", label);
-    snprintf(f->run.status, sizeof f->run.status, "complete");
+    f->run.status = TC_RUN_COMPLETE;
     snprintf(f->run.model, sizeof f->run.model, "m");
     f->run.concurrency = 1;
     f->run.simulated = 1;
@@ -221,7 +221,7 @@ static void make_group(group_fixture *g)
     g->set.runs = calloc(2, sizeof *g->set.runs);
     make_figures(&g->f[0], 3, "grp", 3);
     make_figures(&g->f[1], 4, "grp", 3);
-    snprintf(g->f[1].run.status, sizeof g->f[1].run.status, "interrupted");
+    g->f[1].run.status = TC_RUN_INTERRUPTED;
     g->set.runs[0] = g->f[0].run;
     g->set.runs[1] = g->f[1].run;
     tc_figures_summarise("the group", &g->set, g->f, &g->s);

@@ -50,7 +50,7 @@ static void add_run(tc_store *st, tc_run_info *run, const char *label)
     assert_int_equal(tc_store_add_requests(st, run->id, r, 3, err, sizeof err), TC_OK);
     for (int i = 0; i < 3; i++)
         tc_req_record_clear(&r[i]);
-    assert_int_equal(tc_store_run_finish(st, run->id, "complete", err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_finish(st, run->id, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
 }
 
 static int setup(void **state)
