@@ -1,11 +1,12 @@
 /* Helpers shared by the gap table's files (gaps.c, gaps_csv.c,
  * gaps_ops.c); not part of the public contract. */
 #ifndef TC_GAPS_INTERNAL_H
-#include "core/tc_number.h"
 #define TC_GAPS_INTERNAL_H
 
 #include <stddef.h>
 
+#include "core/tc_csv.h"
+#include "core/tc_number.h"
 #include "gaps.h"
 
 /* A time: a plain number with an optional unit ns, us, ms or s (spaces
