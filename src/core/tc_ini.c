@@ -2,6 +2,7 @@
 #include "core/tc_ini.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,23 +43,17 @@ static char *read_line(char *str, int num, void *stream)
     return str;
 }
 
-int tc_ini_vfail(tc_ini *ini, const char *fmt, va_list ap)
+int tc_ini_fail(tc_ini *ini, const char *fmt, ...)
 {
     if (!ini->failed) {
         char detail[600];
+        va_list ap;
+        va_start(ap, fmt);
         vsnprintf(detail, sizeof detail, fmt, ap);
+        va_end(ap);
         snprintf(ini->err, ini->errlen, "%s:%d: %s", ini->name, ini->line, detail);
         ini->failed = 1;
     }
-    return 0;
-}
-
-int tc_ini_fail(tc_ini *ini, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    tc_ini_vfail(ini, fmt, ap);
-    va_end(ap);
     return 0;
 }
 

@@ -7,7 +7,6 @@
 #ifndef TC_INI_H
 #define TC_INI_H
 
-#include <stdarg.h>
 #include <stddef.h>
 
 #include <ini.h>
@@ -35,9 +34,6 @@ void tc_ini_init(tc_ini *ini, const char *name, const char *text, size_t len, ch
 /* Records "NAME:LINE: detail" unless an error is recorded already (later
  * errors often follow from the first). Returns 0, what an inih handler
  * returns to say "error". */
-int tc_ini_vfail(tc_ini *ini, const char *fmt, va_list ap);
-
-/* tc_ini_vfail with the arguments inline. Returns 0. */
 int tc_ini_fail(tc_ini *ini, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Runs inih over the text with `handler` (given `user`). Returns TC_OK;
