@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assess/gaps.h"
+#include "core/tc_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

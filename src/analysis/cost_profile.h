@@ -46,11 +46,11 @@ typedef struct tc_cost_profile {
  * or duplicate key, [hardware] with [cloud], missing keys; `err` says
  * "NAME:LINE: [section] key: ..." with the expected unit), TC_ERR_INVALID
  * (NULL arguments) or TC_ERR_NOMEM. */
-tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len, tc_cost_profile *out,
+TC_MUST_CHECK tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len, tc_cost_profile *out,
                              char *err, size_t errlen);
 
 /* Reads the file at `path` and parses it as above, naming it by its path.
  * TC_ERR_IO when it cannot be read. */
-tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, size_t errlen);
 
 #endif

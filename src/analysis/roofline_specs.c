@@ -3,6 +3,7 @@
  * name. The model and the ceilings are in roofline.c. */
 #include "roofline.h"
 
+#include "core/tc_csv.h"
 #include "core/tc_file.h"
 
 #include <ctype.h>
@@ -20,7 +21,8 @@ extern const unsigned char tc_gpu_specs_csv[];
 extern const size_t tc_gpu_specs_csv_len;
 
 #define N_COLUMNS 9
-#define FIELD_MAX 256
+/* A field of a spec table is short; the bound keeps messages short too. */
+#define FIELD_MAX 255
 /* A spec file is a few kilobytes; anything near this is not one. */
 #define FILE_MAX (1u << 20)
 
@@ -28,9 +30,7 @@ static const char *const COLUMN[N_COLUMNS] = {
     "name",          "vendor",           "memory_gb", "bandwidth_gb_s", "fp16_dense_tflops",
     "board_power_w", "launch_price_usd", "match",     "source"};
 
-/* ---- CSV ---------------------------------------------------------------- */
-
-/* Where the parser is, for messages. */
+/* Where the reader is, for messages. */
 typedef struct csv_pos {
     const char *file;
     int line;
@@ -45,84 +45,6 @@ static const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
-/* Copies [s, e) without its surrounding blanks into out (FIELD_MAX). */
-static int copy_trimmed(const char *s, const char *e, char *out)
-{
-    s = skip_blanks(s, e);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-        e--;
-    if ((size_t)(e - s) >= FIELD_MAX)
-        return -1;
-    memcpy(out, s, (size_t)(e - s));
-    out[e - s] = '\0';
-    return 0;
-}
-
-/* One quoted field from *p (at its opening quote): "" is a quote. */
-static const char *quoted_field(const char *p, const char *end, char *out, const char **why)
-{
-    size_t n = 0;
-    for (p++; p < end; p++) {
-        if (*p == '"' && (p + 1 >= end || p[1] != '"'))
-            break;
-        if (*p == '"')
-            p++; /* the first of "" */
-        if (n + 1 >= FIELD_MAX) {
-            *why = "longer than 255 characters";
-            return NULL;
-        }
-        out[n++] = *p;
-    }
-    out[n] = '\0';
-    if (p >= end) {
-        *why = "a quoted field does not end on its line";
-        return NULL;
-    }
-    p = skip_blanks(p + 1, end);
-    if (p < end && *p != ',') {
-        *why = "text after a closing quote";
-        return NULL;
-    }
-    return p;
-}
-
-/* Splits one line into fields (RFC 4180 quoting, no line breaks inside a
- * field). Returns the count, or -1 with *why and *bad (the 0-based field). */
-static int split_line(const char *p, const char *end, char fields[][FIELD_MAX], int max,
-                      const char **why, int *bad)
-{
-    int n = 0;
-    for (;;) {
-        *bad = n;
-        if (n == max) {
-            *why = "too many fields";
-            return -1;
-        }
-        const char *s = skip_blanks(p, end);
-        if (s < end && *s == '"') {
-            p = quoted_field(s, end, fields[n], why);
-            if (!p)
-                return -1;
-        } else {
-            const char *e = memchr(s, ',', (size_t)(end - s));
-            e = e ? e : end;
-            if (memchr(s, '"', (size_t)(e - s))) {
-                *why = "a quote inside an unquoted field";
-                return -1;
-            }
-            if (copy_trimmed(s, e, fields[n]) < 0) {
-                *why = "longer than 255 characters";
-                return -1;
-            }
-            p = e;
-        }
-        n++;
-        if (p >= end)
-            return n;
-        p++; /* the comma */
-    }
-}
-
 static tc_err fail_at(const csv_pos *pos, int column, const char *fmt, const char *text)
 {
     char what[FIELD_MAX + 64];
@@ -132,6 +54,25 @@ static tc_err fail_at(const csv_pos *pos, int column, const char *fmt, const cha
                        what);
     return tc_fail(pos->err, pos->errlen, TC_ERR_PARSE, "%s:%d: column %s: %s", pos->file,
                    pos->line, COLUMN[column], what);
+}
+
+/* The reader's problem in this table's words: a field's column is named
+ * once the header is known. */
+static tc_err csv_problem(const tc_csv_reader *r, const csv_pos *at, int seen_header)
+{
+    static const char *const why[] = {[TC_CSV_UNCLOSED_QUOTE] =
+                                          "a quoted field does not end on its line",
+                                      [TC_CSV_TEXT_AFTER_QUOTE] = "text after a closing quote",
+                                      [TC_CSV_QUOTE_IN_CELL] = "a quote inside an unquoted field",
+                                      [TC_CSV_TOO_MANY_CELLS] = "too many fields",
+                                      [TC_CSV_CELL_TOO_LONG] = "longer than 255 characters",
+                                      [TC_CSV_NUL_BYTE] = "a NUL byte: not a text file"};
+    csv_pos pos = *at;
+    pos.line = r->problem_line;
+    int column = seen_header && r->problem != TC_CSV_NUL_BYTE && r->problem_cell < N_COLUMNS
+                     ? (int)r->problem_cell
+                     : -1;
+    return fail_at(&pos, column, "%s", why[r->problem]);
 }
 
 /* A plain decimal > 0 (no hex, inf or nan); "" is unknown: 0. */
@@ -186,15 +127,14 @@ static const char *check_match(const char *match)
     return positive ? "" : "no pattern to match (only ! exclusions)";
 }
 
-static tc_err number_column(const csv_pos *pos, char fields[][FIELD_MAX], int col, double *out)
+static tc_err number_column(const csv_pos *pos, char *const *fields, int col, double *out)
 {
     if (parse_number(fields[col], out) < 0)
         return fail_at(pos, col, "'%s' is not a positive number (empty = unknown)", fields[col]);
     return TC_OK;
 }
 
-static tc_err text_column(const csv_pos *pos, char fields[][FIELD_MAX], int col, char *out,
-                          size_t size)
+static tc_err text_column(const csv_pos *pos, char *const *fields, int col, char *out, size_t size)
 {
     if (strlen(fields[col]) >= size) {
         char limit[64];
@@ -206,7 +146,7 @@ static tc_err text_column(const csv_pos *pos, char fields[][FIELD_MAX], int col,
 }
 
 /* Fields -> *row, checked. */
-static tc_err make_row(const csv_pos *pos, char fields[][FIELD_MAX], tc_gpu_spec *row)
+static tc_err make_row(const csv_pos *pos, char *const *fields, tc_gpu_spec *row)
 {
     memset(row, 0, sizeof *row);
     tc_err rc = TC_OK;
@@ -231,10 +171,10 @@ static tc_err make_row(const csv_pos *pos, char fields[][FIELD_MAX], tc_gpu_spec
     return TC_OK;
 }
 
-static tc_err check_header(const csv_pos *pos, char fields[][FIELD_MAX], int n)
+static tc_err check_header(const csv_pos *pos, char *const *fields, size_t n)
 {
     int ok = n == N_COLUMNS;
-    for (int i = 0; ok && i < N_COLUMNS; i++)
+    for (size_t i = 0; ok && i < N_COLUMNS; i++)
         ok = strcmp(fields[i], COLUMN[i]) == 0;
     return ok ? TC_OK : fail_at(pos, -1, "the header must be '%s'", TC_ROOF_COLUMNS);
 }
@@ -253,27 +193,21 @@ static tc_err push_row(tc_roofline_table *t, const tc_gpu_spec *row)
     return TC_OK;
 }
 
-/* One line that is neither blank nor a comment. */
-static tc_err csv_line(tc_roofline_table *t, const csv_pos *pos, const char *s, const char *e,
-                       int *seen_header, int builtin)
+/* One record: the header first, then the rows. */
+static tc_err csv_record(tc_roofline_table *t, const csv_pos *pos, const tc_csv_row *rec,
+                         int *seen_header, int builtin)
 {
-    char fields[N_COLUMNS][FIELD_MAX];
-    const char *why = NULL;
-    int bad = 0;
-    int n = split_line(s, e, fields, N_COLUMNS, &why, &bad);
-    if (n < 0) /* a field's column only in a row of fields that has one */
-        return fail_at(pos, *seen_header && bad < N_COLUMNS ? bad : -1, "%s", why);
     if (!*seen_header) {
         *seen_header = 1;
-        return check_header(pos, fields, n);
+        return check_header(pos, rec->fields, rec->n);
     }
-    if (n != N_COLUMNS) {
+    if (rec->n != N_COLUMNS) {
         char what[64];
-        snprintf(what, sizeof what, "%d fields, expected %d", n, N_COLUMNS);
+        snprintf(what, sizeof what, "%zu fields, expected %d", rec->n, N_COLUMNS);
         return fail_at(pos, -1, "%s (" TC_ROOF_COLUMNS ")", what);
     }
     tc_gpu_spec row;
-    tc_err rc = make_row(pos, fields, &row);
+    tc_err rc = make_row(pos, rec->fields, &row);
     if (rc != TC_OK)
         return rc;
     row.builtin = builtin;
@@ -289,23 +223,21 @@ tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file, const c
         return TC_ERR_INVALID;
     csv_pos pos = {file, 0, err, errlen};
     int before = t->n, seen_header = 0;
-    tc_err rc = TC_OK;
-    const char *p = text, *end = text + len;
-    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3; /* a UTF-8 byte order mark, as spreadsheets write */
-    while (rc == TC_OK && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        pos.line++;
-        if (e > p && e[-1] == '\r')
-            e--;
-        const char *s = skip_blanks(p, e);
-        if (memchr(p, '\0', (size_t)(e - p)))
-            rc = fail_at(&pos, -1, "%s", "a NUL byte: not a text file");
-        else if (s < e && *s != '#')
-            rc = csv_line(t, &pos, s, e, &seen_header, builtin);
-        p = nl ? nl + 1 : end;
+    /* One record a line, as a hand-edited table is; # starts a comment. */
+    tc_csv_reader r;
+    tc_csv_reader_init(&r, file, text, len, TC_CSV_COMMENTS | TC_CSV_LINES);
+    r.max_cells = N_COLUMNS;
+    r.max_cell_len = FIELD_MAX;
+    const tc_csv_row *rec;
+    tc_err rc;
+    while ((rc = tc_csv_next(&r, &rec, err, errlen)) == TC_OK && rec) {
+        pos.line = rec->line;
+        if ((rc = csv_record(t, &pos, rec, &seen_header, builtin)) != TC_OK)
+            break;
     }
+    if (rc == TC_ERR_PARSE && r.problem != TC_CSV_NONE)
+        rc = csv_problem(&r, &pos, seen_header);
+    tc_csv_reader_free(&r);
     if (rc == TC_OK && !seen_header)
         rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s: no header line '%s'", file, TC_ROOF_COLUMNS);
     if (rc != TC_OK)

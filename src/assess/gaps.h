@@ -24,47 +24,6 @@
  * a few hundred kilobytes). */
 #define TC_GAPS_MAX_FILE_BYTES (64u << 20)
 
-/* ---- RFC 4180 CSV --------------------------------------------------------- */
-
-typedef struct tc_csv_row {
-    char **fields; /* n NUL-terminated cells, unquoted and unescaped */
-    size_t n;
-    int line; /* the line the record starts on, 1-based */
-} tc_csv_row;
-
-typedef struct tc_csv {
-    tc_csv_row *rows;
-    size_t n;
-} tc_csv;
-
-/* Flags of tc_csv_parse. */
-enum {
-    TC_CSV_COMMENTS = 1 /* skip lines whose first non-blank byte is '#' */
-};
-
-/* Parses `len` bytes of CSV: comma-separated cells, quoted cells with ""
- * for a quote and line breaks inside, LF, CRLF or CR line ends, an optional
- * UTF-8 byte-order mark. Unquoted cells are trimmed of spaces and tabs;
- * blank lines are skipped. `name` starts every message. Returns TC_OK (the
- * caller frees *out with tc_csv_free), TC_ERR_PARSE ("NAME:LINE: ..." for
- * an unclosed quote, text after a closing quote, a quote inside an unquoted
- * cell, a NUL byte), TC_ERR_INVALID (NULL arguments) or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_csv_parse(const char *name, const char *text, size_t len, int flags,
-                                  tc_csv *out, char *err, size_t errlen);
-
-/* Frees every row and zeroes *csv; accepts NULL. */
-void tc_csv_free(tc_csv *csv);
-
-/* The canonical spelling of a header cell, written into out: ASCII
- * lowercased, '%' spelt "pct", every other run of non-alphanumerics one
- * '_', none at either end ("# of Calls" -> "of_calls", "Self CUDA %" ->
- * "self_cuda_pct"). */
-void tc_csv_header_key(const char *cell, char *out, size_t outlen);
-
-/* The index of the first cell of `header` whose canonical key is one of the
- * NULL-ended `keys` (canonical spellings), or -1. */
-int tc_csv_column(const tc_csv_row *header, const char *const *keys);
-
 /* Reads a whole file into a new NUL-terminated buffer (*text, freed by the
  * caller; *len excludes the NUL). Returns TC_OK, TC_ERR_IO ("PATH: why") or
  * TC_ERR_PARSE when it is larger than TC_GAPS_MAX_FILE_BYTES. */

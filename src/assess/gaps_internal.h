@@ -1,11 +1,12 @@
 /* Helpers shared by the gap table's files (gaps.c, gaps_csv.c,
  * gaps_ops.c); not part of the public contract. */
 #ifndef TC_GAPS_INTERNAL_H
-#include "core/tc_number.h"
 #define TC_GAPS_INTERNAL_H
 
 #include <stddef.h>
 
+#include "core/tc_csv.h"
+#include "core/tc_number.h"
 #include "gaps.h"
 
 /* A time: a plain number with an optional unit ns, us, ms or s (spaces
@@ -31,12 +32,12 @@ int tc_gaps_not_an_operator(const char *name);
 
 /* Adds `time_us`/`calls`/`share` of (name, dtype) to the inventory,
  * merging a pair seen before. TC_OK or TC_ERR_NOMEM. */
-tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char *dtype,
+TC_MUST_CHECK tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char *dtype,
                              double time_us, double share, double calls, int has_calls, int line);
 
 /* Reads CSV inventories (the profiler export and the plain CSV): csv is
  * parsed, header is its first row. */
-tc_err tc_gaps_inventory_csv(const char *name, const tc_csv *csv, const char *dtype,
+TC_MUST_CHECK tc_err tc_gaps_inventory_csv(const char *name, const tc_csv *csv, const char *dtype,
                              tc_gap_inventory *out, char *err, size_t errlen);
 
 /* ---- profiler rows, shared by gaps_ops.c and gaps_table.c ---- */
@@ -68,7 +69,7 @@ typedef struct tc_gaps_cols {
  * non-operator rows are kept here; tc_gaps_finish_profiler leaves them
  * out. TC_ERR_PARSE ("NAME:LINE: ...") for a row without a name or a bad
  * cell, TC_ERR_NOMEM. */
-tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
+TC_MUST_CHECK tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
                             const tc_gaps_cols *c, const char *dtype, tc_gaps_raw_rows *r,
                             char *err, size_t errlen);
 
@@ -78,7 +79,7 @@ tc_gaps_raw_row *tc_gaps_raw_add(tc_gaps_raw_rows *r);
 void tc_gaps_raw_free(tc_gaps_raw_rows *r);
 /* Shares from the rows into *out (the operators only: device-only rows and
  * non-operators are counted as skipped). */
-tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r, tc_gap_inventory *out,
+TC_MUST_CHECK tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r, tc_gap_inventory *out,
                                char *err, size_t errlen);
 /* 1 when text holds a profiler table: its rows are read into *r and *rc
  * says how that went (err on failure); 0 when there is no table (then the

@@ -1,4 +1,5 @@
-/* Unit tests of src/core: errors, buffer and JSON escaping, time, RNG. */
+/* Unit tests of src/core: errors, buffer and JSON escaping, time, RNG,
+ * numbers, files, the CSV reader and the INI schema reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,10 @@
 #include <unistd.h>
 
 #include "core/tc_buf.h"
+#include "core/tc_csv.h"
 #include "core/tc_error.h"
 #include "core/tc_file.h"
+#include "core/tc_ini.h"
 #include "core/tc_number.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
@@ -151,6 +154,333 @@ static void whole_files_are_read_with_a_limit(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
+/* ---- CSV ---- */
+
+static void csv_reads_quotes_crlf_comments_and_lines(void **state)
+{
+    (void)state;
+    static const char text[] = "\xEF\xBB\xBF"
+                               "op , dtype,\"a, \"\"quoted\"\"\"\r\n"
+                               "# a comment\r\n"
+                               "\r\n"
+                               "  mm,\"two\r\nlines\" ,\r\n"
+                               "last,\"\",x";
+    tc_csv c;
+    char err[256];
+    assert_int_equal(
+        tc_csv_parse("t.csv", text, sizeof text - 1, TC_CSV_COMMENTS, &c, err, sizeof err), TC_OK);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(c.rows[0].n, 3);
+    assert_string_equal(c.rows[0].fields[0], "op"); /* trimmed, the mark skipped */
+    assert_string_equal(c.rows[0].fields[2], "a, \"quoted\"");
+    assert_int_equal(c.rows[0].line, 1);
+    assert_int_equal(c.rows[1].line, 4);
+    assert_string_equal(c.rows[1].fields[1], "two\r\nlines");
+    assert_string_equal(c.rows[1].fields[2], ""); /* a trailing comma is an empty cell */
+    assert_int_equal(c.rows[2].line, 6);          /* the quoted line break counts */
+    assert_string_equal(c.rows[2].fields[1], "");
+    tc_csv_free(&c);
+    tc_csv_free(&c); /* zeroed: twice is harmless */
+    tc_csv_free(NULL);
+    /* Without comments a '#' line is a record. */
+    assert_int_equal(tc_csv_parse("t.csv", "# x\n", 4, 0, &c, err, sizeof err), TC_OK);
+    assert_int_equal(c.n, 1);
+    assert_string_equal(c.rows[0].fields[0], "# x");
+    tc_csv_free(&c);
+}
+
+/* Parses text expecting TC_ERR_PARSE with exactly `want` as the message. */
+static void csv_fails(const char *text, int flags, const char *want)
+{
+    tc_csv c;
+    char err[256] = "";
+    assert_int_equal(tc_csv_parse("t.csv", text, strlen(text), flags, &c, err, sizeof err),
+                     TC_ERR_PARSE);
+    assert_string_equal(err, want);
+    assert_null(c.rows);
+}
+
+static void csv_errors_name_their_line(void **state)
+{
+    (void)state;
+    csv_fails("a,b\n\"open\nstill open", 0,
+              "t.csv:2: a quoted cell opened on this line is never closed");
+    csv_fails("a,b\r\nc,\"x\"y\r\n", 0,
+              "t.csv:2: text after a closing quote (inside a quoted cell write a quote as \"\")");
+    csv_fails("a\n\nb\"c\n", 0,
+              "t.csv:3: a quote inside an unquoted cell (quote the whole cell and write the "
+              "quote as \"\")");
+    tc_csv c;
+    char err[128];
+    assert_int_equal(tc_csv_parse("t.csv", "a\0b", 3, 0, &c, err, sizeof err), TC_ERR_PARSE);
+    assert_string_equal(err, "t.csv: contains a NUL byte: not a text file");
+    assert_int_equal(tc_csv_parse(NULL, "a", 1, 0, &c, err, sizeof err), TC_ERR_INVALID);
+}
+
+/* One record a line, limits, and what went wrong for callers that word
+ * their own messages (the GPU spec table). */
+static void csv_reader_keeps_lines_and_limits(void **state)
+{
+    (void)state;
+    static const char text[] = "a,b\r\nc\rd,\"e\rf\"\n\"g\nh\"\n";
+    tc_csv_reader r;
+    tc_csv_reader_init(&r, "s.csv", text, sizeof text - 1, TC_CSV_LINES);
+    const tc_csv_row *row;
+    char err[256];
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_OK);
+    assert_int_equal(row->n, 2);
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_OK);
+    assert_int_equal(row->line, 2);
+    assert_string_equal(row->fields[0], "c\rd"); /* a lone CR is a byte of the cell */
+    assert_string_equal(row->fields[1], "e\rf");
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_ERR_PARSE);
+    assert_null(row);
+    assert_int_equal(r.problem, TC_CSV_UNCLOSED_QUOTE);
+    assert_int_equal(r.problem_line, 3);
+    assert_int_equal(r.problem_cell, 0);
+    assert_string_equal(err, "s.csv:3: a quoted cell does not end on its line");
+    tc_csv_reader_free(&r);
+
+    tc_csv_reader_init(&r, "s.csv", "a,b,c\nabcdef\n", 13, 0);
+    r.max_cells = 2;
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(r.problem, TC_CSV_TOO_MANY_CELLS);
+    assert_int_equal(r.problem_cell, 2);
+    assert_string_equal(err, "s.csv:1: more than 2 cells in a row");
+    tc_csv_reader_free(&r);
+
+    tc_csv_reader_init(&r, "s.csv", "ab\n\"abc\"\n", 9, 0);
+    r.max_cell_len = 2;
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_OK);
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(r.problem, TC_CSV_CELL_TOO_LONG);
+    assert_string_equal(err, "s.csv:2: a cell longer than 2 bytes");
+    tc_csv_reader_free(&r);
+
+    static const char nul[] = "a\n# x\0y\n";
+    tc_csv_reader_init(&r, "s.csv", nul, sizeof nul - 1, TC_CSV_COMMENTS);
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_OK);
+    assert_int_equal(tc_csv_next(&r, &row, err, sizeof err), TC_ERR_PARSE);
+    assert_int_equal(r.problem, TC_CSV_NUL_BYTE); /* even on a comment line */
+    assert_string_equal(err, "s.csv:2: a NUL byte: not a text file");
+    tc_csv_reader_free(&r);
+    tc_csv_reader_free(NULL);
+}
+
+static void csv_header_keys_find_columns(void **state)
+{
+    (void)state;
+    char key[64];
+    tc_csv_header_key("# of Calls", key, sizeof key);
+    assert_string_equal(key, "of_calls");
+    tc_csv_header_key("Self CUDA %", key, sizeof key);
+    assert_string_equal(key, "self_cuda_pct");
+    char *cells[] = {"Name", "Self CPU %", "# of Calls"};
+    tc_csv_row h = {cells, 3, 1};
+    static const char *const calls[] = {"calls", "of_calls", NULL};
+    static const char *const none[] = {"device", NULL};
+    assert_int_equal(tc_csv_column(&h, calls), 2);
+    assert_int_equal(tc_csv_column(&h, none), -1);
+}
+
+/* ---- INI schema ---- */
+
+typedef struct demo_number {
+    int valid;
+    double value;
+    int line;
+} demo_number;
+
+typedef struct demo_range {
+    double low, high;
+    int line;
+} demo_range;
+
+typedef struct demo {
+    char label[8];
+    demo_number price, count;
+    int answer, answer_line;
+    demo_range days;
+} demo;
+
+/* "LOW..HIGH" into the demo_range at dest. */
+static int read_range(const tc_ini_key *k, const char *value, int line, void *dest, char *why,
+                      size_t whylen)
+{
+    (void)k;
+    demo_range *r = dest;
+    char low[64];
+    const char *dots = strstr(value, "..");
+    size_t n = dots ? (size_t)(dots - value) : 0;
+    if (dots && n < sizeof low) {
+        memcpy(low, value, n);
+        low[n] = '\0';
+        if (tc_parse_plain_number(low, &r->low) == 0 &&
+            tc_parse_plain_number(dots + 2, &r->high) == 0) {
+            r->line = line;
+            return 0;
+        }
+    }
+    snprintf(why, whylen, "'%s' is not a range", value);
+    return -1;
+}
+
+static const char *const yes_no[] = {"yes", "no", NULL};
+
+static const tc_ini_key demo_keys[] = {
+    {.section = "money",
+     .key = "price",
+     .kind = TC_INI_NUMBER,
+     .flags = TC_INI_REQUIRED,
+     TC_INI_NUMBER_AT(demo, price),
+     .max = 100,
+     .expect = "currency units 0..100, e.g. 5"},
+    {.section = "money",
+     .key = "count",
+     .kind = TC_INI_NUMBER,
+     .flags = TC_INI_REQUIRED | TC_INI_ABOVE_MIN | TC_INI_WHOLE,
+     TC_INI_NUMBER_AT(demo, count),
+     .max = 10,
+     .expect = "a whole number > 0, e.g. 3"},
+    {.section = "other",
+     .key = "answer",
+     .kind = TC_INI_ANSWER,
+     .at = offsetof(demo, answer),
+     .line_at = offsetof(demo, answer_line),
+     .words = yes_no,
+     .expect = "yes or no"},
+    {.section = "other",
+     .key = "days",
+     .kind = TC_INI_CUSTOM,
+     .at = offsetof(demo, days),
+     .parse = read_range,
+     .expect = "LOW..HIGH"},
+    {.section = "",
+     .key = "label",
+     .kind = TC_INI_STRING,
+     .at = offsetof(demo, label),
+     .size = sizeof(((demo *)0)->label),
+     .expect = "e.g. USD"},
+};
+
+static tc_err demo_read(const char *text, tc_ini_dialect dialect, int strict, demo *d, char *err,
+                        size_t errlen)
+{
+    tc_ini_schema schema = {demo_keys, sizeof demo_keys / sizeof demo_keys[0], dialect, strict,
+                            NULL};
+    memset(d, 0, sizeof *d);
+    tc_ini ini;
+    tc_ini_init(&ini, "d.ini", text, strlen(text), err, errlen);
+    return tc_ini_read(&ini, &schema, d);
+}
+
+static void ini_schema_stores_every_kind(void **state)
+{
+    (void)state;
+    demo d;
+    char err[512] = "";
+    assert_int_equal(demo_read("label = EUR\n[money]\nprice = 2.5\ncount = 3\n[other]\n"
+                               "answer = no\ndays = 1..4\n",
+                               TC_INI_PARENS, 1, &d, err, sizeof err),
+                     TC_OK);
+    assert_string_equal(d.label, "EUR");
+    assert_true(d.price.valid && d.price.value == 2.5 && d.price.line == 3);
+    assert_true(d.count.valid && d.count.value == 3 && d.count.line == 4);
+    assert_int_equal(d.answer, 2); /* the index of "no", + 1 */
+    assert_int_equal(d.answer_line, 6);
+    assert_true(d.days.low == 1 && d.days.high == 4 && d.days.line == 7);
+}
+
+/* Reads text in a dialect, expecting TC_ERR_PARSE and exactly `want`. */
+static void ini_fails(const char *text, tc_ini_dialect dialect, int strict, const char *want)
+{
+    demo d;
+    char err[512] = "";
+    assert_int_equal(demo_read(text, dialect, strict, &d, err, sizeof err), TC_ERR_PARSE);
+    assert_string_equal(err, want);
+}
+
+#define MONEY "[money]\nprice = 1\ncount = 2\n"
+
+static void ini_schema_says_what_and_where(void **state)
+{
+    (void)state;
+    /* A bad value names FILE:LINE, the key and the expected form. */
+    ini_fails(MONEY "[other]\ndays = 3\n", TC_INI_PARENS, 0,
+              "d.ini:5: [other] days: '3' is not a range (expected LOW..HIGH)");
+    ini_fails("[money]\nprice = 1 EUR\n", TC_INI_PARENS, 0,
+              "d.ini:2: [money] price: '1 EUR' is not a number (expected currency units 0..100, "
+              "e.g. 5)");
+    ini_fails("[money]\nprice = -1\n", TC_INI_PARENS, 0,
+              "d.ini:2: [money] price: '-1' is not a number (expected currency units 0..100, "
+              "e.g. 5)");
+    ini_fails("[money]\nprice = -1\n", TC_INI_SEMICOLON, 0,
+              "d.ini:2: [money] price: '-1' is negative; expected currency units 0..100, e.g. 5");
+    ini_fails("[money]\n\ncount = 2.5\n", TC_INI_SEMICOLON, 0,
+              "d.ini:3: [money] count: 2.5 is out of range; expected a whole number > 0, e.g. 3");
+    ini_fails("[money]\ncount = 0\n", TC_INI_PARENS, 0,
+              "d.ini:2: [money] count: 0 is out of range (expected a whole number > 0, e.g. 3)");
+    ini_fails("[other]\nanswer = maybe\n", TC_INI_SEMICOLON, 0,
+              "d.ini:2: [other] answer: 'maybe' is not an answer; expected yes or no");
+    ini_fails(
+        "label = TOOLONGLABEL\n", TC_INI_PARENS, 0,
+        "d.ini:1: label: 'TOOLONGLABEL' is not a label; expected 1 to 7 characters, e.g. USD");
+    /* A key given twice. */
+    ini_fails("[money]\nprice = 1\nprice = 2\n", TC_INI_PARENS, 0,
+              "d.ini:3: [money] price: given twice");
+    ini_fails("[money]\nprice = 1\nprice = 2\n", TC_INI_SEMICOLON, 0,
+              "d.ini:3: [money] price: given twice; expected it once");
+    /* Unknown keys and sections. */
+    ini_fails("[money]\ncolour = red\n", TC_INI_PARENS, 0,
+              "d.ini:2: [money] unknown key 'colour' (known: price, count)");
+    ini_fails("[money]\ncolour = red\n", TC_INI_SEMICOLON, 0,
+              "d.ini:2: [money] colour: unknown key; expected one of: price, count");
+    ini_fails("colour = red\n", TC_INI_PARENS, 0,
+              "d.ini:1: 'colour' outside a section; expected only 'label' before the first "
+              "[section]");
+    ini_fails(MONEY "[extra]\n\nx = 1\n", TC_INI_PARENS, 0,
+              "d.ini:6: unknown section [extra] (known: [money], [other])");
+    ini_fails(MONEY "[extra]\n\nx = 1\n", TC_INI_PARENS, 1,
+              "d.ini:4: unknown section [extra] (known: [money], [other])");
+    /* Missing required keys, at their section's line or without one. */
+    ini_fails("label = X\n\n[money]\nprice = 1\n", TC_INI_SEMICOLON, 0,
+              "d.ini:3: [money] count: missing; expected a whole number > 0, e.g. 3");
+    ini_fails("[other]\nanswer = yes\n", TC_INI_SEMICOLON, 0,
+              "d.ini: [money] price: missing, and so is the [money] section (and 1 more "
+              "required key); expected currency units 0..100, e.g. 5");
+    /* A syntax error is inih's, at its line; the first error wins. */
+    ini_fails("[money]\nprice\n", TC_INI_PARENS, 0,
+              "d.ini:2: not a '[section]' or 'key = value' line");
+    ini_fails("[money]\nprice = x\ncount = y\n", TC_INI_PARENS, 0,
+              "d.ini:2: [money] price: 'x' is not a number (expected currency units 0..100, "
+              "e.g. 5)");
+}
+
+/* A rule across keys runs after each key is stored. */
+static int no_answer_with_days(tc_ini *ini, const tc_ini_key *k, void *out)
+{
+    const demo *d = out;
+    if (d->answer && d->days.line)
+        return tc_ini_fail(ini, "[%s] %s: answer or days, not both", k->section, k->key);
+    return 1;
+}
+
+static void ini_schema_runs_the_check(void **state)
+{
+    (void)state;
+    tc_ini_schema schema = {demo_keys, sizeof demo_keys / sizeof demo_keys[0], TC_INI_PARENS, 0,
+                            no_answer_with_days};
+    static const char text[] = MONEY "[other]\ndays = 1..2\nanswer = yes\n";
+    demo d = {0};
+    char err[256];
+    tc_ini ini;
+    tc_ini_init(&ini, "d.ini", text, sizeof text - 1, err, sizeof err);
+    assert_int_equal(tc_ini_read(&ini, &schema, &d), TC_ERR_PARSE);
+    assert_string_equal(err, "d.ini:6: [other] answer: answer or days, not both");
+    tc_ini_init(&ini, "d.ini", text, sizeof text - 1, err, sizeof err);
+    assert_int_equal(tc_ini_read(&ini, NULL, &d), TC_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +492,13 @@ int main(void)
         cmocka_unit_test(rng_is_reproducible_and_uniform),
         cmocka_unit_test(plain_numbers_are_strict),
         cmocka_unit_test(whole_files_are_read_with_a_limit),
+        cmocka_unit_test(csv_reads_quotes_crlf_comments_and_lines),
+        cmocka_unit_test(csv_errors_name_their_line),
+        cmocka_unit_test(csv_reader_keeps_lines_and_limits),
+        cmocka_unit_test(csv_header_keys_find_columns),
+        cmocka_unit_test(ini_schema_stores_every_kind),
+        cmocka_unit_test(ini_schema_says_what_and_where),
+        cmocka_unit_test(ini_schema_runs_the_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 
 #include "assess/gaps.h"
 #include "assess/gaps_doc.h"
+#include "core/tc_csv.h"
 
 static void near(double a, double b)
 {
