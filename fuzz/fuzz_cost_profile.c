@@ -20,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     tc_cost_measured m = {.output_tokens_per_s = 100,
                           .has_power = 1,
-                          .busy_watts = 300,
+                          .busy_power_w = 300,
                           .has_idle = 1,
-                          .idle_watts = 50,
-                          .j_per_token = 3};
+                          .idle_power_w = 50,
+                          .joules_per_token = 3};
     tc_cost_result r;
     if (tc_cost_compute(&p, &m, &r) != TC_OK)
         return 0; /* refused inputs are fine: not crashing is the check */

@@ -50,13 +50,13 @@ double tc_compare_get_decode_p50(const tc_figures *f, int *valid)
 static double get_power(const tc_figures *f, int *valid)
 {
     *valid = f->cost_in.has_power;
-    return f->cost_in.busy_watts;
+    return f->cost_in.busy_power_w;
 }
 
 static double get_jpt(const tc_figures *f, int *valid)
 {
-    *valid = f->cost_in.j_per_token > 0;
-    return f->cost_in.j_per_token;
+    *valid = f->cost_in.joules_per_token > 0;
+    return f->cost_in.joules_per_token;
 }
 
 const tc_compare_row tc_compare_rows[] = {

@@ -72,9 +72,9 @@ static void electricity_term(const tc_cost_profile *p, const tc_cost_measured *m
                              tc_cost_result *r)
 {
     const tc_cost_input *busy =
-        add_power(r, "busy_watts", &p->busy_watts, m->has_power, m->busy_watts);
+        add_power(r, "busy_watts", &p->busy_power_w, m->has_power, m->busy_power_w);
     if (p->is_cloud) {
-        /* busy_watts is kept for the energy figures only. */
+        /* busy_power_w is kept for the energy figures only. */
         r->electricity.included = 1;
         r->electricity.available = 1;
         snprintf(r->electricity.why, sizeof r->electricity.why,
@@ -82,7 +82,7 @@ static void electricity_term(const tc_cost_profile *p, const tc_cost_measured *m
         return;
     }
     const tc_cost_input *idle =
-        add_power(r, "idle_watts", &p->idle_watts, m->has_idle, m->idle_watts);
+        add_power(r, "idle_watts", &p->idle_power_w, m->has_idle, m->idle_power_w);
     double kwh_price = add_field(r, "price_per_kwh", "currency/kWh", &p->price_per_kwh, 0)->value;
     double pue = add_field(r, "pue", "ratio", &p->pue, 1)->value;
     if (busy->source == TC_COST_UNAVAILABLE) {
@@ -126,8 +126,8 @@ static void energy_figures(const tc_cost_measured *m, tc_cost_result *r)
         return;
     r->has_energy = 1;
     r->energy_source = busy->source;
-    r->joules_per_token = busy->source == TC_COST_MEASURED && m->j_per_token > 0
-                              ? m->j_per_token
+    r->joules_per_token = busy->source == TC_COST_MEASURED && m->joules_per_token > 0
+                              ? m->joules_per_token
                               : busy->value / m->output_tokens_per_s;
     r->tokens_per_kwh = 3.6e6 / r->joules_per_token;
     r->tokens_per_s_per_watt = m->output_tokens_per_s / busy->value;

@@ -33,10 +33,10 @@
 typedef struct tc_cost_measured {
     double output_tokens_per_s; /* > 0 */
     int has_power;
-    double busy_watts; /* mean power over the measured window */
+    double busy_power_w; /* mean power over the measured window */
     int has_idle;
-    double idle_watts;  /* the idle baseline before the first request */
-    double j_per_token; /* measured device energy / output tokens; 0 = unknown */
+    double idle_power_w;     /* the idle baseline before the first request */
+    double joules_per_token; /* measured device energy / output tokens; 0 = unknown */
 } tc_cost_measured;
 
 typedef enum tc_cost_source {

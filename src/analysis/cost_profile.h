@@ -31,7 +31,7 @@ typedef struct tc_cost_profile {
     /* [cloud]: currency units per hour of one device. */
     tc_cost_field cloud_price_per_hour;
     /* [power]: currency per kWh; ratio >= 1 (default 1); watts. */
-    tc_cost_field price_per_kwh, pue, idle_watts, busy_watts;
+    tc_cost_field price_per_kwh, pue, idle_power_w, busy_power_w;
     /* [operations]: hours per month and currency per hour; one-time days
      * and currency per day, amortised over amortize_months. */
     tc_cost_field ops_hours_per_month, hourly_rate, adaptation_days, day_rate;
@@ -46,11 +46,12 @@ typedef struct tc_cost_profile {
  * or duplicate key, [hardware] with [cloud], missing keys; `err` says
  * "NAME:LINE: [section] key: ..." with the expected unit), TC_ERR_INVALID
  * (NULL arguments) or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len, tc_cost_profile *out,
-                             char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_cost_profile_parse(const char *name, const char *text, size_t len,
+                                           tc_cost_profile *out, char *err, size_t errlen);
 
 /* Reads the file at `path` and parses it as above, naming it by its path.
  * TC_ERR_IO when it cannot be read. */
-TC_MUST_CHECK tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err,
+                                          size_t errlen);
 
 #endif

@@ -144,14 +144,14 @@ void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, in
     }
 }
 
-double tc_energy_j_per_token(const tc_energy_summary *e, int64_t output_tokens)
+double tc_energy_joules_per_token(const tc_energy_summary *e, int64_t output_tokens)
 {
     if (e->method == TC_ENERGY_NONE || output_tokens <= 0)
         return 0;
     return e->energy_j / (double)output_tokens;
 }
 
-double tc_energy_tokens_per_j(const tc_energy_summary *e, int64_t output_tokens)
+double tc_energy_tokens_per_joule(const tc_energy_summary *e, int64_t output_tokens)
 {
     if (e->method == TC_ENERGY_NONE || e->energy_j <= 0)
         return 0;

@@ -47,7 +47,7 @@ void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, in
                          tc_energy_summary *out);
 
 /* Joules per output token and tokens per joule; 0 when undefined. */
-double tc_energy_j_per_token(const tc_energy_summary *e, int64_t output_tokens);
-double tc_energy_tokens_per_j(const tc_energy_summary *e, int64_t output_tokens);
+double tc_energy_joules_per_token(const tc_energy_summary *e, int64_t output_tokens);
+double tc_energy_tokens_per_joule(const tc_energy_summary *e, int64_t output_tokens);
 
 #endif

@@ -13,10 +13,10 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
     for (int i = 0; i < e->n; i++) {
         out->has_power = out->has_power && e->dev[i].load.has_power;
         out->has_idle = out->has_idle && e->dev[i].has_idle;
-        out->busy_watts += e->dev[i].load.avg_power_w;
-        out->idle_watts += e->dev[i].idle_power_w;
+        out->busy_power_w += e->dev[i].load.avg_power_w;
+        out->idle_power_w += e->dev[i].idle_power_w;
     }
-    out->j_per_token = e->has_total ? e->j_per_token : 0;
+    out->joules_per_token = e->has_total ? e->joules_per_token : 0;
 }
 
 tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
@@ -138,15 +138,15 @@ void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured
         const tc_cost_measured *r = &f[i].cost_in;
         out->has_power = out->has_power && r->has_power;
         out->has_idle = out->has_idle && r->has_idle;
-        out->busy_watts += r->busy_watts / (double)n;
-        out->idle_watts += r->idle_watts / (double)n;
-        out->j_per_token += r->j_per_token / (double)n;
-        with_j += r->j_per_token > 0;
+        out->busy_power_w += r->busy_power_w / (double)n;
+        out->idle_power_w += r->idle_power_w / (double)n;
+        out->joules_per_token += r->joules_per_token / (double)n;
+        with_j += r->joules_per_token > 0;
         if (v)
             v[i] = r->output_tokens_per_s;
     }
     if (with_j != n)
-        out->j_per_token = 0;
+        out->joules_per_token = 0;
     tc_group_stat_compute(v, v ? n : 0, tps);
     out->output_tokens_per_s = tps->mean;
     free(v);

@@ -79,8 +79,8 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
         if (have_window)
             tc_energy_summarise(buf, k, from, to, &e->load);
         idle_power(buf, k, first_send, e);
-        e->j_per_token = tc_energy_j_per_token(&e->load, output_tokens);
-        e->tokens_per_j = tc_energy_tokens_per_j(&e->load, output_tokens);
+        e->joules_per_token = tc_energy_joules_per_token(&e->load, output_tokens);
+        e->tokens_per_joule = tc_energy_tokens_per_joule(&e->load, output_tokens);
         if (e->load.method != TC_ENERGY_NONE) {
             out->n_with_energy++;
             out->total_j += e->load.energy_j;
@@ -88,8 +88,8 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
     }
     out->has_total = out->n_with_energy == n_devs;
     if (out->has_total && output_tokens > 0) {
-        out->j_per_token = out->total_j / (double)output_tokens;
-        out->tokens_per_j = out->total_j > 0 ? (double)output_tokens / out->total_j : 0;
+        out->joules_per_token = out->total_j / (double)output_tokens;
+        out->tokens_per_joule = out->total_j > 0 ? (double)output_tokens / out->total_j : 0;
     }
     free(buf);
     return TC_OK;

@@ -16,7 +16,7 @@ typedef struct tc_run_energy_dev {
     tc_energy_summary load; /* over the measured window */
     int has_idle;
     double idle_power_w;
-    double j_per_token, tokens_per_j; /* 0 when the energy is not available */
+    double joules_per_token, tokens_per_joule; /* 0 when the energy is not available */
 } tc_run_energy_dev;
 
 typedef struct tc_run_energy {
@@ -24,7 +24,7 @@ typedef struct tc_run_energy {
     tc_run_energy_dev *dev;
     int has_total; /* every device's energy is known: a total of some is no total */
     int n_with_energy;
-    double total_j, j_per_token, tokens_per_j;
+    double total_j, joules_per_token, tokens_per_joule;
     int64_t output_tokens;
 } tc_run_energy;
 

@@ -25,8 +25,8 @@ static void device_lines(FILE *out, const tc_run_energy_dev *d)
             na(b, sizeof b, l->has_power, "%.1f", l->avg_power_w),
             na(c, sizeof c, l->has_power, "%.1f", l->peak_power_w),
             na(e, sizeof e, d->has_idle, "%.1f", d->idle_power_w),
-            na(f, sizeof f, ok && d->j_per_token > 0, "%.4g", d->j_per_token),
-            na(g, sizeof g, ok && d->tokens_per_j > 0, "%.4g", d->tokens_per_j));
+            na(f, sizeof f, ok && d->joules_per_token > 0, "%.4g", d->joules_per_token),
+            na(g, sizeof g, ok && d->tokens_per_joule > 0, "%.4g", d->tokens_per_joule));
     fprintf(out, "              memory peak %s GiB, utilisation mean %s %%, temperature max %s C\n",
             na(h, sizeof h, l->has_mem, "%.2f", (double)l->peak_mem_bytes / 1073741824.0),
             na(i, sizeof i, l->has_util, "%.0f", l->mean_util_pct),
@@ -44,7 +44,7 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
         device_lines(out, &e->dev[d]);
     if (e->has_total && e->n > 1)
         fprintf(out, "              total of all %d devices %.2f J; %.4g J/token, %.4g tokens/J\n",
-                e->n, e->total_j, e->j_per_token, e->tokens_per_j);
+                e->n, e->total_j, e->joules_per_token, e->tokens_per_joule);
     else if (e->n > 1)
         fprintf(out, "              total n/a: only %d of %d devices measured energy\n",
                 e->n_with_energy, e->n);
@@ -75,8 +75,10 @@ static json_t *device_json(const tc_run_energy_dev *d)
     json_object_set_new(o, "avg_power_w", tc_json_num(l->has_power, l->avg_power_w));
     json_object_set_new(o, "peak_power_w", tc_json_num(l->has_power, l->peak_power_w));
     json_object_set_new(o, "idle_power_w", tc_json_num(d->has_idle, d->idle_power_w));
-    json_object_set_new(o, "j_per_token", tc_json_num(ok && d->j_per_token > 0, d->j_per_token));
-    json_object_set_new(o, "tokens_per_j", tc_json_num(ok && d->tokens_per_j > 0, d->tokens_per_j));
+    json_object_set_new(o, "j_per_token",
+                        tc_json_num(ok && d->joules_per_token > 0, d->joules_per_token));
+    json_object_set_new(o, "tokens_per_j",
+                        tc_json_num(ok && d->tokens_per_joule > 0, d->tokens_per_joule));
     json_object_set_new(o, "peak_mem_bytes",
                         l->has_mem ? json_integer(l->peak_mem_bytes) : json_null());
     json_object_set_new(o, "mean_util_pct", tc_json_num(l->has_util, l->mean_util_pct));
@@ -95,8 +97,8 @@ json_t *tc_report_energy_json(const tc_run_energy *e)
     json_t *total = json_pack(
         "{s:i, s:i, s:o, s:o, s:o}", "devices", e->n, "devices_with_energy", e->n_with_energy,
         "energy_j", tc_json_num(e->has_total, e->total_j), "j_per_token",
-        tc_json_num(e->has_total && e->j_per_token > 0, e->j_per_token), "tokens_per_j",
-        tc_json_num(e->has_total && e->tokens_per_j > 0, e->tokens_per_j));
+        tc_json_num(e->has_total && e->joules_per_token > 0, e->joules_per_token), "tokens_per_j",
+        tc_json_num(e->has_total && e->tokens_per_joule > 0, e->tokens_per_joule));
     return json_pack("{s:o, s:o}", "devices", devs, "total", total);
 }
 

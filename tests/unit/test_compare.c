@@ -345,14 +345,14 @@ static void group_spread_and_noise_flag(void **state)
     assert_true(g.cv == 0 && !g.noisy);
 }
 
-static tc_cost_profile owned(double price, double busy_watts)
+static tc_cost_profile owned(double price, double busy_power_w)
 {
     char text[512];
     snprintf(text, sizeof text,
              "[hardware]\nprice = %g\namortize_months = 36\n[power]\nprice_per_kwh = 0.3\n"
              "busy_watts = %g\nidle_watts = 50\n[operations]\nhours_per_month = 4\n"
              "hourly_rate = 50\n[workload]\nutilization = 0.5\n",
-             price, busy_watts);
+             price, busy_power_w);
     tc_cost_profile p;
     char err[512];
     if (tc_cost_profile_parse("t.ini", text, strlen(text), &p, err, sizeof err) != TC_OK)
@@ -380,7 +380,7 @@ static void cost_ratio_is_cost_b_over_cost_a(void **state)
     near(tc_compare_cost_ratio(100, 80, &c), r / 2, 1e-12);
     /* An unavailable cost (no power anywhere) is no number, not 0. */
     tc_cost_profile nopower = owned(3000, 400);
-    nopower.busy_watts.valid = 0;
+    nopower.busy_power_w.valid = 0;
     c.pb = &nopower;
     assert_true(isnan(tc_compare_cost_ratio(100, 40, &c)));
 }

@@ -130,10 +130,10 @@ static void sources_measured_profile_default(void **state)
                                  "[workload]\nutilization=0.25\n");
     tc_cost_measured m = {.output_tokens_per_s = 20,
                           .has_power = 1,
-                          .busy_watts = 300,
+                          .busy_power_w = 300,
                           .has_idle = 1,
-                          .idle_watts = 70,
-                          .j_per_token = 14.5};
+                          .idle_power_w = 70,
+                          .joules_per_token = 14.5};
     tc_cost_result r;
     assert_int_equal(tc_cost_compute(&p, &m, &r), TC_OK);
     const tc_cost_input *busy = tc_cost_input_get(&r, "busy_watts");
@@ -176,7 +176,7 @@ static void missing_power_is_absent_not_zero(void **state)
 
     /* busy known, idle unknown: needed below full utilisation only */
     m.has_power = 1;
-    m.busy_watts = 200;
+    m.busy_power_w = 200;
     assert_int_equal(tc_cost_compute(&p, &m, &r), TC_OK);
     assert_false(r.electricity.available);
     assert_non_null(strstr(r.electricity.why, "idle_watts"));

@@ -44,8 +44,8 @@ static void counter_delta_is_preferred(void **state)
     near(e.avg_power_w, 300.0);
     near(e.peak_power_w, 100.0);
     /* 1200 output tokens: 0.5 J/token, 2 tokens/J */
-    near(tc_energy_j_per_token(&e, 1200), 0.5);
-    near(tc_energy_tokens_per_j(&e, 1200), 2.0);
+    near(tc_energy_joules_per_token(&e, 1200), 0.5);
+    near(tc_energy_tokens_per_joule(&e, 1200), 2.0);
     assert_string_equal(tc_energy_method_name(e.method), "counter");
 }
 
@@ -74,7 +74,7 @@ static void power_is_integrated_without_a_counter(void **state)
     near(e.coverage, 0.5);
     near(e.avg_power_w, 300.0);
     near(e.energy_j, 600.0);
-    near(tc_energy_j_per_token(&e, 600), 1.0);
+    near(tc_energy_joules_per_token(&e, 600), 1.0);
 }
 
 static void window_bounds_and_missing_fields(void **state)
@@ -113,7 +113,7 @@ static void window_bounds_and_missing_fields(void **state)
     assert_int_equal(e.has_power, 0); /* not available, never 0 W */
     assert_int_equal(e.has_mem, 0);
     assert_int_equal(e.has_temp, 0);
-    near(tc_energy_j_per_token(&e, 100), 0);
+    near(tc_energy_joules_per_token(&e, 100), 0);
     assert_string_equal(tc_energy_method_name(e.method), "not available");
 }
 
