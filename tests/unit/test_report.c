@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -83,27 +85,6 @@ static void clear_all(tc_req_record *r, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tc_req_record_clear(&r[i]);
-}
-
-typedef struct capture {
-    char *text;
-    size_t len;
-    FILE *f;
-} capture;
-
-static FILE *cap_open(capture *c)
-{
-    memset(c, 0, sizeof *c);
-    c->f = open_memstream(&c->text, &c->len);
-    assert_non_null(c->f);
-    return c->f;
-}
-
-/* Closes the stream; the text stays in c->text for the caller to free. */
-static char *cap_close(capture *c)
-{
-    fclose(c->f);
-    return c->text;
 }
 
 static size_t count_char(const char *s, char ch)

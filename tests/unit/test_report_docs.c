@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "capture.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,26 +89,6 @@ static tc_roofline_result bound(const tc_figures *f, json_t *fp)
     assert_int_equal(tc_roofline_brief(&t, "Test GPU", fp, f->m.decode_tps.p50, &r), TC_OK);
     tc_roofline_table_free(&t);
     return r;
-}
-
-typedef struct capture {
-    char *text;
-    size_t len;
-    FILE *f;
-} capture;
-
-static FILE *cap_open(capture *c)
-{
-    memset(c, 0, sizeof *c);
-    c->f = open_memstream(&c->text, &c->len);
-    assert_non_null(c->f);
-    return c->f;
-}
-
-static char *cap_close(capture *c)
-{
-    fclose(c->f);
-    return c->text;
 }
 
 static void has(const char *text, const char *want)
