@@ -11,24 +11,20 @@
 void tc_ini_init(tc_ini *ini, const char *name, const char *text, size_t len, char *err,
                  size_t errlen)
 {
-    *ini = (tc_ini){.name = name,
-                    .text = text,
-                    .len = text ? len : 0,
-                    .at_line_start = 1,
-                    .err = err,
-                    .errlen = errlen};
+    *ini =
+        (tc_ini){.name = name, .text = text, .len = text ? len : 0, .err = err, .errlen = errlen};
 }
 
-/* fgets-like over the text. A line longer than inih's buffer comes in
- * several reads; only the first counts as a new line. */
+/* fgets-like over the text. inih reads a line into a fixed buffer and
+ * takes the rest of a longer one as a line of its own, so a long comment
+ * ending in "pue = 9" would set pue: the rest of a long comment line is
+ * dropped here, and any other line too long for the buffer is refused. */
 static char *read_line(char *str, int num, void *stream)
 {
     tc_ini *c = stream;
     if (c->failed || c->pos >= c->len || num < 2)
         return NULL;
-    int starts = c->at_line_start;
-    if (starts)
-        c->line++;
+    c->line++;
     int i = 0;
     while (i < num - 1 && c->pos < c->len) {
         char ch = c->text[c->pos++];
@@ -37,8 +33,19 @@ static char *read_line(char *str, int num, void *stream)
             break;
     }
     str[i] = '\0';
-    c->at_line_start = str[i - 1] == '\n';
-    if (starts && c->on_line)
+    if (str[i - 1] != '\n' && c->pos < c->len && c->text[c->pos] == '\n') {
+        c->pos++; /* it just fits: its newline ends it */
+    } else if (str[i - 1] != '\n' && c->pos < c->len) {
+        const char *first = str + strspn(str, " \t");
+        if (*first != ';' && *first != '#') {
+            tc_ini_fail(c, "the line is too long (at most %d bytes; a comment may be longer)",
+                        num - 2);
+            return NULL;
+        }
+        while (c->pos < c->len && c->text[c->pos++] != '\n') {
+        }
+    }
+    if (c->on_line)
         c->on_line(c->user, str);
     return str;
 }

@@ -17,9 +17,8 @@ typedef struct tc_ini {
     const char *name; /* the file, for messages */
     const char *text;
     size_t len, pos;
-    int line;          /* of the line being handled, from 1 */
-    int at_line_start; /* internal: the next read starts a line */
-    int failed;        /* an error is recorded in err */
+    int line;   /* of the line being handled, from 1 */
+    int failed; /* an error is recorded in err */
     char *err;
     size_t errlen;
     /* Called with each new line before inih sees it (may be NULL). */

@@ -402,6 +402,35 @@ static void ini_fails(const char *text, tc_ini_dialect dialect, int strict, cons
 
 #define MONEY "[money]\nprice = 1\ncount = 2\n"
 
+/* inih reads a line into a 200-byte buffer and took the rest of a longer
+ * one as a line of its own: a long comment ending in "count = 9" set count.
+ * A long comment is read whole and ignored; a longer setting is refused. */
+static void ini_long_lines_are_read_whole_or_refused(void **state)
+{
+    (void)state;
+    char text[1200], comment[400];
+    memset(comment, 'x', sizeof comment);
+    comment[0] = ';';
+    snprintf(comment + 300, sizeof comment - 300, "count = 9");
+    snprintf(text, sizeof text, "[money]\nprice = 1\n%s\ncount = 2\n%s\n", comment, comment);
+    demo d;
+    char err[512] = "";
+    assert_int_equal(demo_read(text, TC_INI_PARENS, 1, &d, err, sizeof err), TC_OK);
+    assert_true(d.count.valid && d.count.value == 2 && d.count.line == 4);
+    /* a line that just fits, then the next line keeps its number */
+    char fits[400];
+    snprintf(fits, sizeof fits, "[money]\n;%0197d\nprice = x\n", 0);
+    assert_int_equal(demo_read(fits, TC_INI_PARENS, 1, &d, err, sizeof err), TC_ERR_PARSE);
+    assert_non_null(strstr(err, "d.ini:3: [money] price"));
+    char label[400];
+    memset(label, 'y', sizeof label);
+    memcpy(label, "label = ", 8);
+    label[300] = '\0';
+    snprintf(text, sizeof text, "%s\n" MONEY, label);
+    ini_fails(text, TC_INI_PARENS, 0,
+              "d.ini:1: the line is too long (at most 198 bytes; a comment may be longer)");
+}
+
 static void ini_schema_says_what_and_where(void **state)
 {
     (void)state;
@@ -498,6 +527,7 @@ int main(void)
         cmocka_unit_test(csv_header_keys_find_columns),
         cmocka_unit_test(ini_schema_stores_every_kind),
         cmocka_unit_test(ini_schema_says_what_and_where),
+        cmocka_unit_test(ini_long_lines_are_read_whole_or_refused),
         cmocka_unit_test(ini_schema_runs_the_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
