@@ -65,9 +65,6 @@ const char *tc_cli_suggest(const char *word, const char *const *names, int n);
  * frees via *owned) and port. Returns 0 or -1 after printing the error. */
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
 
-/* Writes `text` to `path` atomically (temp file + rename). Returns 0 or -1
- * after printing the error. */
-int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text);
 
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes
  * argv[0] = the subcommand's name and returns an exit status. */

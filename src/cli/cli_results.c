@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/run_view.h"
+#include "core/tc_outfile.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include "report/report_energy.h"
@@ -325,18 +326,29 @@ int tc_cmd_export(int argc, char **argv)
     }
     j.f = stdout;
     j.set = &set;
-    if (!code && a.output && !(j.f = fopen(a.output, "w"))) {
-        tc_cli_error("export: -o %s: cannot write: %s", a.output, strerror(errno));
-        code = TC_EXIT_RUNTIME;
+    tc_outfile out = {0};
+    if (!code && a.output && tc_same_file(a.output, tc_store_path(j.st))) {
+        tc_cli_error("export: -o %s is the database the runs are read from; give another file",
+                     a.output);
+        code = TC_EXIT_USAGE;
+    }
+    if (!code && a.output) { /* a temporary file, renamed over the target when all is written */
+        if (tc_outfile_open(a.output, &out, j.err, sizeof j.err) == TC_OK)
+            j.f = out.f;
+        else {
+            tc_cli_error("export: -o %s", j.err);
+            code = TC_EXIT_RUNTIME;
+        }
+        errno = 0; /* a failed write says why */
     }
     if (!code)
         code = samples                       ? export_samples(&j)
                : j.what == TC_EXPORT_SUMMARY ? export_summary(&j)
                                              : export_rows(&j);
-    if (j.f && j.f != stdout && fclose(j.f) != 0 && !code) {
-        tc_cli_error("export: -o %s: write failed", a.output);
-        code = TC_EXIT_RUNTIME;
-    }
+    if (out.f && code)
+        tc_outfile_abort(&out);
+    else if (out.f)
+        code = export_said(tc_outfile_commit(&out, j.err, sizeof j.err), j.err);
     tc_runset_free(&set);
     tc_store_close(j.st);
     return code;

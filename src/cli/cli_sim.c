@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/tc_outfile.h"
 #include "cli_opts.h"
 #include "sim/sim_limits.h"
 #include "sim/sim_server.h"
@@ -170,7 +171,8 @@ int tc_cmd_sim(int argc, char **argv)
     }
     char port[16];
     snprintf(port, sizeof port, "%u\n", (unsigned)tc_sim_server_port(srv));
-    if (a.port_file && tc_cli_write_file_atomic("--port-file", a.port_file, port) < 0) {
+    if (a.port_file && tc_outfile_write(a.port_file, port, err, sizeof err) != TC_OK) {
+        tc_cli_error("--port-file %s", err);
         tc_sim_server_free(srv);
         free(a.host_owned);
         return TC_EXIT_RUNTIME;

@@ -169,26 +169,3 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
     *port = (uint16_t)p;
     return 0;
 }
-
-int tc_cli_write_file_atomic(const char *opt, const char *path, const char *text)
-{
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        tc_cli_error("out of memory");
-        return -1;
-    }
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0)
-        ok = 0;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0;
-    if (!ok) {
-        tc_cli_error("%s %s: cannot write: %s", opt, path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
-    return ok ? 0 : -1;
-}

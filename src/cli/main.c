@@ -1,5 +1,6 @@
 /* truecost: what an AI inference platform really costs. Dispatches to the
  * subcommand named first on the command line. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,6 +120,9 @@ int main(int argc, char **argv)
     const tc_cmd *cmd = find(name);
     if (!cmd)
         return unknown(name);
+    /* A file size limit (ulimit -f) makes a write fail with EFBIG, said and
+     * cleaned up, rather than killing truecost half way through a file. */
+    signal(SIGXFSZ, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int code = cmd->run(argc - 1, argv + 1);
     curl_global_cleanup();

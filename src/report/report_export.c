@@ -1,5 +1,6 @@
 #include "report_export.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -7,6 +8,15 @@
 #include "analysis/run_metrics.h"
 #include "core/tc_time.h"
 #include "report/report_json.h"
+
+/* A write to out failed: says what was being written and why (the caller
+ * puts its own "export:" in front). */
+static tc_err write_failed(char *err, size_t errlen, const char *what)
+{
+    int e = errno;
+    return tc_fail(err, errlen, TC_ERR_IO, "writing %s failed: %s", what,
+                   e ? strerror(e) : "unknown error");
+}
 
 static const char *const what_names[TC_EXPORT_WHAT_COUNT] = {"requests", "chunks", "summary"};
 static const char *const format_names[TC_EXPORT_FORMAT_COUNT] = {"csv", "json"};
@@ -352,7 +362,7 @@ tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *
     fputs("key,value\n", out);
     flatten(out, "", doc);
     if (fflush(out) == EOF || ferror(out))
-        return tc_fail(err, errlen, TC_ERR_IO, "export: writing the summary failed");
+        return write_failed(err, errlen, "the summary");
     return TC_OK;
 }
 
@@ -392,10 +402,9 @@ static tc_err export_rows(writer *w, tc_export_what what, const tc_run_info *run
     else
         export_chunks(w, recs, n, run->simulated);
     if (w->nomem)
-        return tc_fail(err, errlen, TC_ERR_NOMEM, "export: %s", tc_strerror(TC_ERR_NOMEM));
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "%s", tc_strerror(TC_ERR_NOMEM));
     if (fflush(w->out) == EOF || ferror(w->out))
-        return tc_fail(err, errlen, TC_ERR_IO, "export: writing %s failed",
-                       tc_report_export_what_name(what));
+        return write_failed(err, errlen, tc_report_export_what_name(what));
     return TC_OK;
 }
 
@@ -405,14 +414,14 @@ tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
 {
     if (!out || !run || (!recs && n > 0) || (unsigned)what >= TC_EXPORT_WHAT_COUNT ||
         (unsigned)fmt >= TC_EXPORT_FORMAT_COUNT)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "export: invalid argument");
+        return tc_fail(err, errlen, TC_ERR_INVALID, "invalid argument");
     if (what != TC_EXPORT_SUMMARY) {
         writer w = {.out = out, .fmt = fmt};
         return export_rows(&w, what, run, recs, n, err, errlen);
     }
     tc_err e = export_summary(out, fmt, run, recs, n, err, errlen);
     if (!e && (fflush(out) == EOF || ferror(out)))
-        e = tc_fail(err, errlen, TC_ERR_IO, "export: writing the summary failed");
+        e = write_failed(err, errlen, "the summary");
     return e;
 }
 
@@ -423,7 +432,7 @@ tc_err tc_report_export_part(FILE *out, tc_export_what what, tc_export_format fm
     if (!out || !run || !rows || (!recs && n > 0) ||
         (what != TC_EXPORT_REQUESTS && what != TC_EXPORT_CHUNKS) ||
         (unsigned)fmt >= TC_EXPORT_FORMAT_COUNT)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "export: invalid argument");
+        return tc_fail(err, errlen, TC_ERR_INVALID, "invalid argument");
     writer w = {.out = out,
                 .fmt = fmt,
                 .with_run_id = 1,

@@ -2,11 +2,12 @@
 // checked against the real binary: errors classified by what happened,
 // limits that users hit, what is printed from outside.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { bodyFor, post, runCli, startHttp, startSim, tempDir, within } from './helpers.mjs';
+import { BIN, bodyFor, post, REPO_ROOT, runCli, startHttp, startSim, tempDir, within } from './helpers.mjs';
 
 /** A minimal OpenAI-style server: /v1/models lists `models`; completion
  * number i (from 0) is answered by answer(i, res) (a complete SSE stream by
@@ -74,4 +75,38 @@ test('crash-after: the truth says complete only for replies the clients received
   for (const seq of complete) assert.ok(received.has(seq), `request ${seq} is complete in the truth but its client did not get it whole`);
   assert.ok(complete.length >= 10, `${complete.length} complete`);
   for (const o of lines) assert.ok(['complete', 'crashed'].includes(o.outcome), o.outcome);
+});
+
+test('export -o: never the database, never half a file, and a failed write says why', async (t) => {
+  const { dir } = scoped(t);
+  const db = path.join(dir, 'runs.db');
+  copyFileSync(path.join(REPO_ROOT, 'tests', 'golden', 'runs.db'), db);
+  const size = statSync(db).size;
+  const self = await runCli(['export', '2', '--db', db, '-o', db]);
+  assert.equal(self.code, 1, self.stderr);
+  assert.match(self.stderr, /-o .* is the database/);
+  assert.equal(statSync(db).size, size, 'the database is untouched');
+  assert.equal((await runCli(['runs', '--db', db])).code, 0);
+
+  // A file size limit stops the write half way: the old file stays whole
+  // and no temporary file is left behind.
+  const out = path.join(dir, 'out.csv');
+  writeFileSync(out, 'old\n');
+  const limited = await new Promise((resolve) => {
+    execFile('bash', ['-c', `ulimit -f 1; exec "${BIN}" export 1 --what chunks --db "${db}" -o "${out}"`], (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stderr }),
+    );
+  });
+  assert.equal(limited.code, 2, limited.stderr);
+  assert.match(limited.stderr, /^truecost: export: writing chunks failed: File too large$/m);
+  assert.equal(readFileSync(out, 'utf8'), 'old\n');
+  assert.deepEqual(readdirSync(dir).sort(), ['out.csv', 'runs.db']);
+
+  const full = await runCli(['export', '2', '--db', db, '-o', '/dev/full']);
+  assert.equal(full.code, 2);
+  assert.equal(full.stderr, 'truecost: export: writing requests failed: No space left on device\n');
+
+  const whole = await runCli(['export', '2', '--db', db, '-o', out]);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.match(readFileSync(out, 'utf8'), /^run_id|^seq/);
 });

@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #include "core/tc_buf.h"
@@ -15,6 +17,7 @@
 #include "core/tc_error.h"
 #include "core/tc_file.h"
 #include "core/tc_ini.h"
+#include "core/tc_outfile.h"
 #include "core/tc_number.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
@@ -124,6 +127,42 @@ static void plain_numbers_are_strict(void **state)
             fail_msg("'%s' was taken as a number", bad[i]);
         assert_true(v == 42); /* unchanged */
     }
+}
+
+/* An output file is replaced whole or not at all. */
+static void outfiles_replace_whole_or_not_at_all(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/truecost-outfile-XXXXXX", path[128], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    assert_int_equal(tc_outfile_write(path, "old\n", err, sizeof err), TC_OK);
+    tc_outfile o;
+    assert_int_equal(tc_outfile_open(path, &o, err, sizeof err), TC_OK);
+    fputs("half", o.f);
+    tc_outfile_abort(&o); /* an error half way: the old text stays */
+    char *text;
+    size_t len;
+    assert_int_equal(tc_read_file(path, 100, "a test file", &text, &len, err, sizeof err), TC_OK);
+    assert_string_equal(text, "old\n");
+    free(text);
+    assert_int_equal(tc_outfile_open(path, &o, err, sizeof err), TC_OK);
+    fputs("new\n", o.f);
+    assert_int_equal(tc_outfile_commit(&o, err, sizeof err), TC_OK);
+    assert_int_equal(tc_read_file(path, 100, "a test file", &text, &len, err, sizeof err), TC_OK);
+    assert_string_equal(text, "new\n");
+    free(text);
+    struct stat st;
+    mode_t mask = umask(022);
+    umask(mask);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0666 & ~mask); /* not mkstemp's 0600 */
+    assert_true(tc_same_file(path, path));
+    assert_false(tc_same_file(path, dir));
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0); /* nothing temporary was left */
+    assert_int_equal(tc_outfile_open("/nonexistent/dir/x", &o, err, sizeof err), TC_ERR_IO);
+    assert_non_null(strstr(err, "/nonexistent/dir/x: cannot write: No such file"));
 }
 
 static void whole_files_are_read_with_a_limit(void **state)
@@ -521,6 +560,7 @@ int main(void)
         cmocka_unit_test(rng_is_reproducible_and_uniform),
         cmocka_unit_test(plain_numbers_are_strict),
         cmocka_unit_test(whole_files_are_read_with_a_limit),
+        cmocka_unit_test(outfiles_replace_whole_or_not_at_all),
         cmocka_unit_test(csv_reads_quotes_crlf_comments_and_lines),
         cmocka_unit_test(csv_errors_name_their_line),
         cmocka_unit_test(csv_reader_keeps_lines_and_limits),
