@@ -112,10 +112,28 @@ static json_t *json_of(const reply *r)
     return json_loadb(r->body.data, r->body.len, 0, NULL);
 }
 
+/* Hosted APIs list hundreds of models: no cap but memory. A name that
+ * cannot be kept is left out (the pick then says it is not there). */
 static void add_model(tc_probe *p, const char *name)
 {
-    if (name && *name && p->n_models < TC_PROBE_MAX_MODELS)
-        snprintf(p->models[p->n_models++], sizeof p->models[0], "%s", name);
+    if (!name || !*name || p->n_models == INT32_MAX)
+        return;
+    char **grown = realloc(p->models, ((size_t)p->n_models + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    p->models = grown;
+    if ((p->models[p->n_models] = strdup(name)) != NULL)
+        p->n_models++;
+}
+
+void tc_probe_free(tc_probe *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->n_models; i++)
+        free(p->models[i]);
+    free(p->models);
+    memset(p, 0, sizeof *p);
 }
 
 /* Models from /api/tags (Ollama) or /v1/models (OpenAI-style). */
@@ -262,14 +280,21 @@ tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t errlen)
                    "one, or give its URL: truecost run http://HOST:PORT");
 }
 
+#define LISTED_MODELS 10
+
+/* The first few models, and how many more there are. */
 static void list_models(const tc_probe *p, char *err, size_t errlen, size_t used)
 {
-    for (int i = 0; i < p->n_models && used < errlen; i++) {
+    int shown = p->n_models < LISTED_MODELS ? p->n_models : LISTED_MODELS;
+    for (int i = 0; i < shown && used < errlen; i++) {
         int n = snprintf(err + used, errlen - used, "%s%s", i ? ", " : "", p->models[i]);
         if (n < 0)
             return;
         used += (size_t)n;
     }
+    if (shown < p->n_models && used < errlen)
+        snprintf(err + used, errlen - used, ", ... and %d more (%d in all)", p->n_models - shown,
+                 p->n_models);
 }
 
 tc_err tc_probe_pick_model(const tc_probe *p, const char *wanted, char *out, size_t outlen,

@@ -16,8 +16,6 @@ typedef enum tc_server_kind {
     TC_SERVER_OPENAI    /* vLLM, SGLang, TGI, hosted: openai, openai-chat */
 } tc_server_kind;
 
-#define TC_PROBE_MAX_MODELS 64
-
 /* The APIs a server answered for, as bits (1 << tc_api of the family). */
 #define TC_PROBE_OLLAMA 1u   /* GET /api/version answered */
 #define TC_PROBE_LLAMACPP 2u /* GET /health and /props answered */
@@ -28,9 +26,12 @@ typedef struct tc_probe {
     unsigned speaks;         /* TC_PROBE_* bits */
     int simulated;           /* answered with x-truecost-simulated: 1 */
     char server_version[64]; /* "" when the server does not say */
-    char models[TC_PROBE_MAX_MODELS][256];
+    char **models;           /* every model the server lists, as it spells them; owned */
     int n_models;
 } tc_probe;
+
+/* Frees the model list and zeroes *p; accepts NULL. */
+void tc_probe_free(tc_probe *p);
 
 /* "Ollama", "llama.cpp server", "OpenAI-compatible server". */
 const char *tc_server_kind_name(tc_server_kind kind);
@@ -50,7 +51,8 @@ TC_MUST_CHECK tc_err tc_probe_find_local(tc_endpoint *out, char *err, size_t err
  * /props (llama.cpp), GET /v1/models (OpenAI-style), in that order.
  * TC_ERR_NET: nothing answers (err says what to check); TC_ERR_NOTFOUND:
  * it answers HTTP but is not an inference server. `api_key` (may be NULL)
- * is sent as a Bearer token and never kept. */
+ * is sent as a Bearer token and never kept. Free *out with tc_probe_free
+ * (also after an error). */
 TC_MUST_CHECK tc_err tc_probe_server(const tc_endpoint *ep, const char *api_key, double timeout_s,
                                      tc_probe *out, char *err, size_t errlen);
 

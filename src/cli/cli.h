@@ -65,7 +65,6 @@ const char *tc_cli_suggest(const char *word, const char *const *names, int n);
  * frees via *owned) and port. Returns 0 or -1 after printing the error. */
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
 
-
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes
  * argv[0] = the subcommand's name and returns an exit status. */
 int tc_cmd_run(int argc, char **argv);

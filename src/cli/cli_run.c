@@ -325,7 +325,7 @@ static int print_group(const run_plan *p)
 int tc_cmd_run(int argc, char **argv)
 {
     run_args a;
-    if (tc_run_parse_args(argc, argv, &a) < 0)
+    if (tc_cli_run_parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("run");
     if (a.help) {
         tc_cli_help("run", stdout);
@@ -355,5 +355,6 @@ int tc_cmd_run(int argc, char **argv)
     }
     tc_store_close(p.store);
     tc_prompts_free(&p.prompts);
+    tc_probe_free(&p.probe);
     return code;
 }

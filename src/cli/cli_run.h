@@ -16,6 +16,6 @@ typedef struct run_args {
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints
  * the error and returns -1 on a usage error; else 0. */
-int tc_run_parse_args(int argc, char **argv, run_args *a);
+int tc_cli_run_parse_args(int argc, char **argv, run_args *a);
 
 #endif

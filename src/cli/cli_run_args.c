@@ -33,7 +33,7 @@ static int check_api(const char *name)
     return -1;
 }
 
-int tc_run_parse_args(int argc, char **argv, run_args *a)
+int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){.requests = 20,
                     .warmup = 1,

@@ -98,11 +98,12 @@ void tc_doctor_check_server(tc_doctor_ctx *c)
         return;
     }
     const char *const *urls = c->cfg->server_urls ? c->cfg->server_urls : local;
-    tc_probe *p = malloc(sizeof *p);
+    tc_probe p = {0};
     int answered = 0;
-    for (int i = 0; p && urls[i]; i++)
-        answered += probe_one(c, urls[i], p, k, m);
-    free(p);
+    for (int i = 0; urls[i]; i++) {
+        answered += probe_one(c, urls[i], &p, k, m);
+        tc_probe_free(&p);
+    }
     if (m && m->status == TC_DOCTOR_WARN)
         tc_doctor_fix(m, "pull or load a model (ollama pull MODEL; vllm serve MODEL)");
     if (answered)

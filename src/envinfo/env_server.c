@@ -194,7 +194,7 @@ tc_err tc_env_server(const tc_env_config *cfg, json_t **out, char *err, size_t e
         goto none; /* nothing asked for, or nothing local answers */
     if (rc != TC_OK)
         return rc;
-    p = malloc(sizeof *p); /* 16 KiB of model names: not on the stack */
+    p = calloc(1, sizeof *p);
     if (!p)
         return TC_ERR_NOMEM;
     rc = tc_probe_server(&ep, cfg->api_key, cfg->timeout_s, p, err, errlen);
@@ -202,6 +202,7 @@ tc_err tc_env_server(const tc_env_config *cfg, json_t **out, char *err, size_t e
         rc = describe(&ep, cfg, p, out, err, errlen);
     else if (!cfg->url)
         rc = TC_OK; /* a local port that answers but is no inference server */
+    tc_probe_free(p);
     free(p);
     if (rc != TC_OK || *out)
         return rc;

@@ -110,3 +110,18 @@ test('export -o: never the database, never half a file, and a failed write says 
   assert.equal(whole.code, 0, whole.stderr);
   assert.match(readFileSync(out, 'utf8'), /^run_id|^seq/);
 });
+
+test('a server listing 100 models: any of them can be measured, and the list is shortened', async (t) => {
+  const { db } = scoped(t);
+  const models = Array.from({ length: 100 }, (_, i) => `m${i}`);
+  const srv = await startHttp(openaiServer({ models }), { t });
+  const ok = await runCli(['run', srv.url, '--api', 'openai', '--model', 'm89', '-n', '1', '--no-progress', '--json', '--db', db]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(JSON.parse(ok.stdout).run.model, 'm89');
+  const which = await runCli(['run', srv.url, '--api', 'openai', '-n', '1', '--no-progress', '--db', db]);
+  assert.equal(which.code, 1);
+  assert.match(which.stderr, /the server has 100 models; choose one with --model: m0, m1, .*, m9, \.\.\. and 90 more \(100 in all\)/);
+  const none = await runCli(['run', srv.url, '--api', 'openai', '--model', 'nope', '-n', '1', '--no-progress', '--db', db]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no model 'nope'; available: m0, .*\.\.\. and 90 more/);
+});

@@ -71,7 +71,7 @@ static void parses_listen_addresses(void **state)
     assert_int_equal(tc_cli_listen("localhost:http", &owned, &host, &port), -1);
 }
 
-/* Runs tc_run_parse_args on "run ARGS..." with stderr caught into err;
+/* Runs tc_cli_run_parse_args on "run ARGS..." with stderr caught into err;
  * returns what it returned. */
 static int parse_run(const char *const *args, int n, run_args *a, char *err, size_t errlen)
 {
@@ -86,7 +86,7 @@ static int parse_run(const char *const *args, int n, run_args *a, char *err, siz
     int saved = dup(STDERR_FILENO);
     assert_true(saved >= 0);
     assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
-    int rc = tc_run_parse_args(n + 1, argv, a);
+    int rc = tc_cli_run_parse_args(n + 1, argv, a);
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
