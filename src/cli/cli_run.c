@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench/bench_probe.h"
+#include "core/tc_text.h"
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_run.h"
@@ -171,13 +172,15 @@ static void on_started(void *ctx, const tc_run_info *run, int rep)
 {
     const run_plan *p = ctx;
     const char *sim = p->probe.simulated ? " (SIMULATED)" : "";
+    char safe[4 * sizeof p->model];
+    const char *model = tc_text_term(p->model, safe, sizeof safe);
     if (!p->a->json && p->a->repeat > 1)
         fprintf(stderr, "truecost: run %lld (%d of %lld in group '%s'): %s %s at %s%s\n",
-                (long long)run->id, rep + 1, p->a->repeat, p->group, tc_api_name(p->api), p->model,
+                (long long)run->id, rep + 1, p->a->repeat, p->group, tc_api_name(p->api), model,
                 p->ep.stored, sim);
     else if (!p->a->json)
         fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)run->id,
-                tc_api_name(p->api), p->model, p->ep.stored, sim);
+                tc_api_name(p->api), model, p->ep.stored, sim);
 }
 
 static void on_progress(void *ctx, const tc_runner_progress *q)

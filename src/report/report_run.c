@@ -6,6 +6,7 @@
 #include "report_json.h"
 #include "report_roofline.h"
 #include "report_table.h"
+#include "core/tc_text.h"
 
 json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roofline_result *roof)
 {
@@ -22,13 +23,20 @@ json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roo
     return doc;
 }
 
-/* A string member of o (of o's member a when b is given), or "n/a". */
+/* A string member of o (of o's member a when b is given), or "n/a", made
+ * safe for a terminal (it came from the host and the server). One of four
+ * buffers in turn: a line shows at most four. */
 static const char *str_at(json_t *o, const char *a, const char *b)
 {
+    static char bufs[4][1024];
+    static int next;
     json_t *v = json_object_get(o, a);
     if (b)
         v = json_object_get(v, b);
-    return json_is_string(v) ? json_string_value(v) : "n/a";
+    if (!json_is_string(v))
+        return "n/a";
+    char *buf = bufs[next++ % 4];
+    return tc_text_term(json_string_value(v), buf, sizeof bufs[0]);
 }
 
 /* One or two lines of the environment under the summary table. */

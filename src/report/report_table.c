@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/tc_text.h"
 #include "core/tc_time.h"
 
 #define NA "n/a"
@@ -41,11 +42,15 @@ static const char *date_text(int64_t wall_ns, char *buf, size_t len)
 
 static void title(FILE *out, const tc_run_info *run, int simulated)
 {
+    char label[4 * sizeof run->label], model[4 * sizeof run->model];
+    char ep[4 * sizeof run->endpoint];
     fprintf(out, "truecost run %lld", (long long)run->id);
     if (run->label[0])
-        fprintf(out, " \"%s\"", run->label);
-    fprintf(out, " \xe2\x80\x94 %s at %s (%s)", run->model[0] ? run->model : "?",
-            run->endpoint[0] ? run->endpoint : "?", tc_api_name(run->api));
+        fprintf(out, " \"%s\"", tc_text_term(run->label, label, sizeof label));
+    fprintf(out, " \xe2\x80\x94 %s at %s (%s)",
+            run->model[0] ? tc_text_term(run->model, model, sizeof model) : "?",
+            run->endpoint[0] ? tc_text_term(run->endpoint, ep, sizeof ep) : "?",
+            tc_api_name(run->api));
     if (simulated)
         fprintf(out, " \xe2\x80\x94 SIMULATED");
     fputc('\n', out);
@@ -53,10 +58,12 @@ static void title(FILE *out, const tc_run_info *run, int simulated)
 
 static void run_line(FILE *out, const tc_run_info *run)
 {
-    char date[40];
+    char date[40], version[4 * sizeof run->server_version];
     fprintf(out, "status %s, started %s, concurrency %d, server version %s\n",
             tc_run_status_name(run->status), date_text(run->created_wall_ns, date, sizeof date),
-            run->concurrency, run->server_version[0] ? run->server_version : "unknown");
+            run->concurrency,
+            run->server_version[0] ? tc_text_term(run->server_version, version, sizeof version)
+                                   : "unknown");
 }
 
 static void requests_lines(FILE *out, const tc_run_metrics *m)
@@ -225,6 +232,10 @@ static const char *strip_scheme(const char *url)
 static void runs_row(FILE *out, const tc_run_info *r, const tc_run_metrics *m)
 {
     char id[24], date[40], label[32], model[32], ep[40], reqs[48], tps[16], ttft[16];
+    char safe[3][4 * 512];
+    tc_text_term(r->label[0] ? r->label : "-", safe[0], sizeof safe[0]);
+    tc_text_term(r->model, safe[1], sizeof safe[1]);
+    tc_text_term(strip_scheme(r->endpoint), safe[2], sizeof safe[2]);
     snprintf(id, sizeof id, "%lld", (long long)r->id);
     if (m)
         snprintf(reqs, sizeof reqs, "%lld/%lld", (long long)m->requests.completed,
@@ -232,9 +243,8 @@ static void runs_row(FILE *out, const tc_run_info *r, const tc_run_metrics *m)
     else
         snprintf(reqs, sizeof reqs, NA);
     fprintf(out, RUNS_FMT, id, short_date(r->created_wall_ns, date, sizeof date),
-            clip(r->label[0] ? r->label : "-", 12, label, sizeof label),
-            clip(r->model, 14, model, sizeof model),
-            clip(strip_scheme(r->endpoint), 20, ep, sizeof ep), tc_run_status_name(r->status), reqs,
+            clip(safe[0], 12, label, sizeof label), clip(safe[1], 14, model, sizeof model),
+            clip(safe[2], 20, ep, sizeof ep), tc_run_status_name(r->status), reqs,
             tc_report_fmt(tps, sizeof tps, m && m->has_duration, m ? m->output_tokens_per_s : 0),
             tc_report_fmt(ttft, sizeof ttft, m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0));
     /* Simulated numbers are labelled wherever they are shown. */

@@ -12,9 +12,14 @@ import { BIN, bodyFor, post, REPO_ROOT, runCli, startHttp, startSim, tempDir, wi
 /** A minimal OpenAI-style server: /v1/models lists `models`; completion
  * number i (from 0) is answered by answer(i, res) (a complete SSE stream by
  * default). */
-function openaiServer({ models = ['m'], answer } = {}) {
+function openaiServer({ models = ['m'], answer, version } = {}) {
   let n = 0;
   return (req, res) => {
+    if (req.method === 'GET' && req.url === '/version' && version !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ version }));
+      return;
+    }
     if (req.method === 'GET' && req.url === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model' })) }));
@@ -124,4 +129,24 @@ test('a server listing 100 models: any of them can be measured, and the list is 
   const none = await runCli(['run', srv.url, '--api', 'openai', '--model', 'nope', '-n', '1', '--no-progress', '--db', db]);
   assert.equal(none.code, 1);
   assert.match(none.stderr, /no model 'nope'; available: m0, .*\.\.\. and 90 more/);
+});
+
+test('text output escapes what a server sends: no terminal escapes, forged lines or bidi overrides', async (t) => {
+  const { db } = scoped(t);
+  const evil = 'v1\u001b[2J\u001b]0;owned\u0007\nFAKE LINE\u202egnp.exe';
+  const srv = await startHttp(openaiServer({ models: [`m\u001b[31mred\u202e`], version: evil }), { t });
+  const run = await runCli(['run', srv.url, '--api', 'openai', '-n', '1', '--no-progress', '--db', db]);
+  assert.equal(run.code, 0, run.stderr);
+  const show = await runCli(['show', '1', '--db', db]);
+  const runs = await runCli(['runs', '--db', db]);
+  for (const [what, text] of [['run', run.stdout + run.stderr], ['show', show.stdout], ['runs', runs.stdout]]) {
+    assert.ok(!text.includes('\u001b[2J') && !text.includes('\u001b[31m') && !text.includes('\u001b]0'), `${what} printed an escape sequence`);
+    assert.ok(!text.includes('\u202e') && !text.includes('\u0007'), `${what} printed a control character`);
+    assert.ok(!/^FAKE LINE/m.test(text), `${what} let the server forge a line`);
+  }
+  assert.match(show.stdout, /server version v1\\x1b\[2J\\x1b\]0;owned\\x07\\x0aFAKE LINE\\u202egnp\.exe/);
+  assert.match(run.stderr, /m\\x1b\[31mred\\u202e/);
+  // JSON keeps the text as it was, escaped by JSON itself.
+  const doc = JSON.parse((await runCli(['show', '1', '--db', db, '--json'])).stdout);
+  assert.equal(doc.run.server_version, evil.slice(0, 63));
 });
