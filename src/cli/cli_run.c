@@ -164,8 +164,9 @@ typedef struct run_plan {
     tc_prompts prompts;
     char group[128];
     tc_store *store;
-    int progress; /* a progress line on stderr */
-    int code;     /* the worst exit status so far */
+    int progress;        /* a progress line on stderr */
+    int code;            /* the worst exit status so far */
+    int64_t runs_stored; /* by this process */
 } run_plan;
 
 static void on_started(void *ctx, const tc_run_info *run, int rep)
@@ -308,9 +309,11 @@ static int measure_all(run_plan *p)
     /* From here a Ctrl-C stops the run and keeps it; before, it just exits. */
     install_signals();
     tc_err rc = tc_measure_run(&cfg, p->store, &cb, &res, err, sizeof err);
+    p->runs_stored = res.runs;
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
         tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
+        /* the group's name taken meanwhile is the --label's fault, as before the run */
+        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     return res.interrupted ? signal_exit() : p->code;
 }
@@ -350,7 +353,7 @@ int tc_cmd_run(int argc, char **argv)
         code = check_group(&a, p.store, p.group, sizeof p.group);
     if (!code) {
         code = measure_all(&p);
-        if (a.repeat > 1) {
+        if (a.repeat > 1 && p.runs_stored) {
             int g = print_group(&p);
             if (!code)
                 code = g;

@@ -160,7 +160,11 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
         free(environment);
         return 1;
     }
-    o->rc = tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
+    /* A group's runs are counted and stored in one transaction: two runs
+     * given the same --label at once cannot merge into one group. */
+    o->rc = o->info.group[0]
+                ? tc_store_run_begin_group(c->store, &o->info, (size_t)rep, o->err, sizeof o->err)
+                : tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
     if (o->rc != TC_OK) {
         free(environment);
         o->stage = TC_MEASURE_BEGIN;

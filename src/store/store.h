@@ -89,6 +89,14 @@ TC_MUST_CHECK tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *er
 TC_MUST_CHECK tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs,
                                            size_t n, char *err, size_t errlen);
 
+/* tc_store_run_begin for a run of group info->group that has runs_before
+ * runs already (0 for its first): the count is checked and the run stored
+ * in one write transaction, so two processes given the same --label at
+ * once cannot both start it. TC_ERR_INVALID (and nothing stored) when the
+ * group holds another number of runs. */
+TC_MUST_CHECK tc_err tc_store_run_begin_group(tc_store *s, tc_run_info *info, size_t runs_before,
+                                              char *err, size_t errlen);
+
 /* Ends a running run with status "complete", "failed" or "interrupted"
  * and records when. TC_ERR_NOTFOUND for an unknown run, TC_ERR_INVALID
  * for another status or a run that has already ended. */

@@ -73,6 +73,32 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     return TC_OK;
 }
 
+tc_err tc_store_run_begin_group(tc_store *s, tc_run_info *info, size_t runs_before, char *err,
+                                size_t errlen)
+{
+    if (!info->group[0])
+        return tc_fail(err, errlen, TC_ERR_INVALID, "run: no group to start");
+    tc_err e = tc_store_begin(s, err, errlen); /* IMMEDIATE: no other writer until the end */
+    if (e != TC_OK)
+        return e;
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    e = tc_store_find_group(s, info->group, &runs, &n, err, errlen);
+    free(runs);
+    if (e == TC_OK && n != runs_before)
+        e = tc_fail(err, errlen, TC_ERR_INVALID,
+                    "group '%s' already has %zu run(s) (another run with this --label has "
+                    "started meanwhile?); choose another --label",
+                    info->group, n);
+    if (e == TC_OK)
+        e = tc_store_run_begin(s, info, err, errlen);
+    if (e == TC_OK)
+        e = tc_store_commit(s, err, errlen);
+    if (e != TC_OK)
+        tc_store_rollback(s);
+    return e;
+}
+
 /* After a finish that changed nothing: says whether the run is missing
  * or has already ended. */
 static tc_err why_not_running(tc_store *s, int64_t run_id, char *err, size_t errlen)

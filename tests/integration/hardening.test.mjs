@@ -150,3 +150,16 @@ test('text output escapes what a server sends: no terminal escapes, forged lines
   const doc = JSON.parse((await runCli(['show', '1', '--db', db, '--json'])).stdout);
   assert.equal(doc.run.server_version, evil.slice(0, 63));
 });
+
+test('two --repeat runs started at once with the same --label do not merge into one group', async (t) => {
+  const { db } = scoped(t);
+  const sim = await startSim(['--ttft-ms', '1', '--decode-tps', '2000'], { t });
+  const args = ['run', sim.url, '--db', db, '-n', '2', '--max-tokens', '8', '--repeat', '2', '--label', 'same', '--no-progress'];
+  const [a, b] = await Promise.all([runCli(args, { timeoutMs: 60_000 }), runCli(args, { timeoutMs: 60_000 })]);
+  const codes = [a.code, b.code].sort();
+  assert.deepEqual(codes, [0, 1], `exit ${a.code}: ${a.stderr}\nexit ${b.code}: ${b.stderr}`);
+  const loser = a.code ? a : b;
+  assert.match(loser.stderr, /group 'same' already has/);
+  const group = JSON.parse((await runCli(['show', 'same', '--db', db, '--json'])).stdout);
+  assert.equal(group.runs.length, 2, 'the group holds the two runs of one process');
+});

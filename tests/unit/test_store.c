@@ -781,6 +781,32 @@ static void run_status_names_round_trip(void **state)
     assert_string_equal(tc_run_status_name(TC_RUN_STATUS_COUNT), "?");
 }
 
+/* A group's runs are counted and stored in one transaction: the first run
+ * of a group that already has one is refused, and so is a run that does
+ * not follow on from the count its process saw. */
+static void group_starts_are_checked_and_stored_at_once(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512] = "";
+    tc_run_info a = sample_run("g"), b = sample_run("g");
+    snprintf(a.group, sizeof a.group, "g");
+    snprintf(b.group, sizeof b.group, "g");
+    assert_int_equal(tc_store_run_begin_group(s, &a, 0, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_begin_group(s, &b, 0, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "group 'g' already has 1 run(s)"));
+    assert_int_equal(tc_store_run_begin_group(s, &b, 1, err, sizeof err), TC_OK);
+    tc_run_info *runs;
+    size_t n;
+    assert_int_equal(tc_store_find_group(s, "g", &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 2);
+    free(runs);
+    /* nothing was left half done: a plain run still stores */
+    tc_run_info c = sample_run("h");
+    assert_int_equal(tc_store_run_begin(s, &c, err, sizeof err), TC_OK);
+    tc_store_close(s);
+}
+
 static void run_status_transitions(void **state)
 {
     tmp *t = *state;
@@ -1201,6 +1227,7 @@ int main(void)
         T(runs_round_trip_newest_first),
         T(run_status_transitions),
         T(run_status_names_round_trip),
+        T(group_starts_are_checked_and_stored_at_once),
         T(find_by_id_label_and_missing),
         T(groups_round_trip_and_v3_migration),
         T(v3_file_reads_without_migrating),
