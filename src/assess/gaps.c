@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -234,39 +235,21 @@ void tc_gaps_status_days(tc_gap_status s, double *low, double *mode, double *hig
     *high = days[i][2];
 }
 
-static int name_matches(tc_gap_match stage, const char *op, const char *row)
-{
-    char a[256], b[256];
-    switch (stage) {
-    case TC_MATCH_EXACT:
-        return strcmp(op, row) == 0;
-    case TC_MATCH_CASE:
-        return strcasecmp(op, row) == 0;
-    case TC_MATCH_NORMALISED:
-        tc_gaps_normalise_name(op, a, sizeof a);
-        tc_gaps_normalise_name(row, b, sizeof b);
-        return a[0] && strcmp(a, b) == 0;
-    default:
-        return 0;
-    }
-}
-
 /* The row a stage picks for dtype `dt`: the same dtype beats '*'; with an
  * unknown dtype every row of the name counts and the worst status wins,
  * since any of them may be the one the model runs. *named says whether the
  * stage had the name at all. */
-static const tc_gap_support_row *pick(const tc_gap_support *sup, tc_gap_match stage, const char *op,
+static const tc_gap_support_row *pick(const tc_gaps_index *ix, tc_gap_match stage, const char *op,
                                       const char *dt, int *named, int *n_rows)
 {
     const tc_gap_support_row *same = NULL, *any = NULL;
     int unknown = strcmp(dt, "unknown") == 0 || strcmp(dt, "*") == 0;
-    char rdt[64];
-    for (size_t i = 0; i < sup->n; i++) {
-        const tc_gap_support_row *r = &sup->rows[i];
-        if (!name_matches(stage, op, r->op))
-            continue;
+    const tc_gaps_key *k;
+    size_t found = tc_gaps_index_find(ix, stage, op, &k);
+    for (size_t i = 0; i < found; i++) {
+        const tc_gap_support_row *r = &ix->sup->rows[k[i].row];
+        const char *rdt = ix->dtype[k[i].row];
         *named = 1;
-        tc_gaps_dtype_canon(r->dtype, rdt, sizeof rdt);
         if (unknown) {
             (*n_rows)++;
             if (!same || r->status > same->status)
@@ -302,23 +285,21 @@ static int prefix_matches(const char *pre, const char *npre, const char *row)
 /* Whether support row r fits a cut name: it starts with the prefix and has
  * dtype `dt` or '*' (any dtype when dt is unknown). *named when it starts
  * with the prefix, whatever its dtype. */
-static int prefix_fit(const tc_gap_support_row *r, const char *pre, const char *npre,
-                      const char *dt, int *named)
+static int prefix_fit(const tc_gap_support_row *r, const char *rdt, const char *pre,
+                      const char *npre, const char *dt, int *named)
 {
-    char rdt[64];
     if (!prefix_matches(pre, npre, r->op))
         return 0;
     *named = 1;
     if (strcmp(dt, "unknown") == 0 || strcmp(dt, "*") == 0)
         return 1;
-    tc_gaps_dtype_canon(r->dtype, rdt, sizeof rdt);
     return strcmp(rdt, dt) == 0 || strcmp(rdt, "*") == 0;
 }
 
 /* The prefix stage of a cut name (prefix length n): how many distinct
  * support operators fit it; *first is one of them, *second another (NULL
  * when fewer). */
-static int prefix_fits(const tc_gap_support *sup, const char *name, size_t n, const char *dt,
+static int prefix_fits(const tc_gaps_index *ix, const char *name, size_t n, const char *dt,
                        const char **first, const char **second, int *named)
 {
     char pre[256], npre[256];
@@ -326,22 +307,39 @@ static int prefix_fits(const tc_gap_support *sup, const char *name, size_t n, co
     snprintf(pre, sizeof pre, "%.*s", (int)(n < sizeof pre ? n : sizeof pre - 1), name);
     tc_gaps_normalise_name(pre, npre, sizeof npre);
     *first = *second = NULL;
-    for (size_t i = 0; i < sup->n; i++) {
-        const tc_gap_support_row *r = &sup->rows[i];
-        if (!prefix_fit(r, pre, npre, dt, named))
+    const char *last = NULL;
+    /* The exact stage's keys are the names sorted: the rows of one name
+     * are neighbours, so a name is counted once without a second pass. */
+    const tc_gaps_key *keys = ix->keys[0]; /* the exact stage's */
+    size_t *fit_rows = NULL, n_fit = 0;
+    for (size_t i = 0; i < ix->n[0]; i++) {
+        size_t row = keys[i].row;
+        if (!prefix_fit(&ix->sup->rows[row], ix->dtype[row], pre, npre, dt, named))
             continue;
-        int seen = 0, unused = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(sup->rows[j].op, r->op) == 0 &&
-                   prefix_fit(&sup->rows[j], pre, npre, dt, &unused);
-        if (seen)
+        if (last && strcmp(last, keys[i].key) == 0)
             continue;
-        if (distinct == 0)
-            *first = r->op;
-        else if (distinct == 1)
-            *second = r->op;
+        last = keys[i].key;
+        size_t *grown = realloc(fit_rows, (n_fit + 1) * sizeof *grown);
+        if (!grown)
+            break;
+        fit_rows = grown;
+        fit_rows[n_fit++] = row;
         distinct++;
     }
+    /* first and second as the file orders them, as the messages always did:
+     * each name's entry is its earliest fitting row */
+    size_t r1 = SIZE_MAX, r2 = SIZE_MAX;
+    for (size_t i = 0; i < n_fit; i++) {
+        if (fit_rows[i] < r1) {
+            r2 = r1;
+            r1 = fit_rows[i];
+        } else if (fit_rows[i] < r2) {
+            r2 = fit_rows[i];
+        }
+    }
+    *first = r1 != SIZE_MAX ? ix->sup->rows[r1].op : NULL;
+    *second = r2 != SIZE_MAX ? ix->sup->rows[r2].op : NULL;
+    free(fit_rows);
     return distinct;
 }
 
@@ -355,7 +353,7 @@ static void dtype_note(const tc_gap_entry *e, char *out, size_t outlen)
         out[0] = '\0';
 }
 
-static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
+static void match_entry(const tc_gaps_index *ix, tc_gap_entry *e)
 {
     char dt[64], note[96];
     tc_gaps_dtype_canon(e->op->dtype, dt, sizeof dt);
@@ -369,7 +367,7 @@ static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
     for (int stage = TC_MATCH_EXACT; stage <= last; stage++) {
         n_rows = 0;
         const tc_gap_support_row *r =
-            pick(sup, (tc_gap_match)stage, e->op->name, dt, &named, &n_rows);
+            pick(ix, (tc_gap_match)stage, e->op->name, dt, &named, &n_rows);
         if (r) {
             e->support = r;
             e->status = r->status;
@@ -381,11 +379,11 @@ static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
     }
     if (cut) {
         const char *first, *second;
-        int fits = prefix_fits(sup, e->op->name, cut, dt, &first, &second, &named);
+        int fits = prefix_fits(ix, e->op->name, cut, dt, &first, &second, &named);
         if (fits == 1) {
             int unused = 0;
             n_rows = 0;
-            const tc_gap_support_row *r = pick(sup, TC_MATCH_EXACT, first, dt, &unused, &n_rows);
+            const tc_gap_support_row *r = pick(ix, TC_MATCH_EXACT, first, dt, &unused, &n_rows);
             e->support = r;
             e->status = r->status;
             e->match = TC_MATCH_PREFIX;
@@ -413,12 +411,12 @@ static void match_entry(const tc_gap_support *sup, tc_gap_entry *e)
 
 /* 1 when some support row names operator `name` (exact, ignoring case or
  * normalised; any dtype). */
-static int support_names(const tc_gap_support *sup, const char *name)
+static int support_names(const tc_gaps_index *ix, const char *name)
 {
-    for (size_t i = 0; i < sup->n; i++)
-        for (int stage = TC_MATCH_EXACT; stage <= TC_MATCH_NORMALISED; stage++)
-            if (name_matches((tc_gap_match)stage, name, sup->rows[i].op))
-                return 1;
+    const tc_gaps_key *k;
+    for (int stage = TC_MATCH_EXACT; stage <= TC_MATCH_NORMALISED; stage++)
+        if (tc_gaps_index_find(ix, (tc_gap_match)stage, name, &k) > 0)
+            return 1;
     return 0;
 }
 
@@ -439,18 +437,23 @@ tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
     memset(out, 0, sizeof *out);
     if (inv->n == 0)
         return TC_OK;
-    out->rows = calloc(inv->n, sizeof *out->rows);
-    if (!out->rows)
+    tc_gaps_index ix;
+    if (tc_gaps_index_build(sup, &ix) != TC_OK)
         return TC_ERR_NOMEM;
+    out->rows = calloc(inv->n, sizeof *out->rows);
+    if (!out->rows) {
+        tc_gaps_index_free(&ix);
+        return TC_ERR_NOMEM;
+    }
     double ops_share = 0;
     for (size_t i = 0; i < inv->n; i++) {
-        if (inv->ops[i].label && !support_names(sup, inv->ops[i].name)) {
+        if (inv->ops[i].label && !support_names(&ix, inv->ops[i].name)) {
             out->n_labels++; /* a record_function label, not an operator */
             continue;
         }
         tc_gap_entry *e = &out->rows[out->n++];
         e->op = &inv->ops[i];
-        match_entry(sup, e);
+        match_entry(&ix, e);
         out->n_ambiguous += e->ambiguous != 0;
         /* A cut name is classed by the full name it was matched to. */
         const char *risk_name = e->match == TC_MATCH_PREFIX ? e->support->op : e->op->name;
@@ -466,6 +469,7 @@ tc_err tc_gaps_build(const tc_gap_inventory *inv, const tc_gap_support *sup,
     }
     out->share_other = ops_share < 1 ? 1 - ops_share : 0;
     qsort(out->rows, out->n, sizeof *out->rows, by_share);
+    tc_gaps_index_free(&ix);
     return TC_OK;
 }
 

@@ -70,6 +70,10 @@ typedef struct tc_gap_inventory {
     size_t n_skipped;      /* profiler rows that are not operators (see .c) */
     size_t n_negative_cpu; /* negative CPU time cells (PyTorch <= 2.4, issue
                             * pytorch/pytorch#128479) read as 0 */
+    /* internal to tc_gaps_inventory_add: room in ops, and a hash index of
+     * (name, dtype) to ops + 1 (0: free) */
+    size_t cap, n_slots;
+    size_t *slots;
 } tc_gap_inventory;
 
 /* Detects the format of `len` bytes (a dashed rule followed by a "Name"

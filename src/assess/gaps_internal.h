@@ -32,13 +32,14 @@ int tc_gaps_not_an_operator(const char *name);
 
 /* Adds `time_us`/`calls`/`share` of (name, dtype) to the inventory,
  * merging a pair seen before. TC_OK or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char *dtype,
-                             double time_us, double share, double calls, int has_calls, int line);
+TC_MUST_CHECK tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name,
+                                           const char *dtype, double time_us, double share,
+                                           double calls, int has_calls, int line);
 
 /* Reads CSV inventories (the profiler export and the plain CSV): csv is
  * parsed, header is its first row. */
 TC_MUST_CHECK tc_err tc_gaps_inventory_csv(const char *name, const tc_csv *csv, const char *dtype,
-                             tc_gap_inventory *out, char *err, size_t errlen);
+                                           tc_gap_inventory *out, char *err, size_t errlen);
 
 /* ---- profiler rows, shared by gaps_ops.c and gaps_table.c ---- */
 
@@ -69,9 +70,10 @@ typedef struct tc_gaps_cols {
  * non-operator rows are kept here; tc_gaps_finish_profiler leaves them
  * out. TC_ERR_PARSE ("NAME:LINE: ...") for a row without a name or a bad
  * cell, TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h, const tc_csv_row *row,
-                            const tc_gaps_cols *c, const char *dtype, tc_gaps_raw_rows *r,
-                            char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_profiler_row(const char *name, const tc_csv_row *h,
+                                          const tc_csv_row *row, const tc_gaps_cols *c,
+                                          const char *dtype, tc_gaps_raw_rows *r, char *err,
+                                          size_t errlen);
 
 /* Appends a zeroed row; NULL when memory ran out. */
 tc_gaps_raw_row *tc_gaps_raw_add(tc_gaps_raw_rows *r);
@@ -79,12 +81,39 @@ tc_gaps_raw_row *tc_gaps_raw_add(tc_gaps_raw_rows *r);
 void tc_gaps_raw_free(tc_gaps_raw_rows *r);
 /* Shares from the rows into *out (the operators only: device-only rows and
  * non-operators are counted as skipped). */
-TC_MUST_CHECK tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r, tc_gap_inventory *out,
-                               char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_gaps_finish_profiler(const char *name, tc_gaps_raw_rows *r,
+                                             tc_gap_inventory *out, char *err, size_t errlen);
 /* 1 when text holds a profiler table: its rows are read into *r and *rc
  * says how that went (err on failure); 0 when there is no table (then the
  * text is a CSV). */
 int tc_gaps_read_table(const char *name, const char *text, size_t len, const char *dtype,
                        tc_gaps_raw_rows *r, tc_err *rc, char *err, size_t errlen);
+
+/* ---- the support list's index (gaps_index.c) ---- */
+
+/* The exact, case-blind and normalised stages are indexed. */
+#define TC_GAPS_INDEXED_STAGES 3
+
+typedef struct tc_gaps_key {
+    char *key;  /* the row's operator name in that stage's form */
+    size_t row; /* its index in the support list */
+} tc_gaps_key;
+
+typedef struct tc_gaps_index {
+    const tc_gap_support *sup;
+    char (*dtype)[64];                         /* each row's tc_gaps_dtype_canon form */
+    tc_gaps_key *keys[TC_GAPS_INDEXED_STAGES]; /* [stage - TC_MATCH_EXACT], by key then row */
+    size_t n[TC_GAPS_INDEXED_STAGES];
+} tc_gaps_index;
+
+/* Indexes sup (which must outlive the index). TC_OK or TC_ERR_NOMEM; free
+ * with tc_gaps_index_free, which accepts an index that failed or NULL. */
+TC_MUST_CHECK tc_err tc_gaps_index_build(const tc_gap_support *sup, tc_gaps_index *ix);
+void tc_gaps_index_free(tc_gaps_index *ix);
+
+/* The support rows whose name matches `name` in `stage` (exact, ignoring
+ * case, normalised), in file order: *first and the count returned. */
+size_t tc_gaps_index_find(const tc_gaps_index *ix, tc_gap_match stage, const char *name,
+                          const tc_gaps_key **first);
 
 #endif

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "gaps_internal.h"
@@ -57,37 +58,96 @@ void tc_gaps_inventory_free(tc_gap_inventory *inv)
         free(inv->ops[i].dtype);
     }
     free(inv->ops);
+    free(inv->slots);
     memset(inv, 0, sizeof *inv);
+}
+
+/* FNV-1a of name, a separator and the canonical dtype. */
+static size_t pair_hash(const char *name, const char *canon)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (const unsigned char *p = (const unsigned char *)canon; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The slot of (name, canon): the one holding it, or the free one where it
+ * goes. The table is never full (grown at half). */
+static size_t *slot_of(const tc_gap_inventory *inv, const char *name, const char *canon)
+{
+    char b[64];
+    size_t mask = inv->n_slots - 1;
+    for (size_t i = pair_hash(name, canon) & mask;; i = (i + 1) & mask) {
+        size_t *s = &inv->slots[i];
+        if (*s == 0)
+            return s;
+        const tc_gap_op *op = &inv->ops[*s - 1];
+        tc_gaps_dtype_canon(op->dtype, b, sizeof b);
+        if (strcmp(op->name, name) == 0 && strcmp(canon, b) == 0)
+            return s;
+    }
+}
+
+/* Keeps the index at most half full: rows are summed by (name, dtype)
+ * through it, so an inventory of 200k rows is read in linear time. */
+static tc_err grow_index(tc_gap_inventory *inv)
+{
+    if (inv->n_slots && (inv->n + 1) * 2 <= inv->n_slots)
+        return TC_OK;
+    size_t n = inv->n_slots ? inv->n_slots * 2 : 64;
+    size_t *old = inv->slots, old_n = inv->n_slots;
+    inv->slots = calloc(n, sizeof *inv->slots);
+    if (!inv->slots) {
+        inv->slots = old;
+        return TC_ERR_NOMEM;
+    }
+    inv->n_slots = n;
+    char b[64];
+    for (size_t i = 0; i < old_n; i++)
+        if (old[i]) {
+            const tc_gap_op *op = &inv->ops[old[i] - 1];
+            tc_gaps_dtype_canon(op->dtype, b, sizeof b);
+            *slot_of(inv, op->name, b) = old[i];
+        }
+    free(old);
+    return TC_OK;
 }
 
 tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char *dtype,
                              double time_us, double share, double calls, int has_calls, int line)
 {
-    char a[64], b[64];
+    char a[64];
     tc_gaps_dtype_canon(dtype, a, sizeof a);
-    for (size_t i = 0; i < inv->n; i++) {
-        tc_gap_op *op = &inv->ops[i];
-        tc_gaps_dtype_canon(op->dtype, b, sizeof b);
-        if (strcmp(op->name, name) == 0 && strcmp(a, b) == 0) {
-            op->time_us += time_us;
-            op->share += share;
-            op->calls += calls;
-            op->has_calls = op->has_calls || has_calls;
-            return TC_OK;
-        }
-    }
-    tc_gap_op *grown = realloc(inv->ops, (inv->n + 1) * sizeof *grown);
-    if (!grown)
+    if (grow_index(inv) != TC_OK)
         return TC_ERR_NOMEM;
-    inv->ops = grown;
-    tc_gap_op *op = &grown[inv->n];
+    size_t *slot = slot_of(inv, name, a);
+    if (*slot) {
+        tc_gap_op *op = &inv->ops[*slot - 1];
+        op->time_us += time_us;
+        op->share += share;
+        op->calls += calls;
+        op->has_calls = op->has_calls || has_calls;
+        return TC_OK;
+    }
+    if (inv->n == inv->cap) {
+        size_t cap = inv->cap ? inv->cap * 2 : 64;
+        tc_gap_op *grown = realloc(inv->ops, cap * sizeof *grown);
+        if (!grown)
+            return TC_ERR_NOMEM;
+        inv->ops = grown;
+        inv->cap = cap;
+    }
+    tc_gap_op *op = &inv->ops[inv->n];
     *op = (tc_gap_op){strdup(name), strdup(dtype), share, time_us, calls, has_calls, line, 0};
     if (!op->name || !op->dtype) {
         free(op->name);
         free(op->dtype);
         return TC_ERR_NOMEM;
     }
-    inv->n++;
+    *slot = ++inv->n;
     return TC_OK;
 }
 

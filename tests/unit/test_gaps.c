@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "assess/gaps.h"
+#include "assess/gaps_internal.h"
 #include "assess/gaps_doc.h"
 #include "core/tc_csv.h"
 
@@ -353,6 +354,31 @@ static const tc_gap_entry *entry(const tc_gap_table *t, const char *name, const 
             return &t->rows[i];
     fail_msg("no entry %s %s", name, dtype);
     return NULL;
+}
+
+/* Rows of one (name, dtype) are summed, whatever spelling of the dtype,
+ * across an inventory large enough to grow the index many times. */
+static void inventory_sums_rows_by_name_and_dtype(void **state)
+{
+    (void)state;
+    tc_gap_inventory inv;
+    memset(&inv, 0, sizeof inv);
+    char name[32];
+    for (int rep = 0; rep < 3; rep++)
+        for (int i = 0; i < 5000; i++) {
+            snprintf(name, sizeof name, "aten::op_%d", i);
+            assert_int_equal(
+                tc_gaps_inventory_add(&inv, name, rep == 1 ? "half" : "fp16", 1.0, 0, 2, 1, i + 1),
+                TC_OK);
+        }
+    assert_int_equal(tc_gaps_inventory_add(&inv, "aten::op_7", "bf16", 5, 0, 1, 1, 9), TC_OK);
+    assert_int_equal(inv.n, 5001);
+    for (size_t i = 0; i < 5000; i++) {
+        assert_true(inv.ops[i].time_us == 3.0 && inv.ops[i].calls == 6);
+        assert_int_equal(inv.ops[i].line, (int)i + 1); /* where it first appeared */
+    }
+    assert_string_equal(inv.ops[5000].dtype, "bf16");
+    tc_gaps_inventory_free(&inv);
 }
 
 static void matching(void **state)
@@ -941,6 +967,7 @@ int main(void)
         cmocka_unit_test(plain_csv),
         cmocka_unit_test(support_list),
         cmocka_unit_test(matching),
+        cmocka_unit_test(inventory_sums_rows_by_name_and_dtype),
         cmocka_unit_test(names_and_globs),
         cmocka_unit_test(risk_classes),
         cmocka_unit_test(status_days),
