@@ -124,16 +124,29 @@ void tc_energy_summarise(const tc_telem_sample *s, size_t n, int64_t from_ns, in
 {
     memset(out, 0, sizeof *out);
     other_fields(s, n, from_ns, to_ns, out);
-    if (counter_delta(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
-        out->method = TC_ENERGY_COUNTER;
-    else if (integrate(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
+    /* A counter that stands still over a measured window is not a device
+     * drawing 0 W: a powered device's counter always moves. */
+    if (counter_delta(s, n, from_ns, to_ns, &out->energy_j, &out->seconds)) {
+        if (out->energy_j > 0)
+            out->method = TC_ENERGY_COUNTER;
+        else
+            out->counter_frozen = 1;
+    }
+    if (out->method == TC_ENERGY_NONE &&
+        integrate(s, n, from_ns, to_ns, &out->energy_j, &out->seconds))
         out->method = TC_ENERGY_INTEGRATED;
+    if (out->method == TC_ENERGY_NONE)
+        out->energy_j = out->seconds = 0;
     if (out->method != TC_ENERGY_NONE && to_ns > from_ns)
         out->coverage = out->seconds / ((double)(to_ns - from_ns) / 1e9);
     if (out->method != TC_ENERGY_NONE && out->seconds > 0) {
         /* The energy's own average beats the mean of (possibly averaged)
          * power readings. */
+        double sampled_peak = out->has_power ? out->peak_power_w : 0;
         out->avg_power_w = out->energy_j / out->seconds;
+        /* Averaged readings may lag, so a little below is no disagreement. */
+        out->peak_below_avg = out->has_power && out->method == TC_ENERGY_COUNTER &&
+                              sampled_peak < 0.9 * out->avg_power_w;
         out->has_power = 1;
         /* The tokens are the whole window's: so must the energy be. Where
          * the samples miss part of it (the tail after the last sample, a

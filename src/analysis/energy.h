@@ -33,6 +33,14 @@ typedef struct tc_energy_summary {
     int has_temp;
     double max_temp_c;
     size_t samples; /* samples inside the window */
+    /* The device's energy counter did not advance over the window (a
+     * frozen or unsupported counter): never priced as 0 W; the energy is
+     * integrated from power samples where there are some, else not
+     * available. */
+    int counter_frozen;
+    /* The highest power sample is below the average the energy gives: the
+     * counter and the power readings disagree (flagged, not corrected). */
+    int peak_below_avg;
 } tc_energy_summary;
 
 /* "counter", "integrated power", "not available". */

@@ -48,6 +48,22 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
     else if (e->n > 1)
         fprintf(out, "              total n/a: only %d of %d devices measured energy\n",
                 e->n_with_energy, e->n);
+    for (int d = 0; d < e->n; d++) {
+        const tc_energy_summary *l = &e->dev[d].load;
+        if (l->counter_frozen)
+            fprintf(out,
+                    "              note: device %d's energy counter did not advance over the "
+                    "window (frozen or unsupported): %s\n",
+                    d,
+                    l->method == TC_ENERGY_INTEGRATED
+                        ? "its energy is integrated from power samples instead"
+                        : "its energy is not available (no power samples either)");
+        if (l->peak_below_avg)
+            fprintf(out,
+                    "              note: device %d's peak power sample (%.1f W) is below the "
+                    "average its energy counter gives (%.1f W): the two disagree\n",
+                    d, l->peak_power_w, l->avg_power_w);
+    }
     for (int d = 0; d < e->n; d++)
         if (e->dev[d].load.method != TC_ENERGY_NONE && e->dev[d].load.coverage < 0.95)
             fprintf(out,
@@ -84,6 +100,8 @@ static json_t *device_json(const tc_run_energy_dev *d)
     json_object_set_new(o, "mean_util_pct", tc_json_num(l->has_util, l->mean_util_pct));
     json_object_set_new(o, "max_temp_c", tc_json_num(l->has_temp, l->max_temp_c));
     json_object_set_new(o, "samples", json_integer((json_int_t)l->samples));
+    json_object_set_new(o, "counter_frozen", json_boolean(l->counter_frozen));
+    json_object_set_new(o, "peak_below_avg", json_boolean(l->peak_below_avg));
     return o;
 }
 

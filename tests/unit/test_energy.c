@@ -43,10 +43,40 @@ static void counter_delta_is_preferred(void **state)
     near(e.seconds, 2.0);
     near(e.avg_power_w, 300.0);
     near(e.peak_power_w, 100.0);
+    assert_true(e.peak_below_avg); /* 100 W readings, 300 W from the counter: flagged */
+    assert_false(e.counter_frozen);
     /* 1200 output tokens: 0.5 J/token, 2 tokens/J */
     near(tc_energy_joules_per_token(&e, 1200), 0.5);
     near(tc_energy_tokens_per_joule(&e, 1200), 2.0);
     assert_string_equal(tc_energy_method_name(e.method), "counter");
+}
+
+/* A counter that never moves while power reads 512 W is frozen or
+ * unsupported, not a device drawing 0 W: the power samples are integrated
+ * instead; with no power samples the energy is not available. */
+static void a_frozen_counter_is_not_zero_watts(void **state)
+{
+    (void)state;
+    tc_telem_sample s[3];
+    for (int i = 0; i < 3; i++)
+        s[i] = (tc_telem_sample){.mono_ns = S(1000 * i),
+                                 .valid = TC_TF_ENERGY | TC_TF_POWER,
+                                 .energy_uj = 777000000,
+                                 .power_mw = 512000};
+    tc_energy_summary e;
+    tc_energy_summarise(s, 3, S(0), S(2000), &e);
+    assert_true(e.counter_frozen);
+    assert_int_equal(e.method, TC_ENERGY_INTEGRATED);
+    near(e.energy_j, 1024.0);
+    near(e.avg_power_w, 512.0);
+    assert_false(e.peak_below_avg);
+    for (int i = 0; i < 3; i++)
+        s[i].valid = TC_TF_ENERGY;
+    tc_energy_summarise(s, 3, S(0), S(2000), &e);
+    assert_true(e.counter_frozen);
+    assert_int_equal(e.method, TC_ENERGY_NONE);
+    assert_false(e.has_power);
+    assert_true(tc_energy_joules_per_token(&e, 100) == 0);
 }
 
 static void power_is_integrated_without_a_counter(void **state)
@@ -121,6 +151,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counter_delta_is_preferred),
+        cmocka_unit_test(a_frozen_counter_is_not_zero_watts),
         cmocka_unit_test(power_is_integrated_without_a_counter),
         cmocka_unit_test(window_bounds_and_missing_fields),
     };
