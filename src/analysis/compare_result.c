@@ -300,6 +300,14 @@ static void quality(tc_compare_result *r)
     r->n_warnings = tc_figures_quality_warnings("A", r->a.set, r->a.f, r->warnings, max);
     r->n_warnings += tc_figures_quality_warnings("B", r->b.set, r->b.f, r->warnings + r->n_warnings,
                                                  max - r->n_warnings);
+    /* priced sides only: the scope of the power each one's cost used */
+    tc_power_scope sa = r->a.profile ? r->a.cost.power_scope : TC_SCOPE_NONE;
+    tc_power_scope sb = r->b.profile ? r->b.cost.power_scope : TC_SCOPE_NONE;
+    if (sa && sb && sa != sb && r->n_warnings < max)
+        snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
+                 "A's power is the %s, B's the %s: their electricity and J/token are not like "
+                 "for like (say what a profile's watts are with [power] scope)",
+                 tc_power_scope_name(sa), tc_power_scope_name(sb));
     if (same_runs(r->a.set, r->b.set) && r->n_warnings < max)
         snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
                  "A and B are the same runs: the ratio is 1 by construction and the interval "

@@ -73,6 +73,10 @@ static void electricity_term(const tc_cost_profile *p, const tc_cost_measured *m
 {
     const tc_cost_input *busy =
         add_power(r, "busy_watts", &p->busy_power_w, m->has_power, m->busy_power_w);
+    r->power_scope = busy->source == TC_COST_PROFILE
+                         ? (p->power_scope ? (tc_power_scope)p->power_scope : TC_SCOPE_BOX)
+                     : busy->source == TC_COST_MEASURED ? m->power_scope
+                                                        : TC_SCOPE_NONE;
     if (p->is_cloud) {
         /* busy_power_w is kept for the energy figures only. */
         r->electricity.included = 1;

@@ -35,8 +35,9 @@ typedef struct tc_cost_measured {
     int has_power;
     double busy_power_w; /* mean power over the measured window */
     int has_idle;
-    double idle_power_w;     /* the idle baseline before the first request */
-    double joules_per_token; /* measured device energy / output tokens; 0 = unknown */
+    double idle_power_w;        /* the idle baseline before the first request */
+    double joules_per_token;    /* measured device energy / output tokens; 0 = unknown */
+    tc_power_scope power_scope; /* what the measured power covers (the devices sampled) */
 } tc_cost_measured;
 
 typedef enum tc_cost_source {
@@ -83,6 +84,9 @@ typedef struct tc_cost_result {
     int has_energy;
     double joules_per_token, tokens_per_kwh, tokens_per_s_per_watt;
     tc_cost_source energy_source;
+    /* What the busy power priced covers: the profile's [power] scope when
+     * it gave busy_watts, else the devices the run sampled. */
+    tc_power_scope power_scope;
 
     /* With [workload] tokens_per_month: devices = ceil(demand / tokens per
      * device-month), and what they cost per month (when has_cost). */

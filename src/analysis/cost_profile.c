@@ -15,6 +15,16 @@
         TC_INI_NUMBER_AT(tc_cost_profile, member), .min = lo, .max = hi, .expect = ex              \
     }
 
+/* [power] scope: its index + 1 is the tc_power_scope. */
+static const char *const scopes[] = {"box", "board", "package", NULL};
+
+const char *tc_power_scope_name(tc_power_scope s)
+{
+    static const char *const names[] = {"not available", "whole box", "GPU board", "CPU package",
+                                        "GPU board + CPU package"};
+    return (unsigned)s <= TC_SCOPE_DEVICES ? names[s] : "?";
+}
+
 /* The known keys: where each goes, what it accepts and how to say so. The
  * requirements depend on one another (owned or rented, both halves of a
  * product), so check_required says them, not the table. */
@@ -31,6 +41,14 @@ static const tc_ini_key keys[] = {
     NUM("power", "pue", pue, 1, 10, 0, "a ratio >= 1, e.g. 1.4"),
     NUM("power", "idle_watts", idle_power_w, 0, 1e6, 0, "watts, e.g. 60"),
     NUM("power", "busy_watts", busy_power_w, 0, 1e6, 0, "watts, e.g. 380"),
+    {.section = "power",
+     .key = "scope",
+     .kind = TC_INI_ANSWER,
+     .at = offsetof(tc_cost_profile, power_scope),
+     .line_at = offsetof(tc_cost_profile, power_scope_line),
+     .words = scopes,
+     .expect = "box (the whole machine at the wall), board (one GPU's board) or package (a CPU "
+               "package): what idle_watts and busy_watts cover"},
     NUM("operations", "hours_per_month", ops_hours_per_month, 0, 1e6, 0,
         "person-hours per month, e.g. 4"),
     NUM("operations", "hourly_rate", hourly_rate, 0, BIG, 0,

@@ -21,6 +21,21 @@ typedef struct tc_cost_field {
     int line; /* where it was given, for messages; 0 when absent */
 } tc_cost_field;
 
+/* What a power figure covers: the whole box at the wall, one GPU's board,
+ * a CPU package, or the devices a run sampled. Two costs of different
+ * scope are not like for like. */
+typedef enum tc_power_scope {
+    TC_SCOPE_NONE = 0, /* no power figure */
+    TC_SCOPE_BOX,      /* the whole machine (a profile's default) */
+    TC_SCOPE_BOARD,    /* GPU board power, as NVML / ROCm SMI / amdgpu report it */
+    TC_SCOPE_PACKAGE,  /* CPU package power (RAPL) */
+    TC_SCOPE_DEVICES   /* several sampled devices of both kinds, summed */
+} tc_power_scope;
+
+/* "not available", "whole box", "GPU board", "CPU package", "GPU board +
+ * CPU package". */
+const char *tc_power_scope_name(tc_power_scope s);
+
 typedef struct tc_cost_profile {
     char name[256];    /* the file name (or label) used in messages */
     char currency[16]; /* a label only; "USD" unless the profile says */
@@ -32,6 +47,9 @@ typedef struct tc_cost_profile {
     tc_cost_field cloud_price_per_hour;
     /* [power]: currency per kWh; ratio >= 1 (default 1); watts. */
     tc_cost_field price_per_kwh, pue, idle_power_w, busy_power_w;
+    /* [power] scope = box | board | package: what its watts cover; 0 (not
+     * given) is read as the whole box. */
+    int power_scope, power_scope_line;
     /* [operations]: hours per month and currency per hour; one-time days
      * and currency per day, amortised over amortize_months. */
     tc_cost_field ops_hours_per_month, hourly_rate, adaptation_days, day_rate;

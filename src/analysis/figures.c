@@ -10,13 +10,20 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
     out->output_tokens_per_s = m->has_duration ? m->output_tokens_per_s : 0;
     out->has_power = e->n > 0;
     out->has_idle = e->n > 0;
+    int gpus = 0, cpus = 0;
     for (int i = 0; i < e->n; i++) {
+        gpus += e->dev[i].dev.info.kind == TC_TELEM_GPU;
+        cpus += e->dev[i].dev.info.kind == TC_TELEM_CPU;
         out->has_power = out->has_power && e->dev[i].load.has_power;
         out->has_idle = out->has_idle && e->dev[i].has_idle;
         out->busy_power_w += e->dev[i].load.avg_power_w;
         out->idle_power_w += e->dev[i].idle_power_w;
     }
     out->joules_per_token = e->has_total ? e->joules_per_token : 0;
+    out->power_scope = gpus && cpus ? TC_SCOPE_DEVICES
+                       : gpus       ? TC_SCOPE_BOARD
+                       : cpus       ? TC_SCOPE_PACKAGE
+                                    : TC_SCOPE_NONE;
 }
 
 tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
@@ -147,6 +154,7 @@ void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured
     }
     if (with_j != n)
         out->joules_per_token = 0;
+    out->power_scope = n ? f[0].cost_in.power_scope : TC_SCOPE_NONE; /* one platform's runs */
     tc_group_stat_compute(v, v ? n : 0, tps);
     out->output_tokens_per_s = tps->mean;
     free(v);

@@ -170,6 +170,10 @@ static json_t *side_json(const tc_compare_platform *s)
     if (o && s->profile) {
         json_object_set_new(o, "profile", tc_json_string(s->profile->name));
         json_object_set_new(o, "currency", tc_json_string(s->profile->currency));
+        json_object_set_new(o, "power_scope",
+                            s->cost.power_scope
+                                ? json_string(tc_power_scope_name(s->cost.power_scope))
+                                : json_null());
     }
     if (o)
         json_object_set_new(o, "roofline",

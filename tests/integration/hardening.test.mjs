@@ -163,3 +163,32 @@ test('two --repeat runs started at once with the same --label do not merge into 
   const group = JSON.parse((await runCli(['show', 'same', '--db', db, '--json'])).stdout);
   assert.equal(group.runs.length, 2, 'the group holds the two runs of one process');
 });
+
+test('cost and compare say what a power figure covers, and warn when the two sides differ', async (t) => {
+  const { dir } = scoped(t);
+  const db = path.join(dir, 'runs.db');
+  copyFileSync(path.join(REPO_ROOT, 'tests', 'golden', 'runs.db'), db);
+  const prof = (f) => path.join(REPO_ROOT, 'profiles', f);
+  // nv sampled a GPU board; the RX profile gives no watts, so its power is the board's.
+  const board = JSON.parse((await runCli(['cost', 'nv', '--db', db, '--profile', prof('rx7900xtx-workstation.ini'), '--json'])).stdout);
+  assert.equal(board.energy.power_scope, 'GPU board');
+  const box = await runCli(['cost', 'amd', '--db', db, '--profile', prof('rtx4090-workstation.ini')]);
+  assert.match(box.stdout, /^Power scope: whole box \(the profile's \[power\] scope, box when not given\)$/m);
+  const mixed = await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', prof('rx7900xtx-workstation.ini'),
+    '--profile-b', prof('rtx4090-workstation.ini'), '--json']);
+  const doc = JSON.parse(mixed.stdout);
+  assert.equal(doc.a.power_scope, 'GPU board');
+  assert.equal(doc.b.power_scope, 'whole box');
+  assert.ok(doc.warnings.some((w) => /A's power is the GPU board, B's the whole box/.test(w)), JSON.stringify(doc.warnings));
+  // A profile that says its watts are a board's: like for like, no warning.
+  const boardProfile = path.join(dir, 'board.ini');
+  writeFileSync(boardProfile, readFileSync(prof('rtx4090-workstation.ini'), 'utf8').replace('[power]', '[power]\nscope = board'));
+  const same = JSON.parse((await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', prof('rx7900xtx-workstation.ini'),
+    '--profile-b', boardProfile, '--json'])).stdout);
+  assert.equal(same.b.power_scope, 'GPU board');
+  assert.ok(!same.warnings.some((w) => /power is the/.test(w)));
+  writeFileSync(boardProfile, readFileSync(prof('rtx4090-workstation.ini'), 'utf8').replace('[power]', '[power]\nscope = rack'));
+  const bad = await runCli(['cost', 'amd', '--db', db, '--profile', boardProfile]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /\[power\] scope.*box \(the whole machine at the wall\), board/);
+});
