@@ -187,8 +187,8 @@ int tc_cmd_show(int argc, char **argv)
     tc_store *st;
     tc_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
-    if (!code && tc_cli_runset_find(st, a.run, &set) != 0)
-        code = TC_EXIT_USAGE; /* show's contract: a run that is not there is a usage error */
+    if (!code)
+        code = tc_cli_runset_find(st, a.run, &set); /* not there: 2, as every command */
     if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)
@@ -317,8 +317,8 @@ int tc_cmd_export(int argc, char **argv)
         return tc_cli_usage_hint("export");
     tc_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &j.st);
-    if (!code && tc_cli_runset_find(j.st, a.run, &set) != 0)
-        code = TC_EXIT_USAGE; /* as show: a run that is not there is a usage error */
+    if (!code)
+        code = tc_cli_runset_find(j.st, a.run, &set); /* not there: 2, as every command */
     if (!code && set.is_group && samples) {
         tc_cli_error("export: --what samples takes one run; group '%s' has runs %lld to %lld",
                      set.name, (long long)set.runs[0].id, (long long)set.runs[set.n - 1].id);

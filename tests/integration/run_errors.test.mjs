@@ -221,15 +221,15 @@ test('a --db that is not a truecost database: exit 2, and the file is left uncha
   await expectExit(['run', sim.url, '--db', dir, '-n', '1'], 2);
 });
 
-test('show and export of a run that does not exist: exit 1, naming it', async (t) => {
+test('show and export of a run that does not exist: exit 2 as every command, naming it', async (t) => {
   const sc = scope(t);
   const dir = sc.dir();
   const db = path.join(dir, 'db');
   const sim = await sc.sim(FAST);
   assert.equal((await runCli(['run', sim.url, '--db', db, '-n', '1', '--max-tokens', '2'])).code, 0);
-  await expectExit(['show', '42', '--db', db], 1, { stderr: /42/ });
-  await expectExit(['show', 'no-such-label', '--db', db], 1, { stderr: /no-such-label/ });
-  await expectExit(['export', '42', '--db', db], 1, { stderr: /42/ });
+  await expectExit(['show', '42', '--db', db], 2, { stderr: /42/ });
+  await expectExit(['show', 'no-such-label', '--db', db], 2, { stderr: /no-such-label/ });
+  await expectExit(['export', '42', '--db', db], 2, { stderr: /42/ });
   await expectExit(['export', '1', '--db', db, '--what', 'everything'], 1, { stderr: /--what/ });
   await expectExit(['export', '1', '--db', db, '--format', 'xml'], 1, { stderr: /--format/ });
   await expectExit(['export', '1', '--db', db, '-o', path.join(dir, 'no', 'such', 'dir', 'x.csv')], 2, { stderr: /-o/ });
