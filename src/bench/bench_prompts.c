@@ -165,7 +165,8 @@ tc_err tc_prompts_parse(const char *name, const char *data, size_t len, tc_promp
         }
     }
     if (out->n == 0)
-        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: no prompts (the file is empty)", name);
+        return tc_fail(err, errlen, TC_ERR_PARSE, "%s: no prompt (%s)", name,
+                       len ? "every line is blank" : "the file is empty");
     return TC_OK;
 }
 

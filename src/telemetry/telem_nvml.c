@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/tc_time.h"
 
@@ -272,6 +273,14 @@ static tc_err nvml_init(const tc_telem_config *cfg, void **state, char *err, siz
     if (!st->dl && !(cfg && cfg->nvml_lib))
         st->dl = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL); /* a dev-only install */
     tc_err rc;
+    struct stat sb;
+    if (!st->dl && cfg && cfg->nvml_lib && stat(lib, &sb) == 0) { /* there, but no library */
+        rc = tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                     "%s is not a library that loads (%s): give --nvml-lib the path of "
+                     "libnvidia-ml.so.1",
+                     lib, dlerror());
+        goto fail;
+    }
     if (!st->dl) {
         rc = tc_fail(err, errlen, TC_ERR_NOTFOUND,
                      "%s not found: no NVIDIA driver on this host (%s)", lib, NO_DRIVER_HINT);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/tc_root.h"
 #include "core/tc_time.h"
@@ -216,6 +217,15 @@ static tc_err rocm_init(const tc_telem_config *cfg, void **state, char *err, siz
         return tc_fail(err, errlen, TC_ERR_NOMEM, "librocm_smi64: out of memory");
     tc_err rc;
     st->dl = open_library(cfg);
+    struct stat sb;
+    if (!st->dl && cfg && cfg->rocm_lib &&
+        stat(cfg->rocm_lib, &sb) == 0) { /* there, but no library */
+        rc = tc_fail(err, errlen, TC_ERR_NOTFOUND,
+                     "%s is not a library that loads (%s): give --rocm-lib the path of "
+                     "librocm_smi64.so",
+                     cfg->rocm_lib, dlerror());
+        goto fail;
+    }
     if (!st->dl) {
         rc = tc_fail(err, errlen, TC_ERR_NOTFOUND, "%s not found: %s",
                      cfg && cfg->rocm_lib ? cfg->rocm_lib : LIB_DEFAULT, NO_LIB_HINT);

@@ -249,6 +249,10 @@ static void library_missing(void **state)
                      TC_ERR_NOTFOUND);
     assert_non_null(strstr(err, "libnvidia-ml-absent.so.1 not found: no NVIDIA driver"));
     assert_non_null(strstr(err, "lsmod | grep nvidia"));
+    /* a file that is there but is no library is not "no driver" */
+    assert_int_equal(open_fails("/etc/passwd", err, sizeof err), TC_ERR_NOTFOUND);
+    assert_non_null(strstr(err, "/etc/passwd is not a library that loads ("));
+    assert_null(strstr(err, "no NVIDIA driver"));
 }
 
 static void driver_not_loaded(void **state)
