@@ -250,8 +250,10 @@ static int measured(const run_plan *p, const tc_measure_outcome *o)
                 (long long)o->load.abandoned);
     if (o->finish_err[0])
         tc_cli_error("run: %s", o->finish_err);
+    /* A stopped run's cut-off requests are no error rate: it says it was
+     * interrupted, and exits as a stopped run does. */
     int code = tc_cli_print_run(p->store, &o->info, p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
-                                p->a->max_error_rate);
+                                o->load.interrupted ? 2.0 : p->a->max_error_rate);
     if (o->load.interrupted)
         return signal_exit();
     return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;

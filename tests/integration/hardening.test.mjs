@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 
-import { BIN, bodyFor, post, REPO_ROOT, runCli, startHttp, startSim, tempDir, within } from './helpers.mjs';
+import { BIN, bodyFor, post, REPO_ROOT, runCli, spawnTruecost, startHttp, startSim, tempDir, within } from './helpers.mjs';
 
 /** A minimal OpenAI-style server: /v1/models lists `models`; completion
  * number i (from 0) is answered by answer(i, res) (a complete SSE stream by
@@ -191,4 +193,23 @@ test('cost and compare say what a power figure covers, and warn when the two sid
   const bad = await runCli(['cost', 'amd', '--db', db, '--profile', boardProfile]);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /\[power\] scope.*box \(the whole machine at the wall\), board/);
+});
+
+test('a run stopped by Ctrl-C says it was interrupted, not that its requests failed', async (t) => {
+  const { db } = scoped(t);
+  // 16 slow streams: all still in flight when the signal comes.
+  const sim = await startSim(['--ttft-ms', '1', '--decode-tps', '5'], { t });
+  const p = spawnTruecost(['run', sim.url, '--db', db, '-n', '16', '-c', '16', '--warmup', '0', '--max-tokens', '200',
+    '--no-progress', '--telemetry', 'none'], { t, timeoutMs: 30_000 });
+  const deadline = performance.now() + 15_000;
+  while (!p.output().stderr.includes('truecost: run 1:')) {
+    assert.ok(performance.now() < deadline, `the run did not start: ${p.output().stderr}`);
+    await sleep(50);
+  }
+  await sleep(1000);
+  p.kill('SIGINT');
+  const r = await p.done;
+  assert.equal(r.code, 130, r.stderr);
+  assert.match(r.stderr, /interrupted/);
+  assert.doesNotMatch(r.stderr, /above --max-error-rate/);
 });
