@@ -81,6 +81,10 @@ void tc_roofline_table_free(tc_roofline_table *t);
  * "!pattern" is out. The pointer lives as long as the table. */
 const tc_gpu_spec *tc_roofline_lookup(const tc_roofline_table *t, const char *device);
 
+/* For a name the table does not know: the shortest row name that holds
+ * `device` as whole words ("7900 XTX" -> "RX 7900 XTX"), or NULL. */
+const char *tc_roofline_closest(const tc_roofline_table *t, const char *device);
+
 /* Parses a parameter count as Ollama writes it ("7.6B", "8B", "135M",
  * "1.5T", "500K") or a plain count ("8030261248") into *out. TC_OK or
  * TC_ERR_PARSE. */

@@ -342,3 +342,15 @@ const tc_gpu_spec *tc_roofline_lookup(const tc_roofline_table *t, const char *de
     const tc_gpu_spec *user = best_of(t, device, 0);
     return user ? user : best_of(t, device, 1);
 }
+
+const char *tc_roofline_closest(const tc_roofline_table *t, const char *device)
+{
+    const char *best = NULL;
+    size_t len = device ? strlen(device) : 0;
+    for (int i = 0; t && len && i < t->n; i++) {
+        const char *name = t->rows[i].name;
+        if (phrase_in(name, device, len) && (!best || strlen(name) < strlen(best)))
+            best = name;
+    }
+    return best;
+}

@@ -71,7 +71,8 @@ int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t)
 
 /* Says what stops the decode ceiling and which option gives it; 0 when
  * nothing does. */
-static int explain_missing(const tc_roofline_result *r, const tc_run_info *run)
+static int explain_missing(const tc_roofline_table *t, const tc_roofline_result *r,
+                           const tc_run_info *run)
 {
     if (r->missing & TC_ROOF_NEED_GPU) {
         tc_cli_error("roofline: run %lld recorded no GPU (no GPU telemetry, none in its "
@@ -80,9 +81,15 @@ static int explain_missing(const tc_roofline_result *r, const tc_run_info *run)
         return TC_EXIT_RUNTIME;
     }
     if (r->missing & TC_ROOF_NEED_SPEC) {
-        tc_cli_error("roofline: GPU '%s' is not in the table; add a row with --gpu-specs FILE or "
-                     "pick one with --gpu NAME (see 'truecost roofline --list')",
-                     r->gpu_name);
+        const char *near = tc_roofline_closest(t, r->gpu_name);
+        if (near)
+            tc_cli_error("roofline: GPU '%s' is not in the table; did you mean --gpu '%s'? (see "
+                         "'truecost roofline --list')",
+                         r->gpu_name, near);
+        else
+            tc_cli_error("roofline: GPU '%s' is not in the table; add a row with --gpu-specs FILE "
+                         "or pick one with --gpu NAME (see 'truecost roofline --list')",
+                         r->gpu_name);
         return TC_EXIT_RUNTIME;
     }
     if (r->missing & TC_ROOF_NEED_BYTES) {
@@ -128,7 +135,7 @@ static int roofline_run(const roof_args *a, const tc_roofline_table *t)
     tc_roofline_result r;
     if (tc_roofline_for_run(t, &in, &r, err, sizeof err) != TC_OK)
         tc_cli_error("roofline: run %lld: %s; going on without it", (long long)run.id, err);
-    if ((code = explain_missing(&r, &run)) == 0)
+    if ((code = explain_missing(t, &r, &run)) == 0)
         code = a->json ? tc_cli_emit_json("roofline",
                                           tc_report_roofline_json(&run, &r, rr.decode_n, a->specs))
                        : tc_cli_check(tc_report_roofline_text(stdout, &run, &r, rr.decode_n), NULL);

@@ -299,6 +299,12 @@ static void builtin_table_has_every_row(void **state)
         if (strncmp(s->source, "https://", 8) != 0)
             fail_msg("row '%s' cites no source", s->name);
     }
+    /* a name the table does not know gets the row that holds it */
+    assert_null(tc_roofline_lookup(&t, "7900 XTX"));
+    assert_string_equal(tc_roofline_closest(&t, "7900 XTX"), "RX 7900 XTX");
+    assert_string_equal(tc_roofline_closest(&t, "4090"), "RTX 4090");
+    assert_null(tc_roofline_closest(&t, "Banana 9000"));
+    assert_null(tc_roofline_closest(&t, "90")); /* whole words only */
     tc_roofline_table_free(&t);
 }
 
