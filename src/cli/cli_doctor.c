@@ -8,9 +8,12 @@
 #include "doctor/doctor.h"
 #include "report/report_doctor.h"
 
+#define MAX_URLS 8
+
 typedef struct doc_args {
     int json, help;
     tc_doctor_config cfg;
+    const char *urls[MAX_URLS + 1]; /* URL arguments, NULL-ended */
 } doc_args;
 
 static int parse(int argc, char **argv, doc_args *a)
@@ -25,7 +28,10 @@ static int parse(int argc, char **argv, doc_args *a)
         TC_OPT_S("rocm-lib", 0, &a->cfg.rocm_lib),
         TC_OPT_END,
     };
-    return tc_cli_parse("doctor", argc, argv, opts, NULL, &a->help, NULL, 0, NULL) < 0 ? -1 : 0;
+    int n = tc_cli_parse("doctor", argc, argv, opts, NULL, &a->help, a->urls, MAX_URLS, NULL);
+    if (n > 0) /* servers on other ports than the usual ones: checked instead of them */
+        a->cfg.server_urls = a->urls;
+    return n < 0 ? -1 : 0;
 }
 
 int tc_cmd_doctor(int argc, char **argv)

@@ -170,8 +170,10 @@ static void check_gpus(tc_doctor_ctx *c)
         tc_doctor_evidence(k, "NVIDIA (vendor 0x10de): %s", c->nv_pci);
     if (c->n_amd)
         tc_doctor_evidence(k, "AMD (vendor 0x1002): %s", c->amd_pci);
-    if (!c->n_nv && !c->n_amd)
+    if (!c->n_nv && !c->n_amd) { /* nothing wrong on a CPU host, but no "ok GPUs found" either */
+        tc_doctor_set_status(k, TC_DOCTOR_SKIP);
         tc_doctor_evidence(k, "no NVIDIA or AMD GPU in /sys/bus/pci/devices: CPU only");
+    }
     if (c->kernel[0])
         tc_doctor_evidence(k, "kernel %s", c->kernel);
 }

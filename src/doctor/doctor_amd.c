@@ -154,6 +154,7 @@ static void check_override(tc_doctor_ctx *c)
         return;
     }
     tc_doctor_set_status(k, TC_DOCTOR_WARN);
+    snprintf(k->title, sizeof k->title, "HSA_OVERRIDE_GFX_VERSION is set (a work-around)");
     tc_doctor_evidence(k, "HSA_OVERRIDE_GFX_VERSION=%s: ROCm treats the card as another gfx target",
                        o);
     tc_doctor_fix(k,

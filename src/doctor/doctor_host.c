@@ -110,9 +110,12 @@ void tc_doctor_check_server(tc_doctor_ctx *c)
         return;
     tc_doctor_set_status(k, TC_DOCTOR_WARN);
     tc_doctor_set_status(m, TC_DOCTOR_SKIP);
-    tc_doctor_evidence(
-        k, "no inference server answers on the usual local ports (Ollama 11434, vLLM 8000, "
-           "llama.cpp 8080, SGLang 30000)");
+    if (c->cfg->server_urls)
+        tc_doctor_evidence(k, "no inference server answers at the URL(s) given");
+    else
+        tc_doctor_evidence(
+            k, "no inference server answers on the usual local ports (Ollama 11434, vLLM 8000, "
+               "llama.cpp 8080, SGLang 30000)");
     tc_doctor_evidence(m, "no server answered");
     tc_doctor_fix(k,
                   "start one (ollama serve; vllm serve MODEL; llama-server -m FILE), or give its "

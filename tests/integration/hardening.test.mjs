@@ -213,3 +213,17 @@ test('a run stopped by Ctrl-C says it was interrupted, not that its requests fai
   assert.match(r.stderr, /interrupted/);
   assert.doesNotMatch(r.stderr, /above --max-error-rate/);
 });
+
+test('doctor URL checks a server on another port; a CPU host is no "ok GPUs found"', async (t) => {
+  const sim = await startSim([], { t });
+  const cpu = path.join(REPO_ROOT, 'tests', 'fixtures', 'doctor', 'cpu-only');
+  const ok = await runCli(['doctor', sim.url, '--root', cpu, '--json']);
+  const doc = JSON.parse(ok.stdout);
+  const server = doc.checks.find((c) => c.title === 'a local inference server answers');
+  assert.equal(server.status, 'ok', JSON.stringify(server));
+  assert.match(server.evidence, new RegExp(sim.url.replace(/[.]/g, '\\.')));
+  const gpus = doc.checks.find((c) => c.id === 'gpu.found');
+  assert.equal(gpus.status, 'skip');
+  const dead = await runCli(['doctor', 'http://127.0.0.1:1', '--root', cpu]);
+  assert.match(dead.stdout, /no inference server answers at the URL\(s\) given/);
+});

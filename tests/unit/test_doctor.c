@@ -260,6 +260,7 @@ static void test_gpu_found(void **state)
     c = config("cpu-only", 0);
     k = get(run(&c), "gpu.found");
     assert_non_null(strstr(k->evidence, "CPU only"));
+    assert_int_equal(k->status, TC_DOCTOR_SKIP); /* not "ok GPUs found" */
     c = config("healthy-amd", 0);
     c.kernel_release = "6.11.0-custom";
     k = get(run(&c), "gpu.found");
@@ -341,6 +342,9 @@ static void test_hsa_override(void **state)
                "supported list"};
     expect(r, "override", &f);
     assert_int_equal(r->status, 1);
+    /* the warning's title says what is wrong: it is set, not "not set" */
+    assert_string_equal(get(r, "amd.hsa_override")->title,
+                        "HSA_OVERRIDE_GFX_VERSION is set (a work-around)");
     /* Without an AMD GPU the variable does not matter. */
     c = config("cpu-only", 0);
     c.env = env_override;
