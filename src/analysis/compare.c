@@ -223,7 +223,7 @@ static int settings_differences(const tc_run_info *a, const tc_run_info *b, json
 /* Fingerprint fields that are the hardware being compared. */
 static int is_hardware_field(const char *field)
 {
-    static const char *const suffixes[] = {".vendor", ".name", ".memory_bytes"};
+    static const char *const suffixes[] = {".vendor", ".name", ".memory_bytes", ".count"};
     if (strcmp(field, "gpus") == 0)
         return 1;
     if (strncmp(field, "gpus.", 5) != 0)

@@ -445,6 +445,13 @@ static void differences_separate_hardware_from_warnings(void **state)
     assert_int_equal(json_integer_value(json_object_get(field_of(d, "concurrency"), "b")), 8);
     json_decref(d);
 
+    /* The number of GPUs is hardware being compared too (0 against 1). */
+    json_t *none = json_loads("{\"gpus\":[],\"server\":{\"kind\":\"ollama\"}}", 0, NULL);
+    d = tc_compare_differences(&a, &a, none, fa);
+    assert_true(json_is_true(json_object_get(field_of(d, "gpus.count"), "hardware")));
+    json_decref(d);
+    json_decref(none);
+
     /* Only one fingerprint: said, not silently skipped. */
     d = tc_compare_differences(&a, &a, fa, NULL);
     assert_non_null(field_of(d, "environment"));
