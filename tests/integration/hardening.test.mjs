@@ -156,6 +156,9 @@ test('text output escapes what a server sends: no terminal escapes, forged lines
 test('two --repeat runs started at once with the same --label do not merge into one group', async (t) => {
   const { db } = scoped(t);
   const sim = await startSim(['--ttft-ms', '1', '--decode-tps', '2000'], { t });
+  // The database exists first (two processes creating a new file at the
+  // same instant is another matter than this race).
+  assert.equal((await runCli(['run', sim.url, '--db', db, '-n', '1', '--max-tokens', '2', '--label', 'first'])).code, 0);
   const args = ['run', sim.url, '--db', db, '-n', '2', '--max-tokens', '8', '--repeat', '2', '--label', 'same', '--no-progress'];
   const [a, b] = await Promise.all([runCli(args, { timeoutMs: 60_000 }), runCli(args, { timeoutMs: 60_000 })]);
   const codes = [a.code, b.code].sort();
@@ -171,12 +174,15 @@ test('cost and compare say what a power figure covers, and warn when the two sid
   const db = path.join(dir, 'runs.db');
   copyFileSync(path.join(REPO_ROOT, 'tests', 'golden', 'runs.db'), db);
   const prof = (f) => path.join(REPO_ROOT, 'profiles', f);
-  // nv sampled a GPU board; the RX profile gives no watts, so its power is the board's.
-  const board = JSON.parse((await runCli(['cost', 'nv', '--db', db, '--profile', prof('rx7900xtx-workstation.ini'), '--json'])).stdout);
+  // nv sampled a GPU board; a profile without watts prices the board's power.
+  const measured = path.join(dir, 'measured.ini');
+  writeFileSync(measured, readFileSync(prof('rx7900xtx-workstation.ini'), 'utf8')
+    .split('\n').filter((l) => !/^(idle|busy)_watts/.test(l)).join('\n'));
+  const board = JSON.parse((await runCli(['cost', 'nv', '--db', db, '--profile', measured, '--json'])).stdout);
   assert.equal(board.energy.power_scope, 'GPU board');
   const box = await runCli(['cost', 'amd', '--db', db, '--profile', prof('rtx4090-workstation.ini')]);
   assert.match(box.stdout, /^Power scope: whole box \(the profile's \[power\] scope, box when not given\)$/m);
-  const mixed = await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', prof('rx7900xtx-workstation.ini'),
+  const mixed = await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', measured,
     '--profile-b', prof('rtx4090-workstation.ini'), '--json']);
   const doc = JSON.parse(mixed.stdout);
   assert.equal(doc.a.power_scope, 'GPU board');
@@ -185,7 +191,7 @@ test('cost and compare say what a power figure covers, and warn when the two sid
   // A profile that says its watts are a board's: like for like, no warning.
   const boardProfile = path.join(dir, 'board.ini');
   writeFileSync(boardProfile, readFileSync(prof('rtx4090-workstation.ini'), 'utf8').replace('[power]', '[power]\nscope = board'));
-  const same = JSON.parse((await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', prof('rx7900xtx-workstation.ini'),
+  const same = JSON.parse((await runCli(['compare', 'nv', 'amd', '--db', db, '--profile-a', measured,
     '--profile-b', boardProfile, '--json'])).stdout);
   assert.equal(same.b.power_scope, 'GPU board');
   assert.ok(!same.warnings.some((w) => /power is the/.test(w)));
