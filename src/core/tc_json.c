@@ -1,28 +1,11 @@
 #include "tc_json.h"
 
+#include "tc_text.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xC2 && c <= 0xDF ? 2
-               : (c & 0xF0) == 0xE0     ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
 
 /* Text from outside (a server's error message cut at 200 bytes, a label)
  * may not be UTF-8, which JSON requires: each bad byte becomes U+FFFD. */
@@ -38,7 +21,8 @@ json_t *tc_json_string(const char *s)
     if (!clean)
         return NULL;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_len((const unsigned char *)s + i);
+        unsigned cp;
+        size_t n = tc_utf8_decode((const unsigned char *)s + i, &cp);
         if (n == 0) {
             memcpy(clean + o, "\xef\xbf\xbd", 3);
             o += 3;

@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The length of the valid UTF-8 sequence at s and its code point, or 0. */
-static size_t decode(const unsigned char *s, unsigned *cp)
+size_t tc_utf8_decode(const unsigned char *s, unsigned *cp)
 {
     unsigned c = s[0];
     size_t n = c < 0x80                 ? 1
@@ -39,7 +38,7 @@ const char *tc_text_term(const char *s, char *out, size_t len)
     out[0] = '\0';
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
         unsigned cp = 0;
-        size_t n = decode(p, &cp);
+        size_t n = tc_utf8_decode(p, &cp);
         char esc[12];
         const char *piece = (const char *)p;
         size_t plen = n;

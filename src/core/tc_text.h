@@ -7,6 +7,11 @@
 
 #include <stddef.h>
 
+/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF) with its code point in *cp, or 0
+ * when it is not one. */
+size_t tc_utf8_decode(const unsigned char *s, unsigned *cp);
+
 /* Copies s (NULL: "") into out (len > 0 bytes), with every control
  * character (C0, DEL, C1), bidirectional control (U+200E/F, U+202A..E,
  * U+2066..9) and byte that is not UTF-8 written as a visible escape
