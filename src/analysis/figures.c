@@ -181,20 +181,29 @@ int tc_figures_quality_warnings(const char *who, const tc_runset *set, const tc_
     return n;
 }
 
+static tc_err add_record(void *ctx, const tc_req_record *r)
+{
+    return tc_run_metrics_add(ctx, r);
+}
+
 tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out, char *err,
                           size_t errlen)
 {
-    tc_req_record *recs = NULL;
-    size_t n = 0;
-    memset(out, 0, sizeof *out);
-    tc_err rc = tc_store_load_requests(st, run->id, &recs, &n, err, errlen);
-    if (rc != TC_OK)
+    /* Streamed, first chunks only: a run of hundreds of millions of chunks
+     * is listed in memory that grows with its requests alone. */
+    if (errlen)
+        err[0] = '\0';
+    tc_run_metrics_begin(out, run, 1);
+    tc_err rc = tc_store_each_request(st, run->id, 1, add_record, out, err, errlen);
+    if (rc == TC_ERR_NOMEM && !err[0])
+        tc_fail(err, errlen, rc, "run %lld: out of memory computing its figures",
+                (long long)run->id);
+    if (rc != TC_OK) {
+        tc_run_metrics_free(out);
         return rc;
-    if (tc_run_metrics_compute(run, recs, n, out) != TC_OK)
-        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
-                     (long long)run->id);
-    tc_store_free_requests(recs, n);
-    return rc;
+    }
+    tc_run_metrics_end(out);
+    return TC_OK;
 }
 
 void tc_figures_summarise(const char *who, const tc_runset *set, const tc_figures *f,

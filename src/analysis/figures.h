@@ -35,8 +35,10 @@ TC_MUST_CHECK tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_fi
                                      char *err, size_t errlen);
 void tc_figures_free(tc_figures *f); /* accepts NULL */
 
-/* The metrics alone (no telemetry, records not kept), for run lists.
- * Free with tc_run_metrics_free; nothing to free on failure. */
+/* What run lists show (tc_run_metrics_begin's list_only: counts, tokens,
+ * throughput, TTFT), read as a stream of first chunks, so memory grows with
+ * the run's requests, not its chunks. Free with tc_run_metrics_free;
+ * nothing to free on failure. */
 TC_MUST_CHECK tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
                                         char *err, size_t errlen);
 

@@ -31,13 +31,15 @@ static tc_err add_server_decode(tc_run_samples *s, const tc_server_report *sr)
 }
 
 /* Every per-request sample of one completed request. */
-static tc_err add_samples(tc_run_samples *s, const tc_req_record *r)
+static tc_err add_samples(tc_run_samples *s, const tc_req_record *r, int list_only)
 {
     int64_t ttft = tc_req_ttft_ns(r), e2e = tc_req_e2e_ns(r);
     double tpot = tc_req_tpot_ns(r);
     tc_err e = TC_OK;
     if (ttft >= 0)
         e = tc_dvec_push(&s->ttft_ms, ns_to_ms((double)ttft));
+    if (list_only)
+        return e;
     if (!e && e2e >= 0)
         e = tc_dvec_push(&s->e2e_ms, ns_to_ms((double)e2e));
     if (!e && tpot >= 0)
@@ -63,28 +65,23 @@ static void note_source(const tc_run_metrics *m, tc_token_source src, tc_token_s
 
 /* Duration spans every measured request, failed ones included: they held
  * the server's time too (vLLM's client times the whole benchmark). */
-typedef struct span {
-    int has_send, has_end;
-    int64_t first_send, last_end;
-} span;
-
-static void note_span(span *sp, const tc_req_record *r)
+static void note_span(tc_run_metrics *m, const tc_req_record *r)
 {
-    if (!sp->has_send || r->send_ns < sp->first_send)
-        sp->first_send = r->send_ns;
-    sp->has_send = 1;
-    if (r->end_ns > 0 && (!sp->has_end || r->end_ns > sp->last_end)) {
-        sp->last_end = r->end_ns;
-        sp->has_end = 1;
+    if (!m->has_send || r->send_ns < m->first_send)
+        m->first_send = r->send_ns;
+    m->has_send = 1;
+    if (r->end_ns > 0 && (!m->has_end || r->end_ns > m->last_end)) {
+        m->last_end = r->end_ns;
+        m->has_end = 1;
     }
 }
 
-static void set_rates(tc_run_metrics *m, const span *sp)
+static void set_rates(tc_run_metrics *m)
 {
-    if (!sp->has_send || !sp->has_end || sp->last_end <= sp->first_send)
+    if (!m->has_send || !m->has_end || m->last_end <= m->first_send)
         return;
     m->has_duration = 1;
-    m->duration_s = (double)(sp->last_end - sp->first_send) / 1e9;
+    m->duration_s = (double)(m->last_end - m->first_send) / 1e9;
     m->requests_per_s = (double)m->requests.completed / m->duration_s;
     m->output_tokens_per_s = (double)m->output_tokens / m->duration_s;
     m->total_tokens_per_s =
@@ -129,7 +126,31 @@ static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
         m->prompt_tokens += r->prompt_tokens;
     note_source(m, r->output_source, &m->token_source, &m->token_source_mixed);
     note_source(m, r->prompt_source, &m->prompt_source, &m->prompt_source_mixed);
-    return add_samples(&m->samples, r);
+    return add_samples(&m->samples, r, m->list_only);
+}
+
+void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only)
+{
+    memset(out, 0, sizeof *out);
+    out->simulated = run ? run->simulated != 0 : 0;
+    out->list_only = list_only;
+}
+
+tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
+{
+    if (r->warmup) {
+        m->requests.warmup++;
+        return TC_OK;
+    }
+    note_span(m, r);
+    return add_measured(m, r);
+}
+
+void tc_run_metrics_end(tc_run_metrics *m)
+{
+    summarise(m);
+    settle_prompt(m);
+    set_rates(m);
 }
 
 tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs, size_t n,
@@ -140,26 +161,16 @@ tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
     memset(out, 0, sizeof *out);
     if (!recs && n > 0)
         return TC_ERR_INVALID;
-    out->simulated = run ? run->simulated != 0 : 0;
-    span sp = {0};
-    tc_err e = TC_OK;
+    tc_run_metrics_begin(out, run, 0);
     for (size_t i = 0; i < n; i++) {
-        if (recs[i].warmup) {
-            out->requests.warmup++;
-            continue;
+        tc_err e = tc_run_metrics_add(out, &recs[i]);
+        if (e) {
+            tc_run_metrics_free(out);
+            return e;
         }
-        note_span(&sp, &recs[i]);
-        e = add_measured(out, &recs[i]);
-        if (e)
-            goto fail;
     }
-    summarise(out);
-    settle_prompt(out);
-    set_rates(out, &sp);
+    tc_run_metrics_end(out);
     return TC_OK;
-fail:
-    tc_run_metrics_free(out);
-    return e;
 }
 
 void tc_run_metrics_free(tc_run_metrics *m)

@@ -78,6 +78,11 @@ typedef struct tc_run_metrics {
     int prompt_source_mixed;
 
     tc_run_samples samples;
+
+    /* Internal to the incremental form below. */
+    int list_only;
+    int has_send, has_end;
+    int64_t first_send, last_end;
 } tc_run_metrics;
 
 /* Computes the figures of `n` records of `run` (run may be NULL: not
@@ -86,6 +91,17 @@ typedef struct tc_run_metrics {
  * NULL with n > 0) or TC_ERR_NOMEM; on error *out is left empty. */
 TC_MUST_CHECK tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
                                             size_t n, tc_run_metrics *out);
+
+/* The same, one record at a time (records read from the store as a
+ * stream): begin, add each record in order, end. With list_only, only what
+ * run lists show is gathered (counts, tokens, duration, throughputs and
+ * the TTFT summary; the other summaries stay empty), so memory grows with
+ * the requests, never with their chunks; the records may then carry just
+ * their first chunk. tc_run_metrics_add returns TC_OK or TC_ERR_NOMEM; free
+ * with tc_run_metrics_free either way. */
+void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only);
+TC_MUST_CHECK tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r);
+void tc_run_metrics_end(tc_run_metrics *m);
 
 /* Frees the samples and zeroes *m; accepts NULL. */
 void tc_run_metrics_free(tc_run_metrics *m);

@@ -147,6 +147,15 @@ size_t tc_store_varint_get(const uint8_t *in, size_t len, uint64_t *v);
 /* Bytes needed to encode n chunk times at most: n * TC_VARINT_MAX. */
 size_t tc_store_chunks_bound(size_t n);
 
+/* Calls fn(ctx, r) for each request of run_id in order of seq, one at a
+ * time in a record that is reused (fn copies what it keeps), so memory does
+ * not grow with the run. With first_chunk_only, r holds only its first
+ * chunk time (enough for TTFT; not for ITL). Stops at the first error, fn's
+ * included. TC_ERR_NOTFOUND for an unknown run. */
+TC_MUST_CHECK tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
+                                           tc_err (*fn)(void *ctx, const tc_req_record *r),
+                                           void *ctx, char *err, size_t errlen);
+
 /* Encodes n chunk times after send_ns into out (tc_store_chunks_bound(n)
  * bytes of room) and sets *out_len. TC_ERR_INVALID when a time is before
  * the one it follows. */

@@ -24,6 +24,7 @@ typedef enum store_stmt {
     ST_RUN_GROUP,
     ST_REQ_INSERT,
     ST_REQ_LOAD,
+    ST_REQ_EACH,
     ST_DEV_INSERT,
     ST_DEV_LOAD,
     ST_SAMPLE_INSERT,

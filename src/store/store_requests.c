@@ -173,7 +173,22 @@ static const char *col_str(sqlite3_stmt *st, int c)
 
 /* One row of REQ_COLS into r (zeroed first); TC_ERR_PARSE for a name
  * this truecost does not know or a corrupt chunk blob. */
-static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, char *err, size_t errlen)
+/* The first chunk time alone: the varint of its gap after the send. */
+static tc_err first_chunk(tc_req_record *r, const uint8_t *blob, size_t len, sqlite3_int64 n,
+                          char *why, size_t whylen)
+{
+    uint64_t gap;
+    if (n == 0)
+        return TC_OK;
+    if (!tc_store_varint_get(blob, len, &gap) || gap > (uint64_t)INT64_MAX - (uint64_t)r->send_ns)
+        return tc_fail(why, whylen, TC_ERR_PARSE, "the first chunk time is malformed");
+    if (tc_req_record_add_chunk(r, (int64_t)((uint64_t)r->send_ns + gap)) != 0)
+        return tc_fail(why, whylen, TC_ERR_NOMEM, "out of memory");
+    return TC_OK;
+}
+
+static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, int first_only, char *err,
+                           size_t errlen)
 {
     tc_req_record_init(r);
     int c = 0;
@@ -198,12 +213,14 @@ static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, char *err, size_t
     const uint8_t *blob = sqlite3_column_blob(st, c);
     size_t len = (size_t)sqlite3_column_bytes(st, c);
     char why[160];
-    tc_err e = n < 0 ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
-                     : tc_store_chunks_decode(r->send_ns, blob, len, (size_t)n, &r->chunk_ns, why,
-                                              sizeof why);
+    tc_err e = n < 0        ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
+               : first_only ? first_chunk(r, blob, len, n, why, sizeof why)
+                            : tc_store_chunks_decode(r->send_ns, blob, len, (size_t)n, &r->chunk_ns,
+                                                     why, sizeof why);
     if (e != TC_OK)
         return tc_fail(err, errlen, e, "request %lld: chunk times: %s", (long long)r->seq, why);
-    r->n_chunks = r->cap_chunks = (size_t)n;
+    if (!first_only)
+        r->n_chunks = r->cap_chunks = (size_t)n;
     return TC_OK;
 }
 
@@ -258,7 +275,7 @@ tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs,
     while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         e = grow(recs, *n, &cap, err, errlen);
         if (e == TC_OK)
-            e = read_request(st, &(*recs)[*n], err, errlen);
+            e = read_request(st, &(*recs)[*n], 0, err, errlen);
         if (e == TC_OK)
             (*n)++;
     }
@@ -280,4 +297,31 @@ void tc_store_free_requests(tc_req_record *recs, size_t n)
     for (size_t i = 0; i < n; i++)
         tc_req_record_clear(&recs[i]);
     free(recs);
+}
+
+tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
+                             tc_err (*fn)(void *ctx, const tc_req_record *r), void *ctx, char *err,
+                             size_t errlen)
+{
+    static const char sql[] = "SELECT " REQ_COLS " FROM requests WHERE run_id = ?1 ORDER BY seq";
+    sqlite3_stmt *st = NULL;
+    tc_err e = check_run_exists(s, run_id, err, errlen);
+    if (e == TC_OK)
+        e = tc_store_stmt(s, ST_REQ_EACH, sql, &st, err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = SQLITE_DONE;
+    tc_req_record r;
+    tc_req_record_init(&r);
+    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        e = read_request(st, &r, first_chunk_only, err, errlen);
+        if (e == TC_OK)
+            e = fn(ctx, &r);
+        tc_req_record_clear(&r); /* one record at a time: memory does not grow with the run */
+    }
+    if (e == TC_OK && rc != SQLITE_DONE)
+        e = tc_store_sql_fail(s, rc, "reading the requests", err, errlen);
+    sqlite3_reset(st);
+    return e;
 }

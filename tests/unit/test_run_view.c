@@ -129,8 +129,43 @@ static void the_run_list(void **state)
     assert_int_equal(l.runs[0].id, f->run.id); /* newest first */
     assert_ptr_equal(l.mp[1], &l.m[1]);
     assert_int_equal(l.m[1].requests.completed, 2);
+    /* The list's figures, streamed from first chunks, are the full ones. */
+    tc_figures full;
+    assert_int_equal(tc_figures_load(f->st, &f->run, &full, err, sizeof err), TC_OK);
+    const tc_run_metrics *a = &l.m[0], *b = &full.m;
+    assert_int_equal(a->requests.measured, b->requests.measured);
+    assert_int_equal(a->requests.failed, b->requests.failed);
+    assert_true(a->has_duration && a->output_tokens_per_s == b->output_tokens_per_s);
+    assert_true(a->ttft_ms.n == b->ttft_ms.n && a->ttft_ms.p50 == b->ttft_ms.p50);
+    assert_int_equal(a->itl_ms.n, 0); /* never gathered for a list */
+    assert_true(b->itl_ms.n > 0);
+    tc_figures_free(&full);
     tc_figures_list_free(&l);
     tc_figures_list_free(NULL);
+}
+
+static tc_err count_chunks(void *ctx, const tc_req_record *r)
+{
+    size_t *n = ctx;
+    *n += r->n_chunks;
+    return TC_OK;
+}
+
+/* The store's stream hands over every request, with all its chunks or its
+ * first alone, and stops at the callback's error. */
+static void requests_as_a_stream(void **state)
+{
+    fixture *f = *state;
+    char err[512] = "";
+    size_t all = 0, first = 0;
+    assert_int_equal(
+        tc_store_each_request(f->st, f->run.id, 0, count_chunks, &all, err, sizeof err), TC_OK);
+    assert_int_equal(
+        tc_store_each_request(f->st, f->run.id, 1, count_chunks, &first, err, sizeof err), TC_OK);
+    assert_int_equal(all, 33);
+    assert_int_equal(first, 3);
+    assert_int_equal(tc_store_each_request(f->st, 999, 1, count_chunks, &first, err, sizeof err),
+                     TC_ERR_NOTFOUND);
 }
 
 static void roofline_inputs(void **state)
@@ -174,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_run_view, setup, teardown),
         cmocka_unit_test_setup_teardown(the_run_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(requests_as_a_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(roofline_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(a_set_summary, setup, teardown),
     };

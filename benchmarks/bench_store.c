@@ -1,0 +1,142 @@
+/* bench_store: listing a store that holds one very long run. `truecost
+ * runs` computes each run's list figures on read; they must come from a
+ * stream of first chunks, never from every chunk time in memory (a
+ * 450M-chunk run once took 60 s and 10.5 GB). Builds a database with one
+ * run of --chunks chunk times (default 20M; the issue's target is stated
+ * for 100M), then, each in a child process so that its peak memory is its
+ * own, times the run list and, for comparison, the full figures that
+ * `show` still computes. Target for the list: under 1 s and 50 MB at 100M
+ * chunks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis/figures.h"
+#include "core/tc_time.h"
+#include "store/store.h"
+
+#define PER_REQUEST 128
+#define BATCH 512
+
+static int fill(const char *path, long long chunks)
+{
+    char err[512];
+    tc_store *s;
+    if (tc_store_open(path, TC_STORE_WRITE, &s, err, sizeof err) != TC_OK) {
+        fprintf(stderr, "bench_store: %s\n", err);
+        return -1;
+    }
+    tc_run_info run = {.api = TC_API_OPENAI, .concurrency = 64};
+    snprintf(run.model, sizeof run.model, "bench-model");
+    snprintf(run.endpoint, sizeof run.endpoint, "http://127.0.0.1:1");
+    tc_req_record *recs = calloc(BATCH, sizeof *recs);
+    if (!recs || tc_store_run_begin(s, &run, err, sizeof err) != TC_OK)
+        return -1;
+    long long requests = chunks / PER_REQUEST, seq = 0;
+    while (seq < requests) {
+        size_t n = 0;
+        for (; n < BATCH && seq < requests; n++, seq++) {
+            tc_req_record *r = &recs[n];
+            tc_req_record_clear(r);
+            r->seq = seq;
+            r->send_ns = 1000000000LL + seq * 1000000LL;
+            for (int k = 0; k < PER_REQUEST; k++)
+                if (tc_req_record_add_chunk(r, r->send_ns + 20000000LL + k * 10000000LL) != 0)
+                    return -1;
+            r->end_ns = r->chunk_ns[PER_REQUEST - 1] + 1000;
+            r->http_status = 200;
+            r->output_tokens = PER_REQUEST;
+            r->output_source = TC_TOKENS_USAGE;
+            r->prompt_tokens = 10;
+            r->prompt_source = TC_TOKENS_USAGE;
+        }
+        if (tc_store_add_requests(s, run.id, recs, n, err, sizeof err) != TC_OK) {
+            fprintf(stderr, "bench_store: %s\n", err);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < BATCH; i++)
+        tc_req_record_clear(&recs[i]);
+    free(recs);
+    if (tc_store_run_finish(s, run.id, TC_RUN_COMPLETE, err, sizeof err) != TC_OK)
+        return -1;
+    tc_store_close(s);
+    return 0;
+}
+
+/* In a child: the list (full = 0) or the full figures of the run; prints
+ * seconds and the child's peak RSS in MB on one line of the pipe. */
+static int measure(const char *path, int full, double *secs, double *mb)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char err[512];
+        tc_store *s;
+        int64_t t0 = tc_mono_ns();
+        int ok = tc_store_open(path, TC_STORE_READ, &s, err, sizeof err) == TC_OK;
+        if (ok && !full) {
+            tc_figures_list l;
+            ok = tc_figures_list_load(s, &l, err, sizeof err) == TC_OK;
+            if (ok)
+                tc_figures_list_free(&l);
+        } else if (ok) {
+            tc_runset set;
+            tc_figures *f;
+            ok = tc_runset_find(s, "1", &set, err, sizeof err) == TC_OK &&
+                 tc_runset_load(s, &set, &f, err, sizeof err) == TC_OK;
+            if (ok)
+                tc_runset_figures_free(f, set.n);
+        }
+        double t = (double)(tc_mono_ns() - t0) / 1e9;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        dprintf(fd[1], "%d %f %f\n", ok, t, (double)ru.ru_maxrss / 1024.0);
+        _exit(0);
+    }
+    close(fd[1]);
+    char line[128] = "";
+    ssize_t n = read(fd[0], line, sizeof line - 1);
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
+    int ok = 0;
+    return n > 0 && sscanf(line, "%d %lf %lf", &ok, secs, mb) == 3 && ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    long long chunks = argc > 2 && strcmp(argv[1], "--chunks") == 0 ? atoll(argv[2]) : 20000000LL;
+    char dir[] = "/tmp/truecost-bench-store-XXXXXX", path[128];
+    if (chunks < PER_REQUEST || !mkdtemp(dir))
+        return 1;
+    snprintf(path, sizeof path, "%s/big.db", dir);
+    int64_t t0 = tc_mono_ns();
+    if (fill(path, chunks) < 0)
+        return 1;
+    printf("store bench: one run of %lld chunk times (%lld requests x %d), stored in %.1f s\n",
+           chunks, chunks / PER_REQUEST, PER_REQUEST, (double)(tc_mono_ns() - t0) / 1e9);
+    double ls, lm, fs, fm;
+    if (measure(path, 0, &ls, &lm) < 0 || measure(path, 1, &fs, &fm) < 0) {
+        fprintf(stderr, "bench_store: a measurement failed\n");
+        return 1;
+    }
+    printf("  runs (list figures)   %.3f s, peak RSS %.1f MB  (target at 100M chunks: < 1 s, "
+           "< 50 MB)\n",
+           ls, lm);
+    printf("  show (full figures)   %.3f s, peak RSS %.1f MB  (every chunk time in memory: "
+           "stored aggregates are still to come)\n",
+           fs, fm);
+    unlink(path);
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path);
+    unlink(wal);
+    rmdir(dir);
+    return 0;
+}
