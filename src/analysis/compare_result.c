@@ -100,7 +100,7 @@ tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *lab
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     tc_err rc = tc_runset_find(st, which, out->set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, out->set, &out->f, err, errlen);
+        rc = tc_runset_load(st, out->set, TC_FIGURES_REQUESTS, &out->f, err, errlen);
     if (rc != TC_OK)
         return rc;
     /* No fingerprint (or an unreadable one) is a difference, not an error. */

@@ -1,5 +1,7 @@
 #include "figures.h"
 
+#include "analysis/figures_stored.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +28,58 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
                                     : TC_SCOPE_NONE;
 }
 
-tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, char *err,
-                       size_t errlen)
+/* The records with their first chunk only: what per-request figures
+ * other than the ITL need, in memory that grows with the requests. */
+typedef struct record_list {
+    tc_req_record *recs;
+    size_t n, cap;
+} record_list;
+
+static tc_err keep_record(void *ctx, const tc_req_record *r)
+{
+    record_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        tc_req_record *p = realloc(l->recs, cap * sizeof *p);
+        if (!p)
+            return TC_ERR_NOMEM;
+        l->recs = p;
+        l->cap = cap;
+    }
+    tc_req_record *c = &l->recs[l->n];
+    *c = *r;
+    c->chunk_ns = NULL;
+    c->n_chunks = c->cap_chunks = 0;
+    for (size_t i = 0; i < r->n_chunks; i++)
+        if (tc_req_record_add_chunk(c, r->chunk_ns[i]) != 0) {
+            tc_req_record_clear(c);
+            return TC_ERR_NOMEM;
+        }
+    l->n++;
+    return TC_OK;
+}
+
+static tc_err load_records(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
+                           tc_figures *out, char *err, size_t errlen)
+{
+    if (depth == TC_FIGURES_CHUNKS)
+        return tc_store_load_requests(st, run->id, &out->recs, &out->n_recs, err, errlen);
+    if (depth == TC_FIGURES_SUMMARY)
+        return TC_OK;
+    record_list l = {0};
+    if (errlen)
+        err[0] = '\0';
+    tc_err rc = tc_store_each_request(st, run->id, 1, keep_record, &l, err, errlen);
+    if (rc == TC_ERR_NOMEM && errlen && !err[0])
+        tc_fail(err, errlen, rc, "run %lld: out of memory reading its requests",
+                (long long)run->id);
+    out->recs = l.recs;
+    out->n_recs = l.n;
+    return rc;
+}
+
+tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
+                       tc_figures *out, char *err, size_t errlen)
 {
     tc_run_device *devs = NULL;
     tc_run_sample *samples = NULL;
@@ -35,15 +87,18 @@ tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, ch
     size_t n_samples = 0;
     memset(out, 0, sizeof *out);
     out->run = *run;
-    tc_err rc = tc_store_load_requests(st, run->id, &out->recs, &out->n_recs, err, errlen);
+    tc_err rc = tc_figures_summary(st, run, &out->m, NULL, err, errlen);
+    if (rc == TC_OK)
+        rc = load_records(st, run, depth, out, err, errlen);
     if (rc == TC_OK)
         rc =
             tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err, errlen);
     if (rc != TC_OK)
         goto out;
-    if (tc_run_metrics_compute(run, out->recs, out->n_recs, &out->m) != TC_OK ||
-        tc_run_energy_compute(devs, n_devs, samples, n_samples, out->recs, out->n_recs,
-                              out->m.output_tokens, &out->e) != TC_OK) {
+    tc_run_window w;
+    tc_run_window_of_metrics(&out->m, &w);
+    if (tc_run_energy_compute_window(devs, n_devs, samples, n_samples, &w, out->m.output_tokens,
+                                     &out->e) != TC_OK) {
         rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
                      (long long)run->id);
         goto out;
@@ -111,13 +166,14 @@ void tc_runset_free(tc_runset *s)
     memset(s, 0, sizeof *s);
 }
 
-tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err, size_t errlen)
+tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures_depth depth, tc_figures **f,
+                      char *err, size_t errlen)
 {
     *f = calloc(s->n ? s->n : 1, sizeof **f);
     if (!*f)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
-        tc_err rc = tc_figures_load(st, &s->runs[i], &(*f)[i], err, errlen);
+        tc_err rc = tc_figures_load(st, &s->runs[i], depth, &(*f)[i], err, errlen);
         if (rc != TC_OK) {
             tc_runset_figures_free(*f, i);
             *f = NULL;
@@ -189,12 +245,23 @@ static tc_err add_record(void *ctx, const tc_req_record *r)
 tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out, char *err,
                           size_t errlen)
 {
-    /* Streamed, first chunks only: a run of hundreds of millions of chunks
-     * is listed in memory that grows with its requests alone. */
+    /* Stored figures are one row; else streamed, first chunks only: a run
+     * of hundreds of millions of chunks is listed in memory that grows
+     * with its requests alone. */
+    char *text = NULL;
+    tc_err rc = tc_store_get_figures(st, run->id, TC_FIGURES_VERSION, &text, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (text) {
+        rc = tc_figures_decode(text, out, err, errlen);
+        free(text);
+        if (rc == TC_OK)
+            return TC_OK;
+    }
     if (errlen)
         err[0] = '\0';
-    tc_run_metrics_begin(out, run, 1);
-    tc_err rc = tc_store_each_request(st, run->id, 1, add_record, out, err, errlen);
+    tc_run_metrics_begin(out, run, 1, 0);
+    rc = tc_store_each_request(st, run->id, 1, add_record, out, err, errlen);
     if (rc == TC_ERR_NOMEM && !err[0])
         tc_fail(err, errlen, rc, "run %lld: out of memory computing its figures",
                 (long long)run->id);
@@ -202,8 +269,8 @@ tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *
         tc_run_metrics_free(out);
         return rc;
     }
-    tc_run_metrics_end(out);
-    return TC_OK;
+    int again;
+    return tc_run_metrics_end(out, &again); /* list_only: one pass */
 }
 
 void tc_figures_summarise(const char *who, const tc_runset *set, const tc_figures *f,

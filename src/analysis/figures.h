@@ -18,27 +18,37 @@
 #include "analysis/run_metrics.h"
 #include "store/store.h"
 
-/* One run's records and the figures computed from them. */
+/* How much of a run to load besides its figures. */
+typedef enum tc_figures_depth {
+    TC_FIGURES_SUMMARY,  /* the figures alone (stored ones when there are): recs NULL */
+    TC_FIGURES_REQUESTS, /* and every request record, with its first chunk only */
+    TC_FIGURES_CHUNKS    /* and every request record with every chunk */
+} tc_figures_depth;
+
+/* One run's figures and, as asked, its records. */
 typedef struct tc_figures {
     tc_run_info run;
-    tc_req_record *recs;
+    tc_req_record *recs; /* in send order; NULL with TC_FIGURES_SUMMARY */
     size_t n_recs;
     tc_run_metrics m;
     tc_run_energy e;
     tc_cost_measured cost_in; /* throughput and power as the cost model takes them */
 } tc_figures;
 
-/* Loads run's requests and telemetry and computes its figures into *out
- * (free with tc_figures_free; nothing to free on failure). TC_OK, the
- * store's error, or TC_ERR_NOMEM, with the detail in err. */
-TC_MUST_CHECK tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out,
-                                     char *err, size_t errlen);
+/* Loads run's figures (tc_figures_summary: stored ones when there are),
+ * its telemetry and energy over the measured window, and its records to
+ * `depth`, into *out (free with tc_figures_free; nothing to free on
+ * failure). Memory grows with the run's chunks only at TC_FIGURES_CHUNKS.
+ * TC_OK, the store's error, or TC_ERR_NOMEM, with the detail in err. */
+TC_MUST_CHECK tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
+                                     tc_figures *out, char *err, size_t errlen);
 void tc_figures_free(tc_figures *f); /* accepts NULL */
 
-/* What run lists show (tc_run_metrics_begin's list_only: counts, tokens,
- * throughput, TTFT), read as a stream of first chunks, so memory grows with
- * the run's requests, not its chunks. Free with tc_run_metrics_free;
- * nothing to free on failure. */
+/* What run lists show: the stored figures when there are, else
+ * tc_run_metrics_begin's list_only (counts, tokens, throughput, TTFT) read
+ * as a stream of first chunks, so memory grows with the run's requests,
+ * not its chunks. Free with tc_run_metrics_free; nothing to free on
+ * failure. */
 TC_MUST_CHECK tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
                                         char *err, size_t errlen);
 
@@ -71,8 +81,8 @@ void tc_runset_free(tc_runset *s); /* accepts NULL */
 
 /* Loads the figures of every run of the set into a new array *f of s->n
  * (free with tc_runset_figures_free; nothing to free on failure). */
-TC_MUST_CHECK tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures **f, char *err,
-                                    size_t errlen);
+TC_MUST_CHECK tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures_depth depth,
+                                    tc_figures **f, char *err, size_t errlen);
 void tc_runset_figures_free(tc_figures *f, size_t n); /* accepts NULL */
 
 /* The cost inputs of a set of runs: throughput, power and J/token are the

@@ -2,6 +2,8 @@
  * bound of the run document. */
 #include "roofline_run.h"
 
+#include "analysis/figures_stored.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,24 +69,18 @@ static tc_err first_device(tc_store *st, int64_t id, tc_roofline_run *out, char 
 tc_err tc_roofline_run_load(tc_store *st, const tc_run_info *run, tc_roofline_run *out, char *err,
                             size_t errlen)
 {
-    tc_req_record *recs = NULL;
-    size_t n = 0;
     tc_run_metrics m;
     memset(&m, 0, sizeof m);
     memset(out, 0, sizeof *out);
-    tc_err rc = tc_store_load_requests(st, run->id, &recs, &n, err, errlen);
+    tc_err rc = tc_store_get_fingerprint(st, run->id, &out->fingerprint, err, errlen);
     if (rc == TC_OK)
-        rc = tc_store_get_fingerprint(st, run->id, &out->fingerprint, err, errlen);
-    if (rc == TC_OK && tc_run_metrics_compute(run, recs, n, &m) != TC_OK)
-        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
-                     (long long)run->id);
+        rc = tc_figures_summary(st, run, &m, NULL, err, errlen);
     if (rc == TC_OK) {
         out->decode_n = m.decode_tps.n;
         out->decode_p50 = m.decode_tps.n ? m.decode_tps.p50 : 0;
         rc = first_device(st, run->id, out, err, errlen);
     }
     tc_run_metrics_free(&m);
-    tc_store_free_requests(recs, n);
     if (rc != TC_OK)
         tc_roofline_run_free(out);
     return rc;

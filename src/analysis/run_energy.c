@@ -3,24 +3,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The measured window: first send to last end of the measured requests. */
-static int measured_window(const tc_req_record *recs, size_t n, int64_t *from, int64_t *to,
-                           int64_t *first_send)
+void tc_run_window_of_records(const tc_req_record *recs, size_t n, tc_run_window *out)
 {
     int found = 0;
-    *first_send = INT64_MAX;
+    memset(out, 0, sizeof *out);
+    out->first_send = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
-        if (recs[i].send_ns < *first_send)
-            *first_send = recs[i].send_ns;
+        if (recs[i].send_ns < out->first_send)
+            out->first_send = recs[i].send_ns;
         if (recs[i].warmup)
             continue;
-        if (!found || recs[i].send_ns < *from)
-            *from = recs[i].send_ns;
-        if (!found || recs[i].end_ns > *to)
-            *to = recs[i].end_ns;
+        if (!found || recs[i].send_ns < out->from)
+            out->from = recs[i].send_ns;
+        if (!found || recs[i].end_ns > out->to)
+            out->to = recs[i].end_ns;
         found = 1;
     }
-    return found && *to > *from;
+    out->has_window = found && out->to > out->from;
+}
+
+void tc_run_window_of_metrics(const tc_run_metrics *m, tc_run_window *out)
+{
+    memset(out, 0, sizeof *out);
+    out->first_send = m->has_any_send ? m->first_send_any : INT64_MAX;
+    out->from = m->first_send;
+    out->to = m->last_end;
+    out->has_window = m->has_send && m->has_end && m->last_end > m->first_send;
 }
 
 /* Samples of device d, in time order (the store gives them by device). */
@@ -58,6 +66,16 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
                              size_t n_samples, const tc_req_record *recs, size_t n_recs,
                              int64_t output_tokens, tc_run_energy *out)
 {
+    tc_run_window w;
+    tc_run_window_of_records(recs, n_recs, &w);
+    return tc_run_energy_compute_window(devs, n_devs, samples, n_samples, &w, output_tokens, out);
+}
+
+tc_err tc_run_energy_compute_window(const tc_run_device *devs, int n_devs,
+                                    const tc_run_sample *samples, size_t n_samples,
+                                    const tc_run_window *w, int64_t output_tokens,
+                                    tc_run_energy *out)
+{
     memset(out, 0, sizeof *out);
     out->output_tokens = output_tokens;
     if (n_devs <= 0)
@@ -70,15 +88,13 @@ tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs, const tc_run
         return TC_ERR_NOMEM;
     }
     out->n = n_devs;
-    int64_t from = 0, to = 0, first_send = 0;
-    int have_window = measured_window(recs, n_recs, &from, &to, &first_send);
     for (int d = 0; d < n_devs; d++) {
         tc_run_energy_dev *e = &out->dev[d];
         e->dev = devs[d];
         size_t k = device_samples(samples, n_samples, d, buf);
-        if (have_window)
-            tc_energy_summarise(buf, k, from, to, &e->load);
-        idle_power(buf, k, first_send, e);
+        if (w->has_window)
+            tc_energy_summarise(buf, k, w->from, w->to, &e->load);
+        idle_power(buf, k, w->first_send, e);
         e->joules_per_token = tc_energy_joules_per_token(&e->load, output_tokens);
         e->tokens_per_joule = tc_energy_tokens_per_joule(&e->load, output_tokens);
         if (e->load.method != TC_ENERGY_NONE) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analysis/energy.h"
+#include "analysis/run_metrics.h"
 #include "record/record.h"
 #include "store/store.h"
 
@@ -28,8 +29,28 @@ typedef struct tc_run_energy {
     int64_t output_tokens;
 } tc_run_energy;
 
-/* Computes the figures. `output_tokens` are the measured, completed
- * requests' output tokens. Free with tc_run_energy_free. */
+/* When the load ran: the measured window (first measured send -> last
+ * measured end; has_window 0 when there is none) and the first send of
+ * any request, warm-up included (INT64_MAX when none), before which the
+ * samples are the idle baseline. */
+typedef struct tc_run_window {
+    int has_window;
+    int64_t from, to;
+    int64_t first_send;
+} tc_run_window;
+
+void tc_run_window_of_records(const tc_req_record *recs, size_t n, tc_run_window *out);
+/* The same from a run's figures, stored ones included. */
+void tc_run_window_of_metrics(const tc_run_metrics *m, tc_run_window *out);
+
+/* Computes the figures over window w. `output_tokens` are the measured,
+ * completed requests' output tokens. Free with tc_run_energy_free. */
+TC_MUST_CHECK tc_err tc_run_energy_compute_window(const tc_run_device *devs, int n_devs,
+                                                  const tc_run_sample *samples, size_t n_samples,
+                                                  const tc_run_window *w, int64_t output_tokens,
+                                                  tc_run_energy *out);
+
+/* The same, the window taken from the records. */
 TC_MUST_CHECK tc_err tc_run_energy_compute(const tc_run_device *devs, int n_devs,
                                            const tc_run_sample *samples, size_t n_samples,
                                            const tc_req_record *recs, size_t n_recs,

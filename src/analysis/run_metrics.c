@@ -44,8 +44,6 @@ static tc_err add_samples(tc_run_samples *s, const tc_req_record *r, int list_on
         e = tc_dvec_push(&s->e2e_ms, ns_to_ms((double)e2e));
     if (!e && tpot >= 0)
         e = tc_dvec_push(&s->tpot_ms, ns_to_ms(tpot));
-    for (size_t i = 1; !e && i < r->n_chunks; i++)
-        e = tc_dvec_push(&s->itl_ms, ns_to_ms((double)(r->chunk_ns[i] - r->chunk_ns[i - 1])));
     if (!e)
         e = add_decode(s, r, ttft, e2e);
     if (!e)
@@ -100,12 +98,19 @@ static void summarise(tc_run_metrics *m)
 {
     tc_run_samples *s = &m->samples;
     tc_summary_compute(s->ttft_ms.data, s->ttft_ms.len, &m->ttft_ms);
-    tc_summary_compute(s->itl_ms.data, s->itl_ms.len, &m->itl_ms);
+    tc_pooled_summary_ms(&m->itl, &m->itl_ms);
     tc_summary_compute(s->tpot_ms.data, s->tpot_ms.len, &m->tpot_ms);
     tc_summary_compute(s->e2e_ms.data, s->e2e_ms.len, &m->e2e_ms);
     tc_summary_compute(s->decode_tps.data, s->decode_tps.len, &m->decode_tps);
     tc_summary_compute(s->server_decode_tps.data, s->server_decode_tps.len, &m->server_decode_tps);
     m->has_server_decode = m->server_decode_tps.n > 0;
+}
+
+/* The inter-token gaps of a completed request, pooled over the run. */
+static void add_gaps(tc_run_metrics *m, const tc_req_record *r)
+{
+    for (size_t i = 1; i < r->n_chunks; i++)
+        tc_pooled_add(&m->itl, r->chunk_ns[i] - r->chunk_ns[i - 1]);
 }
 
 /* Counts one measured request and, when it completed, its samples. */
@@ -126,18 +131,29 @@ static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
         m->prompt_tokens += r->prompt_tokens;
     note_source(m, r->output_source, &m->token_source, &m->token_source_mixed);
     note_source(m, r->prompt_source, &m->prompt_source, &m->prompt_source_mixed);
+    if (!m->list_only)
+        add_gaps(m, r);
     return add_samples(&m->samples, r, m->list_only);
 }
 
-void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only)
+void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only, size_t keep)
 {
     memset(out, 0, sizeof *out);
     out->simulated = run ? run->simulated != 0 : 0;
     out->list_only = list_only;
+    tc_pooled_init(&out->itl, keep);
 }
 
 tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
 {
+    if (m->itl.pass != 1) { /* a later pass: the gaps alone, of the same requests */
+        if (!r->warmup && r->error == TC_REQ_OK)
+            add_gaps(m, r);
+        return TC_OK;
+    }
+    if (!m->has_any_send || r->send_ns < m->first_send_any)
+        m->first_send_any = r->send_ns;
+    m->has_any_send = 1;
     if (r->warmup) {
         m->requests.warmup++;
         return TC_OK;
@@ -146,11 +162,22 @@ tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
     return add_measured(m, r);
 }
 
-void tc_run_metrics_end(tc_run_metrics *m)
+tc_err tc_run_metrics_end(tc_run_metrics *m, int *again)
 {
+    *again = 0;
+    if (!m->list_only) {
+        int rc = tc_pooled_end_pass(&m->itl);
+        if (rc < 0)
+            return TC_ERR_NOMEM;
+        if (rc == 1) {
+            *again = 1;
+            return TC_OK;
+        }
+    }
     summarise(m);
     settle_prompt(m);
     set_rates(m);
+    return TC_OK;
 }
 
 tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs, size_t n,
@@ -161,16 +188,18 @@ tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req_record *recs,
     memset(out, 0, sizeof *out);
     if (!recs && n > 0)
         return TC_ERR_INVALID;
-    tc_run_metrics_begin(out, run, 0);
-    for (size_t i = 0; i < n; i++) {
-        tc_err e = tc_run_metrics_add(out, &recs[i]);
-        if (e) {
-            tc_run_metrics_free(out);
-            return e;
-        }
+    tc_run_metrics_begin(out, run, 0, 0);
+    int again = 1;
+    tc_err e = TC_OK;
+    while (!e && again) {
+        for (size_t i = 0; !e && i < n; i++)
+            e = tc_run_metrics_add(out, &recs[i]);
+        if (!e)
+            e = tc_run_metrics_end(out, &again);
     }
-    tc_run_metrics_end(out);
-    return TC_OK;
+    if (e)
+        tc_run_metrics_free(out);
+    return e;
 }
 
 void tc_run_metrics_free(tc_run_metrics *m)
@@ -178,7 +207,7 @@ void tc_run_metrics_free(tc_run_metrics *m)
     if (!m)
         return;
     tc_dvec_free(&m->samples.ttft_ms);
-    tc_dvec_free(&m->samples.itl_ms);
+    tc_pooled_free(&m->itl);
     tc_dvec_free(&m->samples.tpot_ms);
     tc_dvec_free(&m->samples.e2e_ms);
     tc_dvec_free(&m->samples.decode_tps);

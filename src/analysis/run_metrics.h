@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/pooled.h"
 #include "analysis/stats.h"
 #include "record/record.h"
 #include "core/tc_error.h"
@@ -21,10 +22,11 @@ typedef struct tc_run_counts {
     int64_t warmup;    /* warm-up requests, in no other figure */
 } tc_run_counts;
 
-/* Every sample behind the summaries, sorted ascending; kept for charts,
- * histograms and SLO checks. Owned by the tc_run_metrics. */
+/* Every per-request sample behind the summaries, sorted ascending; kept
+ * for charts, histograms and SLO checks. Owned by the tc_run_metrics. The
+ * pooled ITLs are not kept: a run holds hundreds of millions of them. */
 typedef struct tc_run_samples {
-    tc_dvec ttft_ms, itl_ms, tpot_ms, e2e_ms;
+    tc_dvec ttft_ms, tpot_ms, e2e_ms;
     tc_dvec decode_tps;        /* client-measured, per request */
     tc_dvec server_decode_tps; /* server-reported, per request */
 } tc_run_samples;
@@ -80,9 +82,12 @@ typedef struct tc_run_metrics {
     tc_run_samples samples;
 
     /* Internal to the incremental form below. */
+    tc_pooled itl;
     int list_only;
     int has_send, has_end;
-    int64_t first_send, last_end;
+    int64_t first_send, last_end; /* of the measured requests */
+    int has_any_send;
+    int64_t first_send_any; /* of any request, warm-up included */
 } tc_run_metrics;
 
 /* Computes the figures of `n` records of `run` (run may be NULL: not
@@ -93,15 +98,20 @@ TC_MUST_CHECK tc_err tc_run_metrics_compute(const tc_run_info *run, const tc_req
                                             size_t n, tc_run_metrics *out);
 
 /* The same, one record at a time (records read from the store as a
- * stream): begin, add each record in order, end. With list_only, only what
- * run lists show is gathered (counts, tokens, duration, throughputs and
- * the TTFT summary; the other summaries stay empty), so memory grows with
- * the requests, never with their chunks; the records may then carry just
- * their first chunk. tc_run_metrics_add returns TC_OK or TC_ERR_NOMEM; free
- * with tc_run_metrics_free either way. */
-void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only);
+ * stream): begin, add each record in order, end. Memory grows with the
+ * requests, never with their chunks: past `keep` inter-token gaps
+ * (tc_pooled), tc_run_metrics_end sets *again and the same records must be
+ * added once more, in the same order, then end called again, until *again
+ * is 0 (two or three passes; the figures are the same as in one).
+ *
+ * With list_only, only what run lists show is gathered (counts, tokens,
+ * duration, throughputs and the TTFT summary; the other summaries stay
+ * empty) and one pass is enough; the records may then carry just their
+ * first chunk. tc_run_metrics_add and _end return TC_OK or TC_ERR_NOMEM;
+ * free with tc_run_metrics_free either way. keep 0: TC_POOLED_KEEP_DEFAULT. */
+void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only, size_t keep);
 TC_MUST_CHECK tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r);
-void tc_run_metrics_end(tc_run_metrics *m);
+TC_MUST_CHECK tc_err tc_run_metrics_end(tc_run_metrics *m, int *again);
 
 /* Frees the samples and zeroes *m; accepts NULL. */
 void tc_run_metrics_free(tc_run_metrics *m);

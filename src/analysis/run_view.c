@@ -10,7 +10,7 @@ tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out, 
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    tc_err rc = tc_figures_load(st, run, &out->f, err, errlen);
+    tc_err rc = tc_figures_load(st, run, TC_FIGURES_SUMMARY, &out->f, err, errlen);
     if (rc != TC_OK)
         return rc;
     if (tc_figures_fingerprint(st, run->id, &out->fingerprint, out->warnings[out->n_warnings],

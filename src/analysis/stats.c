@@ -12,7 +12,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* numpy's _lerp: from the upper end when t >= 0.5, so P(100) is exactly the
  * maximum and results match numpy to the last bit. */
-static double lerp(double a, double b, double t)
+double tc_stats_lerp(double a, double b, double t)
 {
     double diff = b - a;
     return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
@@ -32,7 +32,7 @@ double tc_stats_percentile(const double *sorted, size_t n, double q)
     size_t i = (size_t)lo;
     if (i >= n - 1)
         return sorted[n - 1];
-    return lerp(sorted[i], sorted[i + 1], h - lo);
+    return tc_stats_lerp(sorted[i], sorted[i + 1], h - lo);
 }
 
 /* Two passes (mean, then squared deviations), as numpy does, so large

@@ -27,6 +27,10 @@ typedef struct tc_summary {
  * Returns 0 when n == 0. */
 double tc_stats_percentile(const double *sorted, size_t n, double q);
 
+/* numpy's _lerp: a + (b - a) * t, from the upper end when t >= 0.5, so
+ * P(100) is exactly the maximum and results match numpy to the last bit. */
+double tc_stats_lerp(double a, double b, double t);
+
 /* Sorts `samples` ascending IN PLACE and fills *out; n == 0 gives an empty
  * summary (samples may then be NULL). */
 void tc_summary_compute(double *samples, size_t n, tc_summary *out);

@@ -74,7 +74,7 @@ static tc_err load_side(tc_store *st, const char *which, int target, tc_evidence
     tc_group_stat g;
     tc_err rc = tc_runset_find(st, which, &set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, &set, &f, err, errlen);
+        rc = tc_runset_load(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
     if (rc == TC_OK) {
         tc_figures_mean_cost_inputs(f, set.n, m, &g);
         for (size_t i = 0; i < set.n; i++)
@@ -196,7 +196,7 @@ tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
     tc_figures *f = NULL;
     tc_err rc = tc_runset_find(st, soak, &set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, &set, &f, err, errlen);
+        rc = tc_runset_load(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
     if (rc == TC_OK) {
         size_t best = 0;
         for (size_t i = 1; i < set.n; i++)

@@ -79,7 +79,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
     char err[512];
     if (json == TC_PRINT_NONE) { /* the figures alone, for the check */
         tc_figures f;
-        if (tc_cli_check(tc_figures_load(st, run, &f, err, sizeof err), err))
+        if (tc_cli_check(tc_figures_load(st, run, TC_FIGURES_SUMMARY, &f, err, sizeof err), err))
             return TC_EXIT_RUNTIME;
         int code = check_errors(&f.m, max_error_rate);
         tc_figures_free(&f);

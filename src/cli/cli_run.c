@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/figures_stored.h"
 #include "bench/bench_probe.h"
 #include "core/tc_text.h"
 #include "cli.h"
@@ -230,6 +231,28 @@ static int telemetry_failed(const run_plan *p, const tc_measure_outcome *o)
     return code;
 }
 
+/* Its figures, computed once now and kept beside its records, so that
+ * show and runs never read every chunk again. Failing to keep them costs
+ * only time later: they are computed from the records then. */
+static void store_figures(tc_store *st, const tc_run_info *run)
+{
+    char err[512];
+    if (tc_figures_save(st, run, err, sizeof err) != TC_OK)
+        fprintf(stderr,
+                "truecost: note: the run's figures were not stored (%s); show computes "
+                "them from its records\n",
+                err);
+}
+
+/* Runs from an older truecost get their figures once, by a writer. */
+static void store_older_figures(tc_store *st)
+{
+    char err[512];
+    size_t n = 0;
+    if (tc_figures_save_missing(st, &n, err, sizeof err) != TC_OK)
+        fprintf(stderr, "truecost: note: the figures of older runs were not stored (%s)\n", err);
+}
+
 /* A measured run: what went wrong, then its summary (nothing with
  * --repeat: the group is printed at the end). */
 static int measured(const run_plan *p, const tc_measure_outcome *o)
@@ -250,6 +273,7 @@ static int measured(const run_plan *p, const tc_measure_outcome *o)
                 (long long)o->load.abandoned);
     if (o->finish_err[0])
         tc_cli_error("run: %s", o->finish_err);
+    store_figures(p->store, &o->info);
     /* A stopped run's cut-off requests are no error rate: it says it was
      * interrupted, and exits as a stopped run does. */
     int code = tc_cli_print_run(p->store, &o->info, p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
@@ -360,6 +384,8 @@ int tc_cmd_run(int argc, char **argv)
             if (!code)
                 code = g;
         }
+        if (code < TC_EXIT_SIGINT)
+            store_older_figures(p.store);
     }
     tc_store_close(p.store);
     tc_prompts_free(&p.prompts);

@@ -15,7 +15,7 @@ int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out)
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f)
 {
     char err[512];
-    if (tc_runset_load(st, s, f, err, sizeof err) == TC_OK)
+    if (tc_runset_load(st, s, TC_FIGURES_SUMMARY, f, err, sizeof err) == TC_OK)
         return 0;
     tc_cli_error("%s", err);
     return TC_EXIT_RUNTIME;

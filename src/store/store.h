@@ -1,7 +1,9 @@
 /* The results store: one SQLite file that keeps every run and every raw
  * request record, written as the run goes (one transaction per batch) and
- * read back by `runs`, `show` and `export`. Figures are never stored; they
- * are computed on read from the records.
+ * read back by `runs`, `show` and `export`. The records are the truth: a
+ * run's figures are computed from them, once when the run ends, and kept
+ * beside them (run_figures) so that a run of hundreds of millions of
+ * chunks is shown without reading its chunks again.
  *
  * A writer turns on WAL mode, so `truecost runs` can read while a run
  * writes, and turns it back to rollback mode when it closes, so a reader
@@ -196,5 +198,23 @@ TC_MUST_CHECK tc_err tc_store_set_fingerprint(tc_store *s, int64_t run_id, const
  * NULL in *json when the run has none (TC_OK). */
 TC_MUST_CHECK tc_err tc_store_get_fingerprint(tc_store *s, int64_t run_id, char **json, char *err,
                                               size_t errlen);
+
+/* ---- a finished run's figures (schema version 5) ------------------------ */
+
+/* Stores (or replaces) the run's figures, a JSON text made by the analysis
+ * layer, with the version of their definition. */
+TC_MUST_CHECK tc_err tc_store_set_figures(tc_store *s, int64_t run_id, int version,
+                                          const char *json, char *err, size_t errlen);
+
+/* The run's figures of definition `version` as a malloc()ed JSON text the
+ * caller frees, or NULL in *json when there are none of that version
+ * (TC_OK): the caller then computes them from the records. */
+TC_MUST_CHECK tc_err tc_store_get_figures(tc_store *s, int64_t run_id, int version, char **json,
+                                          char *err, size_t errlen);
+
+/* The ids of the finished runs (not 'running') without figures of
+ * `version`, ascending, malloc()ed (free() it; NULL when *n is 0). */
+TC_MUST_CHECK tc_err tc_store_runs_without_figures(tc_store *s, int version, int64_t **ids,
+                                                   size_t *n, char *err, size_t errlen);
 
 #endif

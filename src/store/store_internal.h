@@ -31,6 +31,9 @@ typedef enum store_stmt {
     ST_SAMPLE_LOAD,
     ST_FP_SET,
     ST_FP_GET,
+    ST_FIG_SET,
+    ST_FIG_GET,
+    ST_FIG_MISSING,
     ST_COUNT
 } store_stmt;
 

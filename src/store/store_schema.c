@@ -93,6 +93,12 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN run_group TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE runs ADD COLUMN prompt_set TEXT NOT NULL DEFAULT '';"
     "CREATE INDEX runs_by_group ON runs (run_group, id);",
+    /* 5: a finished run's figures, computed once when it ends (JSON; the
+     * version says which definition of the figures made them) */
+    "CREATE TABLE run_figures ("
+    " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+    " version INTEGER NOT NULL,"
+    " json TEXT NOT NULL);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -2,7 +2,7 @@
 // checked against the real binary: errors classified by what happened,
 // limits that users hit, what is printed from outside.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -232,4 +232,41 @@ test('doctor URL checks a server on another port; a CPU host is no "ok GPUs foun
   assert.equal(gpus.status, 'skip');
   const dead = await runCli(['doctor', 'http://127.0.0.1:1', '--root', cpu]);
   assert.match(dead.stdout, /no inference server answers at the URL\(s\) given/);
+});
+
+// ---- stored figures (item 8) ----------------------------------------------------
+
+function sqlite3(db, sql) {
+  return execFileSync('sqlite3', [db, sql], { encoding: 'utf8' }).trim();
+}
+
+test('a run stores its figures when it ends; show reads them, and an older database gets them from the next run', async (t) => {
+  const { db } = scoped(t);
+  const sim = await startSim(['--ttft-ms', '5', '--decode-tps', '500'], { t });
+  const run = (label) => runCli(['run', sim.url, '--db', db, '-n', '4', '-c', '2', '--max-tokens', '16', '--label', label,
+    '--telemetry', 'none', '--no-progress', '--json']);
+  const first = await run('one');
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(sqlite3(db, 'SELECT count(*) FROM run_figures'), '1', 'stored when the run ended');
+  const stored = JSON.parse(sqlite3(db, 'SELECT json FROM run_figures'));
+  assert.equal(stored['requests.measured'], 4);
+  assert.ok(stored.itl_ms.n > 0);
+  // The stored row is what show prints: change it, and show follows.
+  const shown = await runCli(['show', 'one', '--db', db, '--json']);
+  assert.equal(shown.code, 0, shown.stderr);
+  const fromStore = JSON.parse(shown.stdout);
+  sqlite3(db, "UPDATE run_figures SET json = json_set(json, '$.itl_ms.p50', 123.5)");
+  const edited = JSON.parse((await runCli(['show', 'one', '--db', db, '--json'])).stdout);
+  assert.equal(edited.metrics.itl_ms.p50, 123.5, 'show read the stored figures, not the chunks');
+  // Without the row (a database from an older truecost), show computes the
+  // same figures from the records, and leaves the file as it was.
+  sqlite3(db, 'DELETE FROM run_figures');
+  const computed = JSON.parse((await runCli(['show', 'one', '--db', db, '--json'])).stdout);
+  assert.deepEqual(computed.metrics.itl_ms, fromStore.metrics.itl_ms);
+  assert.deepEqual(computed.metrics.ttft_ms, fromStore.metrics.ttft_ms);
+  assert.equal(sqlite3(db, 'SELECT count(*) FROM run_figures'), '0', 'a reader stores nothing');
+  // The next run stores its own and the older run's.
+  const second = await run('two');
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(sqlite3(db, 'SELECT count(*) FROM run_figures'), '2');
 });

@@ -131,7 +131,8 @@ static void the_run_list(void **state)
     assert_int_equal(l.m[1].requests.completed, 2);
     /* The list's figures, streamed from first chunks, are the full ones. */
     tc_figures full;
-    assert_int_equal(tc_figures_load(f->st, &f->run, &full, err, sizeof err), TC_OK);
+    assert_int_equal(tc_figures_load(f->st, &f->run, TC_FIGURES_CHUNKS, &full, err, sizeof err),
+                     TC_OK);
     const tc_run_metrics *a = &l.m[0], *b = &full.m;
     assert_int_equal(a->requests.measured, b->requests.measured);
     assert_int_equal(a->requests.failed, b->requests.failed);
@@ -194,7 +195,8 @@ static void a_set_summary(void **state)
     tc_set_summary s;
     char err[512] = "";
     assert_int_equal(tc_runset_find(f->st, "full", &set, err, sizeof err), TC_OK);
-    assert_int_equal(tc_runset_load(f->st, &set, &figs, err, sizeof err), TC_OK);
+    assert_int_equal(tc_runset_load(f->st, &set, TC_FIGURES_SUMMARY, &figs, err, sizeof err),
+                     TC_OK);
     tc_figures_summarise("the run", &set, figs, &s);
     assert_int_equal(s.tps.n, 1);
     assert_true(s.mean.output_tokens_per_s > 0);

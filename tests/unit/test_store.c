@@ -914,7 +914,8 @@ static void groups_round_trip_and_v3_migration(void **state)
 
     /* Back to what version 3 wrote, then open: the migration adds the
      * columns again and the runs are all there. */
-    raw_sql(t->db, "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+    raw_sql(t->db, "DROP TABLE run_figures; DROP INDEX runs_by_group;"
+                   "ALTER TABLE runs DROP COLUMN run_group;"
                    "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     s = open_ok(t->db, TC_STORE_WRITE);
     tc_run_info info;
@@ -930,6 +931,38 @@ static void groups_round_trip_and_v3_migration(void **state)
 /* `truecost runs` and `show` open read-only, which never migrates: a v3
  * file must still list and find its runs, and stay byte for byte as it
  * was. */
+/* A finished run's figures: one row per run, found by version; the list of
+ * finished runs lacking them never names a running one. */
+static void figures_kept_by_version(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512] = "", *text = NULL;
+    int64_t done = begin_run(s, "done"), live = begin_run(s, "live");
+    assert_int_equal(tc_store_run_finish(s, done, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_runs_without_figures(s, 1, &ids, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ids[0], done);
+    free(ids);
+    assert_int_equal(tc_store_set_figures(s, done, 1, "{\"a\": 1}", err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_set_figures(s, done, 1, "{\"a\": 2}", err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_get_figures(s, done, 1, &text, err, sizeof err), TC_OK);
+    assert_string_equal(text, "{\"a\": 2}"); /* replaced, not added */
+    free(text);
+    assert_int_equal(tc_store_get_figures(s, done, 2, &text, err, sizeof err), TC_OK);
+    assert_null(text); /* another definition's figures are not these */
+    assert_int_equal(tc_store_get_figures(s, live, 1, &text, err, sizeof err), TC_OK);
+    assert_null(text);
+    assert_int_equal(tc_store_runs_without_figures(s, 1, &ids, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(tc_store_runs_without_figures(s, 2, &ids, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 1);
+    free(ids);
+    tc_store_close(s);
+}
+
 static void v3_file_reads_without_migrating(void **state)
 {
     tmp *t = *state;
@@ -938,7 +971,8 @@ static void v3_file_reads_without_migrating(void **state)
     int64_t first = begin_run(s, "old-a");
     int64_t second = begin_run(s, "old-b");
     tc_store_close(s);
-    raw_sql(t->db, "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+    raw_sql(t->db, "DROP TABLE run_figures; DROP INDEX runs_by_group;"
+                   "ALTER TABLE runs DROP COLUMN run_group;"
                    "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     size_t len;
     unsigned char *before = slurp(t->db, &len);
@@ -978,6 +1012,15 @@ static void v3_file_reads_without_migrating(void **state)
     assert_int_equal(tc_store_find_run(s, "nope", &info, err, sizeof err), TC_ERR_NOTFOUND);
     assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 0); /* a v3 file has no groups */
+    /* Nor stored figures: none found, none wanted, nothing created. */
+    char *fig = (char *)"x";
+    assert_int_equal(tc_store_get_figures(s, first, 1, &fig, err, sizeof err), TC_OK);
+    assert_null(fig);
+    int64_t *missing = NULL;
+    assert_int_equal(tc_store_runs_without_figures(s, 1, &missing, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(tc_store_set_figures(s, first, 1, "{}", err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "read-only"));
     tc_store_close(s);
 
     assert_unchanged(t->db, before, len);
@@ -1231,6 +1274,7 @@ int main(void)
         T(find_by_id_label_and_missing),
         T(groups_round_trip_and_v3_migration),
         T(v3_file_reads_without_migrating),
+        T(figures_kept_by_version),
         T(requests_round_trip_every_field),
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),

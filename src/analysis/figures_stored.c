@@ -1,0 +1,253 @@
+#include "figures_stored.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* ---- the codec: one table of fields, read and written alike ------------- */
+
+typedef enum { F_INT, F_I64, F_DBL } field_kind;
+
+typedef struct field {
+    const char *name;
+    field_kind kind;
+    size_t off;
+} field;
+
+#define I(f)                                                                                       \
+    {                                                                                              \
+#f, F_INT, offsetof(tc_run_metrics, f)                                                     \
+    }
+#define L(f)                                                                                       \
+    {                                                                                              \
+#f, F_I64, offsetof(tc_run_metrics, f)                                                     \
+    }
+#define D(f)                                                                                       \
+    {                                                                                              \
+#f, F_DBL, offsetof(tc_run_metrics, f)                                                     \
+    }
+
+static const field fields[] = {
+    I(simulated),           L(requests.measured),  L(requests.completed),
+    L(requests.failed),     L(requests.warmup),    I(has_server_decode),
+    I(has_duration),        D(duration_s),         D(requests_per_s),
+    D(output_tokens_per_s), D(total_tokens_per_s), L(output_tokens),
+    I(has_prompt_tokens),   L(prompt_tokens),      L(prompt_missing),
+    I(token_source),        I(token_source_mixed), I(prompt_source),
+    I(prompt_source_mixed), I(has_send),           I(has_end),
+    L(first_send),          L(last_end),           I(has_any_send),
+    L(first_send_any),
+};
+
+static const struct {
+    const char *name;
+    size_t off;
+} summaries[] = {
+    {"ttft_ms", offsetof(tc_run_metrics, ttft_ms)},
+    {"itl_ms", offsetof(tc_run_metrics, itl_ms)},
+    {"tpot_ms", offsetof(tc_run_metrics, tpot_ms)},
+    {"e2e_ms", offsetof(tc_run_metrics, e2e_ms)},
+    {"decode_tps", offsetof(tc_run_metrics, decode_tps)},
+    {"server_decode_tps", offsetof(tc_run_metrics, server_decode_tps)},
+};
+
+#define N_SUMMARY_VALUES 8
+static const char *const summary_keys[N_SUMMARY_VALUES] = {"mean", "stddev", "min", "p50",
+                                                           "p90",  "p95",    "p99", "max"};
+
+static double *summary_value(tc_summary *s, int i)
+{
+    double *v[N_SUMMARY_VALUES] = {&s->mean, &s->stddev, &s->min, &s->p50,
+                                   &s->p90,  &s->p95,    &s->p99, &s->max};
+    return v[i];
+}
+
+/* NaN has no JSON form: null stands for it. */
+static json_t *real_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *encode_field(const tc_run_metrics *m, const field *f)
+{
+    const char *p = (const char *)m + f->off;
+    switch (f->kind) {
+    case F_INT:
+        return json_integer(*(const int *)p);
+    case F_I64:
+        return json_integer(*(const int64_t *)p);
+    default:
+        return real_or_null(*(const double *)p);
+    }
+}
+
+static json_t *encode_summary(const tc_summary *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+    for (int i = 0; i < N_SUMMARY_VALUES; i++)
+        json_object_set_new(o, summary_keys[i], real_or_null(*summary_value((tc_summary *)s, i)));
+    return o;
+}
+
+char *tc_figures_encode(const tc_run_metrics *m)
+{
+    json_t *doc = json_object(), *errors = json_object();
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        json_object_set_new(doc, fields[i].name, encode_field(m, &fields[i]));
+    for (size_t i = 0; i < sizeof summaries / sizeof summaries[0]; i++)
+        json_object_set_new(
+            doc, summaries[i].name,
+            encode_summary((const tc_summary *)((const char *)m + summaries[i].off)));
+    for (int e = 1; e < TC_REQ_ERROR_COUNT; e++)
+        json_object_set_new(errors, tc_req_error_name((tc_req_error)e), json_integer(m->errors[e]));
+    json_object_set_new(doc, "errors", errors);
+    /* 17 significant digits: every double comes back to the last bit. */
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    return text;
+}
+
+static int read_number(json_t *v, field_kind kind, void *dst)
+{
+    if (kind == F_DBL) {
+        if (!json_is_number(v) && !json_is_null(v))
+            return -1;
+        *(double *)dst = json_is_null(v) ? NAN : json_number_value(v);
+    } else if (!json_is_integer(v)) {
+        return -1;
+    } else if (kind == F_INT) {
+        *(int *)dst = (int)json_integer_value(v);
+    } else {
+        *(int64_t *)dst = json_integer_value(v);
+    }
+    return 0;
+}
+
+static int decode_summary(json_t *o, tc_summary *s)
+{
+    json_t *n = json_object_get(o, "n");
+    if (!json_is_integer(n) || json_integer_value(n) < 0)
+        return -1;
+    s->n = (size_t)json_integer_value(n);
+    for (int i = 0; i < N_SUMMARY_VALUES; i++)
+        if (read_number(json_object_get(o, summary_keys[i]), F_DBL, summary_value(s, i)) != 0)
+            return -1;
+    return 0;
+}
+
+static const char *decode_all(json_t *doc, tc_run_metrics *m)
+{
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (read_number(json_object_get(doc, fields[i].name), fields[i].kind,
+                        (char *)m + fields[i].off) != 0)
+            return fields[i].name;
+    for (size_t i = 0; i < sizeof summaries / sizeof summaries[0]; i++)
+        if (decode_summary(json_object_get(doc, summaries[i].name),
+                           (tc_summary *)((char *)m + summaries[i].off)) != 0)
+            return summaries[i].name;
+    json_t *errors = json_object_get(doc, "errors");
+    for (int e = 1; e < TC_REQ_ERROR_COUNT; e++)
+        if (read_number(json_object_get(errors, tc_req_error_name((tc_req_error)e)), F_I64,
+                        &m->errors[e]) != 0)
+            return "errors";
+    return NULL;
+}
+
+tc_err tc_figures_decode(const char *json, tc_run_metrics *m, char *err, size_t errlen)
+{
+    tc_run_metrics_begin(m, NULL, 1, 0);
+    json_t *doc = json_loads(json ? json : "", 0, NULL);
+    const char *bad = json_is_object(doc) ? decode_all(doc, m) : "the document";
+    json_decref(doc);
+    if (bad) {
+        tc_run_metrics_free(m);
+        return tc_fail(err, errlen, TC_ERR_INVALID, "stored figures: %s is missing or malformed",
+                       bad);
+    }
+    return TC_OK;
+}
+
+/* ---- computing, reading and saving ------------------------------------- */
+
+static tc_err add_record(void *ctx, const tc_req_record *r)
+{
+    return tc_run_metrics_add(ctx, r);
+}
+
+tc_err tc_figures_compute_stream(tc_store *st, const tc_run_info *run, size_t keep,
+                                 tc_run_metrics *out, char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    tc_run_metrics_begin(out, run, 0, keep);
+    int again = 1;
+    tc_err rc = TC_OK;
+    while (rc == TC_OK && again) {
+        rc = tc_store_each_request(st, run->id, 0, add_record, out, err, errlen);
+        if (rc == TC_OK)
+            rc = tc_run_metrics_end(out, &again);
+    }
+    if (rc == TC_ERR_NOMEM && errlen && !err[0])
+        tc_fail(err, errlen, rc, "run %lld: out of memory computing its figures",
+                (long long)run->id);
+    if (rc != TC_OK)
+        tc_run_metrics_free(out);
+    return rc;
+}
+
+tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
+                          int *from_store, char *err, size_t errlen)
+{
+    char *text = NULL;
+    if (from_store)
+        *from_store = 0;
+    tc_err rc = tc_store_get_figures(st, run->id, TC_FIGURES_VERSION, &text, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (text) {
+        rc = tc_figures_decode(text, out, err, errlen);
+        free(text);
+        if (rc == TC_OK && from_store)
+            *from_store = 1;
+        if (rc == TC_OK)
+            return TC_OK;
+        /* A damaged row is not the truth: the records are. */
+    }
+    return tc_figures_compute_stream(st, run, 0, out, err, errlen);
+}
+
+tc_err tc_figures_save(tc_store *st, const tc_run_info *run, char *err, size_t errlen)
+{
+    tc_run_metrics m;
+    tc_err rc = tc_figures_compute_stream(st, run, 0, &m, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    char *text = tc_figures_encode(&m);
+    tc_run_metrics_free(&m);
+    if (!text)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory storing the figures");
+    rc = tc_store_set_figures(st, run->id, TC_FIGURES_VERSION, text, err, errlen);
+    free(text);
+    return rc;
+}
+
+tc_err tc_figures_save_missing(tc_store *st, size_t *n, char *err, size_t errlen)
+{
+    int64_t *ids = NULL;
+    *n = 0;
+    tc_err rc = tc_store_runs_without_figures(st, TC_FIGURES_VERSION, &ids, n, err, errlen);
+    for (size_t i = 0; rc == TC_OK && i < *n; i++) {
+        char id[32];
+        tc_run_info run;
+        snprintf(id, sizeof id, "%lld", (long long)ids[i]);
+        rc = tc_store_find_run(st, id, &run, err, errlen);
+        if (rc == TC_OK)
+            rc = tc_figures_save(st, &run, err, errlen);
+    }
+    free(ids);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* A run's figures computed once, when it ends, and kept in the store, so
+ * that `show`, `runs` and `cost` of a run of hundreds of millions of chunks
+ * read one row instead of every chunk time.
+ *
+ * The records stay the truth: stored figures carry the version of the
+ * figures' definition that made them, and any other version (or none, a
+ * run from an older truecost) is computed again from the records,
+ * streamed in memory that grows with the requests, never the chunks. */
+#ifndef TC_FIGURES_STORED_H
+#define TC_FIGURES_STORED_H
+
+#include <stddef.h>
+
+#include "analysis/run_metrics.h"
+#include "store/store.h"
+
+/* Raise it whenever a figure's definition changes. */
+#define TC_FIGURES_VERSION 1
+
+/* The figures (every field of tc_run_metrics but the samples) as a JSON
+ * text, malloc()ed, doubles to the last bit; NULL when out of memory. */
+char *tc_figures_encode(const tc_run_metrics *m);
+
+/* Back from tc_figures_encode's text into *m (no samples; free with
+ * tc_run_metrics_free). TC_ERR_INVALID when the text is not such a
+ * document, with the field named in err. */
+TC_MUST_CHECK tc_err tc_figures_decode(const char *json, tc_run_metrics *m, char *err,
+                                       size_t errlen);
+
+/* Computes the run's full figures from its records, streamed from the
+ * store in two or three passes once it has more than `keep` inter-token
+ * gaps (0: TC_POOLED_KEEP_DEFAULT). Free with tc_run_metrics_free. */
+TC_MUST_CHECK tc_err tc_figures_compute_stream(tc_store *st, const tc_run_info *run, size_t keep,
+                                               tc_run_metrics *out, char *err, size_t errlen);
+
+/* The run's figures: the stored ones of this version, else computed as
+ * above (and not stored: a reader changes nothing). *from_store says
+ * which (may be NULL). */
+TC_MUST_CHECK tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
+                                        int *from_store, char *err, size_t errlen);
+
+/* Computes and stores the figures of a finished run (a writer's store). */
+TC_MUST_CHECK tc_err tc_figures_save(tc_store *st, const tc_run_info *run, char *err,
+                                     size_t errlen);
+
+/* The same for every finished run that has no figures of this version (a
+ * database from an older truecost, once); *n counts them. */
+TC_MUST_CHECK tc_err tc_figures_save_missing(tc_store *st, size_t *n, char *err, size_t errlen);
+
+#endif
