@@ -16,14 +16,21 @@ _Static_assert(TC_COMPARE_MAX_WARNINGS >= 2 * TC_FIGURES_MAX_WARNINGS + 1,
 
 /* ---- the figures of a row ------------------------------------------------ */
 
+/* Throughput as it is priced: over the steady-state window when the run
+ * reached one (tc_figures_cost_measured), so the row, the interval and the
+ * cost all read the same figure. */
 static double get_tps(const tc_figures *f, int *valid)
 {
-    *valid = f->m.has_duration;
-    return f->m.output_tokens_per_s;
+    *valid = f->cost_in.output_tokens_per_s > 0;
+    return f->cost_in.output_tokens_per_s;
 }
 
 static double get_rps(const tc_figures *f, int *valid)
 {
+    if (f->m.window.has_window) {
+        *valid = 1;
+        return f->m.window.requests_per_s;
+    }
     *valid = f->m.has_duration;
     return f->m.requests_per_s;
 }

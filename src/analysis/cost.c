@@ -156,6 +156,7 @@ tc_err tc_cost_compute(const tc_cost_profile *p, const tc_cost_measured *m, tc_c
     if (!(m->output_tokens_per_s > 0) || !isfinite(m->output_tokens_per_s))
         return TC_ERR_INVALID;
     out->is_cloud = p->is_cloud;
+    out->steady = m->steady;
     add(out, "output_tokens_per_s", "tokens/s", m->output_tokens_per_s, TC_COST_MEASURED);
     double u = add_field(out, "utilization", "fraction", &p->utilization, 1)->value;
     out->tokens_per_month = m->output_tokens_per_s * u * TC_COST_MONTH_S;

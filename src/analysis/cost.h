@@ -38,6 +38,7 @@ typedef struct tc_cost_measured {
     double idle_power_w;        /* the idle baseline before the first request */
     double joules_per_token;    /* measured device energy / output tokens; 0 = unknown */
     tc_power_scope power_scope; /* what the measured power covers (the devices sampled) */
+    int steady; /* throughput and power are the steady-state window's (run_window.h) */
 } tc_cost_measured;
 
 typedef enum tc_cost_source {
@@ -87,6 +88,7 @@ typedef struct tc_cost_result {
     /* What the busy power priced covers: the profile's [power] scope when
      * it gave busy_watts, else the devices the run sampled. */
     tc_power_scope power_scope;
+    int steady; /* copied from the measured inputs */
 
     /* With [workload] tokens_per_month: devices = ceil(demand / tokens per
      * device-month), and what they cost per month (when has_cost). */

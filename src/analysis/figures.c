@@ -2,6 +2,7 @@
 
 #include "analysis/figures_stored.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,10 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
                               tc_cost_measured *out)
 {
     memset(out, 0, sizeof *out);
-    out->output_tokens_per_s = m->has_duration ? m->output_tokens_per_s : 0;
+    /* Priced at the steady state when the run reached one (run_window.h). */
+    out->output_tokens_per_s = m->window.has_window ? m->window.output_tokens_per_s
+                               : m->has_duration    ? m->output_tokens_per_s
+                                                    : 0;
     out->has_power = e->n > 0;
     out->has_idle = e->n > 0;
     int gpus = 0, cpus = 0;
@@ -22,6 +26,7 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
         out->idle_power_w += e->dev[i].idle_power_w;
     }
     out->joules_per_token = e->has_total ? e->joules_per_token : 0;
+    out->steady = m->window.has_window;
     out->power_scope = gpus && cpus ? TC_SCOPE_DEVICES
                        : gpus       ? TC_SCOPE_BOARD
                        : cpus       ? TC_SCOPE_PACKAGE
@@ -97,8 +102,10 @@ tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth de
         goto out;
     tc_run_window w;
     tc_run_window_of_metrics(&out->m, &w);
-    if (tc_run_energy_compute_window(devs, n_devs, samples, n_samples, &w, out->m.output_tokens,
-                                     &out->e) != TC_OK) {
+    /* Tokens over the same window as the energy, for J/token. */
+    int64_t tokens = w.steady ? llround(out->m.window.output_tokens) : out->m.output_tokens;
+    if (tc_run_energy_compute_window(devs, n_devs, samples, n_samples, &w, tokens, &out->e) !=
+        TC_OK) {
         rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
                      (long long)run->id);
         goto out;
@@ -211,6 +218,9 @@ void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured
     if (with_j != n)
         out->joules_per_token = 0;
     out->power_scope = n ? f[0].cost_in.power_scope : TC_SCOPE_NONE; /* one platform's runs */
+    out->steady = n > 0;
+    for (size_t i = 0; i < n; i++)
+        out->steady = out->steady && f[i].cost_in.steady;
     tc_group_stat_compute(v, v ? n : 0, tps);
     out->output_tokens_per_s = tps->mean;
     free(v);

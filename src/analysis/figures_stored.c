@@ -31,15 +31,47 @@ typedef struct field {
     }
 
 static const field fields[] = {
-    I(simulated),           L(requests.measured),  L(requests.completed),
-    L(requests.failed),     L(requests.warmup),    I(has_server_decode),
-    I(has_duration),        D(duration_s),         D(requests_per_s),
-    D(output_tokens_per_s), D(total_tokens_per_s), L(output_tokens),
-    I(has_prompt_tokens),   L(prompt_tokens),      L(prompt_missing),
-    I(token_source),        I(token_source_mixed), I(prompt_source),
-    I(prompt_source_mixed), I(has_send),           I(has_end),
-    L(first_send),          L(last_end),           I(has_any_send),
+    I(simulated),
+    L(requests.measured),
+    L(requests.completed),
+    L(requests.failed),
+    L(requests.warmup),
+    I(has_server_decode),
+    I(has_duration),
+    D(duration_s),
+    D(requests_per_s),
+    D(output_tokens_per_s),
+    D(total_tokens_per_s),
+    L(output_tokens),
+    I(has_prompt_tokens),
+    L(prompt_tokens),
+    L(prompt_missing),
+    I(token_source),
+    I(token_source_mixed),
+    I(prompt_source),
+    I(prompt_source_mixed),
+    I(has_send),
+    I(has_end),
+    L(first_send),
+    L(last_end),
+    I(has_any_send),
     L(first_send_any),
+    I(window.has_window),
+    L(window.from),
+    L(window.to),
+    D(window.seconds),
+    D(window.output_tokens),
+    L(window.completed),
+    D(window.output_tokens_per_s),
+    D(window.requests_per_s),
+    I(has_slo),
+    L(goodput.measured),
+    L(goodput.good),
+    L(goodput.good_output_tokens),
+    I(goodput.has_rates),
+    D(goodput.requests_per_s),
+    D(goodput.output_tokens_per_s),
+    D(goodput.attainment),
 };
 
 static const struct {
@@ -105,6 +137,10 @@ char *tc_figures_encode(const tc_run_metrics *m)
     for (int e = 1; e < TC_REQ_ERROR_COUNT; e++)
         json_object_set_new(errors, tc_req_error_name((tc_req_error)e), json_integer(m->errors[e]));
     json_object_set_new(doc, "errors", errors);
+    char slo[TC_SLO_TEXT_MAX] = "";
+    if (m->has_slo)
+        tc_slo_text(&m->slo, slo, sizeof slo);
+    json_object_set_new(doc, "slo", json_string(slo));
     /* 17 significant digits: every double comes back to the last bit. */
     char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(doc);
@@ -154,6 +190,10 @@ static const char *decode_all(json_t *doc, tc_run_metrics *m)
         if (read_number(json_object_get(errors, tc_req_error_name((tc_req_error)e)), F_I64,
                         &m->errors[e]) != 0)
             return "errors";
+    const char *slo = json_string_value(json_object_get(doc, "slo"));
+    char ignored[256];
+    if (!slo || (m->has_slo && tc_slo_parse(slo, &m->slo, ignored, sizeof ignored) != TC_OK))
+        return "slo";
     return NULL;
 }
 

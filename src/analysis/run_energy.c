@@ -26,6 +26,12 @@ void tc_run_window_of_metrics(const tc_run_metrics *m, tc_run_window *out)
 {
     memset(out, 0, sizeof *out);
     out->first_send = m->has_any_send ? m->first_send_any : INT64_MAX;
+    if (m->window.has_window) {
+        out->from = m->window.from;
+        out->to = m->window.to;
+        out->has_window = out->steady = 1;
+        return;
+    }
     out->from = m->first_send;
     out->to = m->last_end;
     out->has_window = m->has_send && m->has_end && m->last_end > m->first_send;
@@ -78,6 +84,7 @@ tc_err tc_run_energy_compute_window(const tc_run_device *devs, int n_devs,
 {
     memset(out, 0, sizeof *out);
     out->output_tokens = output_tokens;
+    out->steady = w->steady;
     if (n_devs <= 0)
         return TC_OK;
     out->dev = calloc((size_t)n_devs, sizeof *out->dev);

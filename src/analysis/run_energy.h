@@ -27,6 +27,7 @@ typedef struct tc_run_energy {
     int n_with_energy;
     double total_j, joules_per_token, tokens_per_joule;
     int64_t output_tokens;
+    int steady; /* 1: read over the steady-state window, else the measured one */
 } tc_run_energy;
 
 /* When the load ran: the measured window (first measured send -> last
@@ -37,10 +38,12 @@ typedef struct tc_run_window {
     int has_window;
     int64_t from, to;
     int64_t first_send;
+    int steady; /* the bounds are the steady-state window's */
 } tc_run_window;
 
 void tc_run_window_of_records(const tc_req_record *recs, size_t n, tc_run_window *out);
-/* The same from a run's figures, stored ones included. */
+/* The same from a run's figures, stored ones included: the steady-state
+ * window when the run reached one (run_window.h), else the measured one. */
 void tc_run_window_of_metrics(const tc_run_metrics *m, tc_run_window *out);
 
 /* Computes the figures over window w. `output_tokens` are the measured,

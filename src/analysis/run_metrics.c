@@ -136,19 +136,35 @@ static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
     return add_samples(&m->samples, r, m->list_only);
 }
 
+/* A pass after the first: what is still being counted, of the same
+ * measured requests. */
+static void add_again(tc_run_metrics *m, const tc_req_record *r)
+{
+    if (r->warmup)
+        return;
+    if (m->window_more)
+        tc_steady_count(&m->window, r);
+    if (m->itl_more && r->error == TC_REQ_OK)
+        add_gaps(m, r);
+}
+
 void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_only, size_t keep)
 {
     memset(out, 0, sizeof *out);
     out->simulated = run ? run->simulated != 0 : 0;
     out->list_only = list_only;
+    out->pass = 1;
     tc_pooled_init(&out->itl, keep);
+    tc_steady_begin(&out->window, run ? run->concurrency : 1);
+    char ignored[256];
+    out->has_slo =
+        run && run->slo[0] && tc_slo_parse(run->slo, &out->slo, ignored, sizeof ignored) == TC_OK;
 }
 
 tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
 {
-    if (m->itl.pass != 1) { /* a later pass: the gaps alone, of the same requests */
-        if (!r->warmup && r->error == TC_REQ_OK)
-            add_gaps(m, r);
+    if (m->pass > 1) {
+        add_again(m, r);
         return TC_OK;
     }
     if (!m->has_any_send || r->send_ns < m->first_send_any)
@@ -159,17 +175,44 @@ tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
         return TC_OK;
     }
     note_span(m, r);
+    if (!m->list_only)
+        tc_steady_note(&m->window, r);
+    if (m->has_slo)
+        tc_goodput_add(&m->goodput, &m->slo, r);
     return add_measured(m, r);
+}
+
+/* The end of a pass of a full computation: the pooled gaps and the window
+ * say whether they need the records once more. */
+static tc_err end_pass(tc_run_metrics *m)
+{
+    if (m->pass == 1 || m->itl_more) {
+        int rc = tc_pooled_end_pass(&m->itl);
+        if (rc < 0)
+            return TC_ERR_NOMEM;
+        m->itl_more = rc == 1;
+    }
+    if (m->pass == 1) {
+        int rc = tc_steady_settle(&m->window);
+        if (rc < 0)
+            return TC_ERR_NOMEM;
+        m->window_more = rc == 1;
+    } else if (m->window_more) {
+        tc_steady_end(&m->window);
+        m->window_more = 0;
+    }
+    return TC_OK;
 }
 
 tc_err tc_run_metrics_end(tc_run_metrics *m, int *again)
 {
     *again = 0;
     if (!m->list_only) {
-        int rc = tc_pooled_end_pass(&m->itl);
-        if (rc < 0)
-            return TC_ERR_NOMEM;
-        if (rc == 1) {
+        tc_err e = end_pass(m);
+        if (e != TC_OK)
+            return e;
+        if (m->itl_more || m->window_more) {
+            m->pass++;
             *again = 1;
             return TC_OK;
         }
@@ -177,6 +220,8 @@ tc_err tc_run_metrics_end(tc_run_metrics *m, int *again)
     summarise(m);
     settle_prompt(m);
     set_rates(m);
+    if (m->has_slo)
+        tc_goodput_end(&m->goodput, m->has_duration ? m->duration_s : 0);
     return TC_OK;
 }
 
@@ -208,6 +253,7 @@ void tc_run_metrics_free(tc_run_metrics *m)
         return;
     tc_dvec_free(&m->samples.ttft_ms);
     tc_pooled_free(&m->itl);
+    tc_steady_free(&m->window);
     tc_dvec_free(&m->samples.tpot_ms);
     tc_dvec_free(&m->samples.e2e_ms);
     tc_dvec_free(&m->samples.decode_tps);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "analysis/pooled.h"
+#include "analysis/run_window.h"
+#include "analysis/slo.h"
 #include "analysis/stats.h"
 #include "record/record.h"
 #include "core/tc_error.h"
@@ -79,10 +81,20 @@ typedef struct tc_run_metrics {
     tc_token_source prompt_source;
     int prompt_source_mixed;
 
+    /* The steady-state window (run_window.h) and what went through it;
+     * window.has_window 0 when the run reached none (or list_only). */
+    tc_steady window;
+
+    /* Goodput under the run's own SLO (run->slo), when it was given one. */
+    int has_slo;
+    tc_slo slo;
+    tc_goodput goodput;
+
     tc_run_samples samples;
 
     /* Internal to the incremental form below. */
     tc_pooled itl;
+    int pass, itl_more, window_more;
     int list_only;
     int has_send, has_end;
     int64_t first_send, last_end; /* of the measured requests */

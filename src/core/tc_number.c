@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *digits(const char *q, int *n)
 {
@@ -37,4 +38,29 @@ int tc_parse_plain_number(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int tc_parse_duration_ms(const char *s, double *ms)
+{
+    static const struct {
+        const char *unit;
+        double ms;
+    } units[] = {{"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}};
+    size_t len = strlen(s);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        size_t ul = strlen(units[i].unit);
+        if (len <= ul || strcmp(s + len - ul, units[i].unit) != 0)
+            continue;
+        char num[64];
+        if (len - ul >= sizeof num)
+            return -1;
+        memcpy(num, s, len - ul);
+        num[len - ul] = '\0';
+        double v;
+        if (tc_parse_plain_number(num, &v) != 0 || !isfinite(v * units[i].ms))
+            return -1;
+        *ms = v * units[i].ms;
+        return 0;
+    }
+    return -1;
 }

@@ -9,4 +9,10 @@
  * *out is unchanged on failure. */
 int tc_parse_plain_number(const char *s, double *out);
 
+/* Parses a duration with its unit, "ms", "s", "m" or "h" ("200ms", "1.5s",
+ * "5m", "24h"), into milliseconds; the number as tc_parse_plain_number
+ * takes it. A bare number is refused: "200" could be any unit. Returns 0
+ * and sets *ms, or -1 (*ms unchanged). */
+int tc_parse_duration_ms(const char *s, double *ms);
+
 #endif

@@ -137,6 +137,9 @@ typedef struct tc_run_info {
      * fingerprint of the prompts sent ("" = not recorded, older runs). */
     char group[128];
     char prompt_set[64];
+    /* Schema 6: the run's service-level objectives as `--slo` took them
+     * ("" = none; analysis/slo.h reads them). */
+    char slo[96];
 } tc_run_info;
 
 #endif

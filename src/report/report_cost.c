@@ -41,6 +41,7 @@ static json_t *energy_json(const tc_cost_result *r)
     json_object_set_new(
         energy, "source",
         tc_json_string(r->has_energy ? tc_cost_source_name(r->energy_source) : NULL));
+    json_object_set_new(energy, "window", json_string(r->steady ? "steady" : "run"));
     json_object_set_new(energy, "power_scope",
                         r->power_scope ? json_string(tc_power_scope_name(r->power_scope))
                                        : json_null());
@@ -162,6 +163,9 @@ tc_err tc_report_cost_text(FILE *out, const tc_runset *set, const tc_cost_profil
 {
     print_title(out, set, p, &s->tps);
     print_inputs(out, r);
+    fprintf(out, "Measured over: %s\n",
+            r->steady ? "the steady-state window (ramp-up and drain left out)"
+                      : "the whole run (it reached no steady state)");
     if (r->power_scope != TC_SCOPE_NONE)
         fprintf(out, "Power scope: %s (%s)\n", tc_power_scope_name(r->power_scope),
                 tc_cost_input_get(r, "busy_watts")->source == TC_COST_PROFILE

@@ -39,7 +39,8 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
         fprintf(out, "%-14s%s\n", "energy", "not available (no GPU or CPU energy sensor sampled)");
         return;
     }
-    fprintf(out, "%-14s%d device(s) sampled\n", "energy", e->n);
+    fprintf(out, "%-14s%d device(s) sampled, over the %s window\n", "energy", e->n,
+            e->steady ? "steady-state" : "measured");
     for (int d = 0; d < e->n; d++)
         device_lines(out, &e->dev[d]);
     if (e->has_total && e->n > 1)
@@ -117,7 +118,8 @@ json_t *tc_report_energy_json(const tc_run_energy *e)
         "energy_j", tc_json_num(e->has_total, e->total_j), "j_per_token",
         tc_json_num(e->has_total && e->joules_per_token > 0, e->joules_per_token), "tokens_per_j",
         tc_json_num(e->has_total && e->tokens_per_joule > 0, e->tokens_per_joule));
-    return json_pack("{s:o, s:o}", "devices", devs, "total", total);
+    return json_pack("{s:s, s:o, s:o}", "window", e->steady ? "steady" : "measured", "devices",
+                     devs, "total", total);
 }
 
 /* ---- export -------------------------------------------------------------- */

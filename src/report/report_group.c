@@ -5,19 +5,22 @@
 
 #include "core/tc_json.h"
 
-/* Labels and names are the user's bytes, maybe not UTF-8, which jansson's
+/* A run's throughput is the one its group is priced at: the steady-state
+ * window's when it reached one (tc_figures_cost_measured). Labels and
+ * names are the user's bytes, maybe not UTF-8, which jansson's
  * "s" refuses (the whole document would be lost): cleaned strings, "o". */
 static json_t *run_json(const tc_figures *f)
 {
     const tc_run_metrics *m = &f->m;
-    return json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-                     tc_json_string(f->run.label), "status",
-                     tc_json_string(tc_run_status_name(f->run.status)), "output_tokens_per_s",
-                     tc_json_num(m->has_duration, m->output_tokens_per_s), "ttft_p50_ms",
-                     tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
-                     tc_json_num(m->itl_ms.n > 0, m->itl_ms.p50), "e2e_p50_ms",
-                     tc_json_num(m->e2e_ms.n > 0, m->e2e_ms.p50), "completed",
-                     (json_int_t)m->requests.completed, "failed", (json_int_t)m->requests.failed);
+    return json_pack(
+        "{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
+        tc_json_string(f->run.label), "status", tc_json_string(tc_run_status_name(f->run.status)),
+        "output_tokens_per_s",
+        tc_json_num(f->cost_in.output_tokens_per_s > 0, f->cost_in.output_tokens_per_s),
+        "ttft_p50_ms", tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
+        tc_json_num(m->itl_ms.n > 0, m->itl_ms.p50), "e2e_p50_ms",
+        tc_json_num(m->e2e_ms.n > 0, m->e2e_ms.p50), "completed", (json_int_t)m->requests.completed,
+        "failed", (json_int_t)m->requests.failed);
 }
 
 static int simulated_of(const tc_runset *set)
@@ -81,7 +84,7 @@ tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f
         const tc_run_metrics *m = &f[i].m;
         fprintf(out, "  %8lld %-11s %12.2f", (long long)f[i].run.id,
                 tc_run_status_name(f[i].run.status),
-                m->has_duration ? m->output_tokens_per_s : NAN);
+                f[i].cost_in.output_tokens_per_s > 0 ? f[i].cost_in.output_tokens_per_s : NAN);
         print_ms(out, &m->ttft_ms, m->ttft_ms.p50);
         print_ms(out, &m->itl_ms, m->itl_ms.p50);
         print_ms(out, &m->e2e_ms, m->e2e_ms.p50);

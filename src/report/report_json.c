@@ -135,6 +135,44 @@ static json_t *errors_json(const tc_run_metrics *m)
     return finish(o, failed);
 }
 
+/* The steady-state window (null when the run reached none); times are
+ * seconds from the first measured send. */
+static json_t *window_json(const tc_run_metrics *m)
+{
+    const tc_steady *w = &m->window;
+    if (!w->has_window)
+        return json_null();
+    int failed = 0;
+    json_t *o = json_object();
+    put(o, "start_s", json_real((double)(w->from - m->first_send) / 1e9), &failed);
+    put(o, "end_s", json_real((double)(w->to - m->first_send) / 1e9), &failed);
+    put(o, "duration_s", json_real(w->seconds), &failed);
+    put(o, "output_tokens", json_real(w->output_tokens), &failed);
+    put(o, "completed", json_integer(w->completed), &failed);
+    put(o, "output_tokens_per_s", json_real(w->output_tokens_per_s), &failed);
+    put(o, "requests_per_s", json_real(w->requests_per_s), &failed);
+    return finish(o, failed);
+}
+
+/* Goodput under the run's SLO; null when it had none. */
+static json_t *goodput_json(const tc_run_metrics *m)
+{
+    if (!m->has_slo)
+        return json_null();
+    char slo[TC_SLO_TEXT_MAX];
+    const tc_goodput *g = &m->goodput;
+    tc_slo_text(&m->slo, slo, sizeof slo);
+    int failed = 0;
+    json_t *o = json_object();
+    put(o, "slo", json_string(slo), &failed);
+    put(o, "good", json_integer(g->good), &failed);
+    put(o, "measured", json_integer(g->measured), &failed);
+    put(o, "attainment", json_real(g->attainment), &failed);
+    put(o, "requests_per_s", tc_json_num(g->has_rates, g->requests_per_s), &failed);
+    put(o, "output_tokens_per_s", tc_json_num(g->has_rates, g->output_tokens_per_s), &failed);
+    return finish(o, failed);
+}
+
 json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m)
 {
     if (!run || !m)
@@ -151,6 +189,8 @@ json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m)
     put(doc, "duration_s", tc_json_num(m->has_duration, m->duration_s), &failed);
     put(doc, "metrics", metrics_json(m), &failed);
     put(doc, "throughput", throughput_json(m), &failed);
+    put(doc, "window", window_json(m), &failed);
+    put(doc, "goodput", goodput_json(m), &failed);
     put(doc, "tokens", tokens_json(m), &failed);
     put(doc, "decode_tokens_per_s", summary_json(&m->decode_tps), &failed);
     put(doc, "server", server_json(m), &failed);

@@ -121,6 +121,42 @@ static void throughput_lines(FILE *out, const tc_run_metrics *m)
     fputc('\n', out);
 }
 
+/* The steady-state window, or why there is none: energy and cost use it. */
+static void window_lines(FILE *out, const tc_run_metrics *m)
+{
+    const tc_steady *w = &m->window;
+    if (!w->has_window) {
+        fprintf(out,
+                "%-14snot reached (too few requests for the concurrency)\n%-14senergy "
+                "and cost use the whole run\n",
+                "steady state", "");
+        return;
+    }
+    char a[16], b[16];
+    fprintf(out, "%-14s%.3f s to %.3f s of the run (%.3f s)\n", "steady state",
+            (double)(w->from - m->first_send) / 1e9, (double)(w->to - m->first_send) / 1e9,
+            w->seconds);
+    fprintf(out, "%-14s%s output tokens/s, %s requests/s\n", "",
+            tc_report_fmt(a, sizeof a, 1, w->output_tokens_per_s),
+            tc_report_fmt(b, sizeof b, 1, w->requests_per_s));
+    fprintf(out, "%-14s(energy, J/token and cost are read over this window)\n", "");
+}
+
+/* Goodput under the run's SLO, when it had one. */
+static void goodput_line(FILE *out, const tc_run_metrics *m)
+{
+    if (!m->has_slo)
+        return;
+    char slo[TC_SLO_TEXT_MAX], a[16], b[16];
+    const tc_goodput *g = &m->goodput;
+    tc_slo_text(&m->slo, slo, sizeof slo);
+    fprintf(out, "%-14sSLO %s: %lld of %lld measured requests good (%.1f%%)\n", "goodput", slo,
+            (long long)g->good, (long long)g->measured, g->attainment * 100);
+    fprintf(out, "%-14s%s good requests/s, %s good output tokens/s\n", "",
+            tc_report_fmt(a, sizeof a, g->has_rates, g->requests_per_s),
+            tc_report_fmt(b, sizeof b, g->has_rates, g->output_tokens_per_s));
+}
+
 static void tokens_line(FILE *out, const tc_run_metrics *m)
 {
     char prompt[24];
@@ -179,6 +215,8 @@ tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *
     latency_table(out, m);
     fputc('\n', out);
     throughput_lines(out, m);
+    window_lines(out, m);
+    goodput_line(out, m);
     tokens_line(out, m);
     decode_lines(out, m);
     errors_line(out, m);

@@ -2,22 +2,59 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/tc_time.h"
 
-/* Columns read into a tc_run_info by read_run, in its order. */
-#define RUN_COLS_V3                                                                                \
-    "id, label, status, created_wall_ns, endpoint, api, model, simulated, server_version, "        \
-    "concurrency, warmup, requests_planned, duration_s_planned, max_tokens, "
-#define RUN_COLS RUN_COLS_V3 "run_group, prompt_set"
-/* A file opened read-only is not migrated, and run_group and prompt_set
- * came with schema 4: an older file's runs are in no group and name no
- * prompt set. s->version is fixed for the handle's life, so each
- * statement slot still gets one text. */
-#define RUN_COLS_OLD RUN_COLS_V3 "'' AS run_group, '' AS prompt_set"
-#define RUN_COLS_VERSION 4
+/* The columns read into a tc_run_info by read_run, in its order, with the
+ * schema version that brought each. A file opened read-only is not
+ * migrated: a column it lacks reads as its default (an older run is in no
+ * group, names no prompt set, had no SLO). s->version is fixed for the
+ * handle's life, so each statement slot still gets one text. */
+typedef struct run_col {
+    const char *name;
+    int since;        /* schema version that added it */
+    const char *dflt; /* SQL of its value in an older file */
+} run_col;
+
+static const run_col run_cols[] = {
+    {"id", 0, NULL},
+    {"label", 0, NULL},
+    {"status", 0, NULL},
+    {"created_wall_ns", 0, NULL},
+    {"endpoint", 0, NULL},
+    {"api", 0, NULL},
+    {"model", 0, NULL},
+    {"simulated", 0, NULL},
+    {"server_version", 0, NULL},
+    {"concurrency", 0, NULL},
+    {"warmup", 0, NULL},
+    {"requests_planned", 0, NULL},
+    {"duration_s_planned", 0, NULL},
+    {"max_tokens", 0, NULL},
+    {"run_group", 4, "''"},
+    {"prompt_set", 4, "''"},
+    {"slo", 6, "''"},
+};
+#define N_RUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
+
+/* "SELECT <columns> FROM runs <rest>" for this file's version. */
+static const char *run_select(const tc_store *s, const char *rest, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "SELECT ");
+    for (int i = 0; i < N_RUN_COLS && k < len; i++) {
+        const run_col *c = &run_cols[i];
+        const char *sep = i ? ", " : "";
+        k += (size_t)(s->version >= c->since
+                          ? snprintf(buf + k, len - k, "%s%s", sep, c->name)
+                          : snprintf(buf + k, len - k, "%s%s AS %s", sep, c->dflt, c->name));
+    }
+    if (k < len)
+        snprintf(buf + k, len - k, " FROM runs %s", rest);
+    return buf;
+}
 
 static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
 {
@@ -37,6 +74,7 @@ static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
     rc |= sqlite3_bind_int64(st, 13, r->max_tokens);
     rc |= tc_store_bind_field(st, 14, r->group, sizeof r->group);
     rc |= tc_store_bind_field(st, 15, r->prompt_set, sizeof r->prompt_set);
+    rc |= tc_store_bind_field(st, 16, r->slo, sizeof r->slo);
     return rc;
 }
 
@@ -45,8 +83,8 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     static const char sql[] =
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
-        "max_tokens, run_group, prompt_set) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+        "max_tokens, run_group, prompt_set, slo) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, "
+        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
@@ -153,7 +191,7 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status, ch
     return e;
 }
 
-/* One row of RUN_COLS into out. TC_ERR_PARSE for an api or status this
+/* One row of run_cols into out. TC_ERR_PARSE for an api or status this
  * truecost does not know. */
 static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t errlen)
 {
@@ -180,6 +218,7 @@ static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t err
     out->max_tokens = sqlite3_column_int64(st, 13);
     tc_store_col_text(st, 14, out->group, sizeof out->group);
     tc_store_col_text(st, 15, out->prompt_set, sizeof out->prompt_set);
+    tc_store_col_text(st, 16, out->slo, sizeof out->slo);
     return TC_OK;
 }
 
@@ -226,26 +265,27 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
 {
     /* Ids grow with each run begun, so they order runs by start even when
      * the wall clock was stepped between them. */
-    static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
-    static const char sql_old[] = "SELECT " RUN_COLS_OLD " FROM runs ORDER BY id DESC";
+    char sql[1024];
     *runs = NULL;
     *n = 0;
     sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_LIST, s->version < RUN_COLS_VERSION ? sql_old : sql, &st,
-                             err, errlen);
+    tc_err e = tc_store_stmt(s, ST_RUN_LIST, run_select(s, "ORDER BY id DESC", sql, sizeof sql),
+                             &st, err, errlen);
     return e != TC_OK ? e : collect_runs(s, st, "listing runs", runs, n, err, errlen);
 }
 
 tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, size_t *n, char *err,
                            size_t errlen)
 {
-    static const char sql[] = "SELECT " RUN_COLS " FROM runs WHERE run_group = ?1 ORDER BY id";
+    char sql[1024];
     *runs = NULL;
     *n = 0;
-    if (!group || !group[0] || s->version < RUN_COLS_VERSION)
+    if (!group || !group[0] || s->version < 4)
         return TC_OK; /* "" is "in no group", not a group; an old file has no groups */
     sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_GROUP, sql, &st, err, errlen);
+    tc_err e = tc_store_stmt(s, ST_RUN_GROUP,
+                             run_select(s, "WHERE run_group = ?1 ORDER BY id", sql, sizeof sql),
+                             &st, err, errlen);
     if (e != TC_OK)
         return e;
     sqlite3_bind_text(st, 1, group, -1, SQLITE_TRANSIENT);
@@ -265,21 +305,18 @@ static int64_t parse_id(const char *text)
 tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
                          size_t errlen)
 {
-    static const char by_id[] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1";
-    static const char by_label[] =
-        "SELECT " RUN_COLS " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
-    static const char by_id_old[] = "SELECT " RUN_COLS_OLD " FROM runs WHERE id = ?1";
-    static const char by_label_old[] =
-        "SELECT " RUN_COLS_OLD " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
+    char sql[1024];
     if (!id_or_label || !id_or_label[0])
         return tc_fail(err, errlen, TC_ERR_INVALID, "which run? give an id or a label");
     int all_digits = strspn(id_or_label, "0123456789") == strlen(id_or_label);
-    int old = s->version < RUN_COLS_VERSION;
     sqlite3_stmt *st = NULL;
-    tc_err e =
-        all_digits
-            ? tc_store_stmt(s, ST_RUN_BY_ID, old ? by_id_old : by_id, &st, err, errlen)
-            : tc_store_stmt(s, ST_RUN_BY_LABEL, old ? by_label_old : by_label, &st, err, errlen);
+    tc_err e = all_digits
+                   ? tc_store_stmt(s, ST_RUN_BY_ID, run_select(s, "WHERE id = ?1", sql, sizeof sql),
+                                   &st, err, errlen)
+                   : tc_store_stmt(s, ST_RUN_BY_LABEL,
+                                   run_select(s, "WHERE label = ?1 ORDER BY id DESC LIMIT 1", sql,
+                                              sizeof sql),
+                                   &st, err, errlen);
     if (e != TC_OK)
         return e;
     if (all_digits)

@@ -99,6 +99,8 @@ static const char *const migrations[] = {
     " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
     " version INTEGER NOT NULL,"
     " json TEXT NOT NULL);",
+    /* 6: the service-level objectives a run was measured against */
+    "ALTER TABLE runs ADD COLUMN slo TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -46,8 +46,12 @@ test('lockin --perf/--gaps/--profile-a/-b: T_op, T_perf and the running saving f
   assert.match(op.source, /gap table/);
   assert.match(d.performance.source, /runs inc vs alt \(SIMULATED\)/);
   assert.equal(d.inputs.effort.performance.source, "assessment"); // 20-50%: the range is kept
-  // The ratio is B's throughput / A's, as `show --json` gives them.
-  const tps = async (id) => JSON.parse((await cli(['show', id, '--db', db, '--json'])).stdout).throughput.output_tokens_per_s;
+  // The ratio is B's throughput / A's, as `show --json` gives them: over
+  // the steady-state window, as cost reads them, when a run reached one.
+  const tps = async (id) => {
+    const doc = JSON.parse((await cli(['show', id, '--db', db, '--json'])).stdout);
+    return (doc.window ?? doc.throughput).output_tokens_per_s;
+  };
   const ratio = (await tps('alt')) / (await tps('inc'));
   assert.ok(Math.abs(d.performance.ratio - ratio) < 1e-9, `${d.performance.ratio} vs ${ratio}`);
   assert.ok(ratio > 0.7 && ratio < 0.8, `3/4 speed: ${ratio}`); // 20-50% gap: tuning needed

@@ -128,7 +128,7 @@ test('runs and show read a schema-3 database without migrating it', { skip: !has
   const r = await runCli(['run', sim.url, '--db', db, '-n', '2', '--max-tokens', '4', '--label', 'old-run', '--telemetry', 'none', '--no-progress']);
   assert.equal(r.code, 0, r.stderr);
   // Back to what a schema-3 truecost wrote: no run_group, no prompt_set.
-  sqlite3(db, 'DROP TABLE run_figures; DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group; ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;');
+  sqlite3(db, 'DROP TABLE run_figures; ALTER TABLE runs DROP COLUMN slo; DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group; ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;');
   const before = sha(db);
 
   const runs = await runCli(['runs', '--db', db, '--json']);

@@ -37,6 +37,7 @@ static void add_run(tc_store *st, tc_run_info *run, uint64_t seed, int finish)
     run->api = TC_API_OPENAI;
     run->concurrency = 4;
     run->simulated = 1;
+    snprintf(run->slo, sizeof run->slo, "ttft=40ms,tpot=25ms");
     assert_int_equal(tc_store_run_begin(st, run, err, sizeof err), TC_OK);
     tc_rng rng;
     tc_rng_seed(&rng, seed);
@@ -141,6 +142,14 @@ static void same_figures(const tc_run_metrics *a, const tc_run_metrics *b)
     assert_int_equal(a->first_send, b->first_send);
     assert_int_equal(a->last_end, b->last_end);
     assert_int_equal(a->first_send_any, b->first_send_any);
+    assert_int_equal(a->window.has_window, b->window.has_window);
+    assert_int_equal(a->window.from, b->window.from);
+    assert_int_equal(a->window.to, b->window.to);
+    assert_true(a->window.output_tokens == b->window.output_tokens);
+    assert_int_equal(a->window.completed, b->window.completed);
+    assert_int_equal(a->has_slo, b->has_slo);
+    assert_int_equal(a->goodput.good, b->goodput.good);
+    assert_true(a->goodput.attainment == b->goodput.attainment);
 }
 
 static void streamed_in_passes_equals_in_memory(void **state)
@@ -150,6 +159,8 @@ static void streamed_in_passes_equals_in_memory(void **state)
     tc_run_metrics want, got;
     in_memory(f, &f->run, &want);
     assert_true(want.itl_ms.n > 1000);
+    assert_true(want.window.has_window); /* the passes count its chunks too */
+    assert_true(want.goodput.good > 0 && want.goodput.good < want.goodput.measured);
     /* keep 64: the gaps go to the histogram, the percentiles to more passes */
     assert_int_equal(tc_figures_compute_stream(f->st, &f->run, 64, &got, err, sizeof err), TC_OK);
     same_figures(&got, &want);

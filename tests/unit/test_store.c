@@ -892,6 +892,7 @@ static void groups_round_trip_and_v3_migration(void **state)
         tc_run_info r = sample_run("g1");
         snprintf(r.group, sizeof r.group, "g1");
         snprintf(r.prompt_set, sizeof r.prompt_set, "2 prompts, fnv1a 00ff");
+        snprintf(r.slo, sizeof r.slo, "ttft=200ms,tpot=50ms");
         assert_int_equal(tc_store_run_begin(s, &r, err, sizeof err), TC_OK);
         ids[i] = r.id;
     }
@@ -903,6 +904,7 @@ static void groups_round_trip_and_v3_migration(void **state)
         assert_int_equal(runs[i].id, ids[i]);
         assert_string_equal(runs[i].group, "g1");
         assert_string_equal(runs[i].prompt_set, "2 prompts, fnv1a 00ff");
+        assert_string_equal(runs[i].slo, "ttft=200ms,tpot=50ms");
     }
     free(runs);
     assert_int_equal(tc_store_find_group(s, "solo", &runs, &n, err, sizeof err), TC_OK);
@@ -914,15 +916,17 @@ static void groups_round_trip_and_v3_migration(void **state)
 
     /* Back to what version 3 wrote, then open: the migration adds the
      * columns again and the runs are all there. */
-    raw_sql(t->db, "DROP TABLE run_figures; DROP INDEX runs_by_group;"
-                   "ALTER TABLE runs DROP COLUMN run_group;"
-                   "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    raw_sql(t->db,
+            "DROP TABLE run_figures; ALTER TABLE runs DROP COLUMN slo; DROP INDEX runs_by_group;"
+            "ALTER TABLE runs DROP COLUMN run_group;"
+            "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     s = open_ok(t->db, TC_STORE_WRITE);
     tc_run_info info;
     assert_int_equal(tc_store_find_run(s, "solo", &info, err, sizeof err), TC_OK);
     assert_int_equal(info.id, solo);
     assert_string_equal(info.group, "");
     assert_string_equal(info.prompt_set, "");
+    assert_string_equal(info.slo, ""); /* migrated: older runs had no SLO */
     assert_int_equal(tc_store_find_group(s, "g1", &runs, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 0); /* the old file had no groups */
     tc_store_close(s);
@@ -971,9 +975,10 @@ static void v3_file_reads_without_migrating(void **state)
     int64_t first = begin_run(s, "old-a");
     int64_t second = begin_run(s, "old-b");
     tc_store_close(s);
-    raw_sql(t->db, "DROP TABLE run_figures; DROP INDEX runs_by_group;"
-                   "ALTER TABLE runs DROP COLUMN run_group;"
-                   "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    raw_sql(t->db,
+            "DROP TABLE run_figures; ALTER TABLE runs DROP COLUMN slo; DROP INDEX runs_by_group;"
+            "ALTER TABLE runs DROP COLUMN run_group;"
+            "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     size_t len;
     unsigned char *before = slurp(t->db, &len);
 
