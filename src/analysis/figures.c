@@ -39,8 +39,18 @@ tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures *out, ch
     if (rc == TC_OK)
         rc =
             tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err, errlen);
+    tc_run_workload shape;
+    int has_shape = 0;
+    if (rc == TC_OK)
+        rc = tc_store_get_workload(st, run->id, &shape, &has_shape, err, errlen);
     if (rc != TC_OK)
         goto out;
+    if (tc_workload_figures_compute(has_shape ? &shape : NULL, out->recs, out->n_recs, &out->w) !=
+        TC_OK) {
+        rc = tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
+                     (long long)run->id);
+        goto out;
+    }
     if (tc_run_metrics_compute(run, out->recs, out->n_recs, &out->m) != TC_OK ||
         tc_run_energy_compute(devs, n_devs, samples, n_samples, out->recs, out->n_recs,
                               out->m.output_tokens, &out->e) != TC_OK) {

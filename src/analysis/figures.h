@@ -16,6 +16,7 @@
 #include "analysis/cost.h"
 #include "analysis/run_energy.h"
 #include "analysis/run_metrics.h"
+#include "analysis/workload.h"
 #include "store/store.h"
 
 /* One run's records and the figures computed from them. */
@@ -26,6 +27,7 @@ typedef struct tc_figures {
     tc_run_metrics m;
     tc_run_energy e;
     tc_cost_measured cost_in; /* throughput and power as the cost model takes them */
+    tc_workload_figures w;    /* achieved ISL/OSL, and the targets of a synthetic workload */
 } tc_figures;
 
 /* Loads run's requests and telemetry and computes its figures into *out

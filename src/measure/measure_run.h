@@ -28,15 +28,16 @@ typedef struct tc_measure_config {
      * key and save_patience_s. Its callbacks, ctx and stop are ignored:
      * tc_measure_run sets its own. */
     tc_runner_config load;
-    const char *label;          /* the run's label; NULL: none, or the group's name */
-    const char *group;          /* the group of every run (NULL: not grouped) */
-    int repeat;                 /* runs to make, one after another; < 1 counts as 1 */
-    int simulated;              /* what the server said of itself, stored with the run */
-    const char *server_version; /* NULL: unknown */
-    const char *telemetry;      /* "auto", "none" or a source name (tc_telem_set_open) */
-    tc_telem_config telem;      /* where the sources read from */
-    int sample_ms;              /* telemetry interval */
-    double idle_s;              /* sampled before the load, for the idle baseline */
+    const char *label;               /* the run's label; NULL: none, or the group's name */
+    const char *group;               /* the group of every run (NULL: not grouped) */
+    int repeat;                      /* runs to make, one after another; < 1 counts as 1 */
+    int simulated;                   /* what the server said of itself, stored with the run */
+    const char *server_version;      /* NULL: unknown */
+    const char *telemetry;           /* "auto", "none" or a source name (tc_telem_set_open) */
+    tc_telem_config telem;           /* where the sources read from */
+    int sample_ms;                   /* telemetry interval */
+    double idle_s;                   /* sampled before the load, for the idle baseline */
+    const tc_run_workload *workload; /* stored with each run; NULL: given prompts */
 } tc_measure_config;
 
 /* Where a run failed. */
@@ -67,7 +68,8 @@ typedef struct tc_measure_outcome {
 typedef enum tc_measure_notice {
     TC_MEASURE_NO_ENVIRONMENT, /* the environment was not recorded; the run goes on */
     TC_MEASURE_NO_SENSOR,      /* telemetry "auto" found no device; the run goes on */
-    TC_MEASURE_SAMPLES_LOST    /* a batch of samples was not stored (once a run) */
+    TC_MEASURE_SAMPLES_LOST,   /* a batch of samples was not stored (once a run) */
+    TC_MEASURE_NO_WORKLOAD     /* the workload shape was not stored; the run goes on */
 } tc_measure_notice;
 
 typedef struct tc_measure_callbacks {
@@ -109,7 +111,8 @@ TC_MUST_CHECK tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *stor
                                     char *err, size_t errlen);
 
 /* Which prompts a run sends, so that compare can tell workloads apart:
- * "N prompt(s), fnv1a HASH" over every prompt and its token limit. */
+ * "N prompt(s), fnv1a HASH" over every prompt and its token limit, or for
+ * synthetic prompts "synthetic isl MIN-MAX osl M seed S". */
 void tc_measure_prompt_set(const tc_prompts *p, char *out, size_t len);
 
 #endif

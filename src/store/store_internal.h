@@ -31,6 +31,8 @@ typedef enum store_stmt {
     ST_SAMPLE_LOAD,
     ST_FP_SET,
     ST_FP_GET,
+    ST_WL_SET,
+    ST_WL_GET,
     ST_COUNT
 } store_stmt;
 
