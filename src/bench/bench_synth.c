@@ -5,9 +5,10 @@
 
 #include "core/tc_rng.h"
 
-/* 256 common English words, lower case: one token each (after a space) in
- * the usual tokenisers, so the count per word hardly varies with the words
- * drawn; the calibration measures it either way. */
+/* 256 common English words, lower case, each one token after a space in
+ * the cl100k and o200k (GPT), Llama 2, Llama 3 and Mistral tokenisers
+ * (checked with their JavaScript ports), so the count per word does not
+ * vary with the words drawn; the calibration measures it either way. */
 static const char *const vocab[256] = {
     "the",     "of",      "and",      "to",      "in",     "is",     "that",     "for",
     "it",      "as",      "was",      "with",    "be",     "by",     "on",       "not",
