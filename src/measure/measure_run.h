@@ -28,16 +28,17 @@ typedef struct tc_measure_config {
      * key and save_patience_s. Its callbacks, ctx and stop are ignored:
      * tc_measure_run sets its own. */
     tc_runner_config load;
-    const char *label;               /* the run's label; NULL: none, or the group's name */
-    const char *group;               /* the group of every run (NULL: not grouped) */
-    int repeat;                      /* runs to make, one after another; < 1 counts as 1 */
-    int simulated;                   /* what the server said of itself, stored with the run */
-    const char *server_version;      /* NULL: unknown */
-    const char *telemetry;           /* "auto", "none" or a source name (tc_telem_set_open) */
-    tc_telem_config telem;           /* where the sources read from */
-    int sample_ms;                   /* telemetry interval */
-    double idle_s;                   /* sampled before the load, for the idle baseline */
-    const tc_run_workload *workload; /* stored with each run; NULL: given prompts */
+    const char *label;          /* the run's label; NULL: none, or the group's name */
+    const char *group;          /* the group of every run (NULL: not grouped) */
+    int repeat;                 /* runs to make, one after another; < 1 counts as 1 */
+    int simulated;              /* what the server said of itself, stored with the run */
+    const char *server_version; /* NULL: unknown */
+    const char *telemetry;      /* "auto", "none" or a source name (tc_telem_set_open) */
+    tc_telem_config telem;      /* where the sources read from */
+    int sample_ms;              /* telemetry interval */
+    double idle_s;              /* sampled before the load, for the idle baseline */
+    /* The workload shape stored with each run; NULL: given prompts. */
+    const tc_run_workload *workload;
 } tc_measure_config;
 
 /* Where a run failed. */
