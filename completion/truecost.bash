@@ -11,7 +11,8 @@ _truecost_options() {
     case $1 in
     run)
         echo "--model --api -n --requests --duration --warmup -c --concurrency --max-tokens
-              --prompt --prompts --label --repeat --db --json --no-progress --api-key-env
+              --prompt --prompts --isl --isl-range --osl --workload --seed --label --repeat
+              --db --json --no-progress --api-key-env
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
     runs | show) echo "--json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
@@ -33,7 +34,8 @@ _truecost_options() {
     doctor) echo "--json --root --no-server --user --nvml-lib --rocm-lib --help" ;;
     sim)
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
-              --max-batch --fault --seed --truth --max-body-bytes --help" ;;
+              --max-batch --fault --seed --truth --tokens-per-word --eos-after
+              --max-body-bytes --help" ;;
     esac
 }
 
@@ -111,6 +113,9 @@ _truecost() {
         return 0 ;;
     --what)
         _truecost_words "requests chunks summary samples" "$cur"
+        return 0 ;;
+    --workload)
+        _truecost_words "chat reasoning summarize" "$cur"
         return 0 ;;
     --format)
         _truecost_words "csv json" "$cur"

@@ -83,6 +83,32 @@ static tc_err load_records(tc_store *st, const tc_run_info *run, tc_figures_dept
     return rc;
 }
 
+/* Achieved ISL/OSL against a run's shape: per-request counts, so a run of
+ * synthetic prompts reads its records (first chunks only) even when its
+ * other figures are stored; a run without a shape has nothing to show. */
+static tc_err workload_figures(tc_store *st, const tc_run_info *run, const tc_run_workload *shape,
+                               tc_figures *out, char *err, size_t errlen)
+{
+    tc_figures tmp;
+    memset(&tmp, 0, sizeof tmp);
+    const tc_figures *src = out;
+    if (shape && !out->recs) {
+        tc_err rc = load_records(st, run, TC_FIGURES_REQUESTS, &tmp, err, errlen);
+        if (rc != TC_OK) {
+            tc_store_free_requests(tmp.recs, tmp.n_recs);
+            return rc;
+        }
+        src = &tmp;
+    }
+    tc_err rc = tc_workload_figures_compute(shape, shape ? src->recs : NULL,
+                                            shape ? src->n_recs : 0, &out->w);
+    tc_store_free_requests(tmp.recs, tmp.n_recs);
+    return rc == TC_OK ? TC_OK
+                       : tc_fail(err, errlen, TC_ERR_NOMEM,
+                                 "run %lld: out of memory computing its figures",
+                                 (long long)run->id);
+}
+
 tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
                        tc_figures *out, char *err, size_t errlen)
 {
@@ -98,6 +124,13 @@ tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth de
     if (rc == TC_OK)
         rc =
             tc_store_load_telemetry(st, run->id, &devs, &n_devs, &samples, &n_samples, err, errlen);
+    tc_run_workload shape;
+    int has_shape = 0;
+    if (rc == TC_OK)
+        rc = tc_store_get_workload(st, run->id, &shape, &has_shape, err, errlen);
+    if (rc != TC_OK)
+        goto out;
+    rc = workload_figures(st, run, has_shape ? &shape : NULL, out, err, errlen);
     if (rc != TC_OK)
         goto out;
     tc_run_window w;

@@ -16,6 +16,7 @@
 #include "analysis/cost.h"
 #include "analysis/run_energy.h"
 #include "analysis/run_metrics.h"
+#include "analysis/workload.h"
 #include "store/store.h"
 
 /* How much of a run to load besides its figures. */
@@ -33,6 +34,7 @@ typedef struct tc_figures {
     tc_run_metrics m;
     tc_run_energy e;
     tc_cost_measured cost_in; /* throughput and power as the cost model takes them */
+    tc_workload_figures w;    /* achieved ISL/OSL, and the targets of a synthetic workload */
 } tc_figures;
 
 /* Loads run's figures (tc_figures_summary: stored ones when there are),

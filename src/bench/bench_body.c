@@ -89,6 +89,12 @@ tc_err tc_body_build(tc_api api, const char *model, const tc_prompt *prompt, int
         break;
     }
     json_decref(input);
+    /* vLLM, SGLang and llama.cpp read it on every route but Ollama's. */
+    if (body && prompt->ignore_eos && api != TC_API_OLLAMA && api != TC_API_OLLAMA_CHAT &&
+        json_object_set_new(body, "ignore_eos", json_true()) != 0) {
+        json_decref(body);
+        body = NULL;
+    }
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text)

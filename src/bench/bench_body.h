@@ -16,7 +16,9 @@ int tc_api_is_chat(tc_api api);
 
 /* Writes the streaming request body for `prompt` into out (reset first):
  * temperature 0, the token limit in the API's own field, and for OpenAI
- * routes stream_options.include_usage so the server reports its counts.
+ * routes stream_options.include_usage so the server reports its counts,
+ * and ignore_eos: true when the prompt asks for it (not on Ollama's
+ * routes, which have no such option).
  * A plain prompt becomes one user message on chat APIs; messages become
  * "role: content" lines on completion APIs. Returns TC_OK or
  * TC_ERR_NOMEM. */

@@ -21,6 +21,29 @@ void tc_prompts_free(tc_prompts *p)
     p->n = 0;
 }
 
+void tc_prompts_synthetic(const tc_synth *s, tc_prompts *out)
+{
+    memset(out, 0, sizeof *out);
+    out->synthetic = 1;
+    out->synth = *s;
+}
+
+int tc_prompts_empty(const tc_prompts *p)
+{
+    return !p || (p->n == 0 && !p->synthetic);
+}
+
+const tc_prompt *tc_prompts_at(const tc_prompts *p, int64_t seq, tc_prompt *scratch, tc_buf *text)
+{
+    if (!p->synthetic)
+        return &p->items[(size_t)seq % p->n];
+    if (tc_synth_prompt(&p->synth, seq, text) != TC_OK)
+        return NULL;
+    *scratch = (tc_prompt){
+        .text = text->data, .max_tokens = p->synth.osl, .ignore_eos = p->synth.ignore_eos};
+    return scratch;
+}
+
 static tc_prompt *grow(tc_prompts *p)
 {
     tc_prompt *items = realloc(p->items, (p->n + 1) * sizeof *items);

@@ -1,22 +1,28 @@
-/* The workload's prompts: one fixed prompt, or a file of them that
- * requests cycle through in order. */
+/* The workload's prompts: one fixed prompt, a file of them that requests
+ * cycle through in order, or synthetic prompts of a chosen length
+ * (bench_synth.h), made per request. */
 #ifndef TC_BENCH_PROMPTS_H
 #define TC_BENCH_PROMPTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench_synth.h"
+#include "core/tc_buf.h"
 #include "core/tc_error.h"
 
 typedef struct tc_prompt {
     char *text;          /* a plain prompt, or NULL */
     char *messages_json; /* a JSON array of {role, content}, or NULL */
     int64_t max_tokens;  /* 0 = the run's --max-tokens */
+    int ignore_eos;      /* ask the server to ignore EOS (OpenAI and llama.cpp APIs) */
 } tc_prompt;
 
 typedef struct tc_prompts {
     tc_prompt *items;
     size_t n;
+    int synthetic; /* 1: no items; each request's prompt is made from synth */
+    tc_synth synth;
 } tc_prompts;
 
 /* The seeds' default prompt, in English. */
@@ -35,6 +41,18 @@ TC_MUST_CHECK tc_err tc_prompts_parse(const char *name, const char *data, size_t
 
 /* Reads and parses a prompts file. */
 TC_MUST_CHECK tc_err tc_prompts_load(const char *path, tc_prompts *out, char *err, size_t errlen);
+
+/* Synthetic prompts of s (copied). */
+void tc_prompts_synthetic(const tc_synth *s, tc_prompts *out);
+
+/* 1 when p has no prompt to send (NULL, or no items and not synthetic). */
+int tc_prompts_empty(const tc_prompts *p);
+
+/* The prompt of request seq (from 0): items[seq % n], or for synthetic
+ * prompts one made in *scratch, its text in *text (reset and reused, so a
+ * client allocates nothing per request once it has grown), valid until
+ * the next call. NULL when out of memory. */
+const tc_prompt *tc_prompts_at(const tc_prompts *p, int64_t seq, tc_prompt *scratch, tc_buf *text);
 
 /* Frees every prompt and zeroes *p; accepts NULL. */
 void tc_prompts_free(tc_prompts *p);

@@ -75,6 +75,9 @@ struct runner {
 
     int64_t chunks_measured, rate_chunks, rate_at_ns, last_progress_ns;
     double rate;
+
+    tc_prompt synth_prompt; /* a synthetic workload's prompt, made per request */
+    tc_buf synth_text;
 };
 
 /* ---- curl callbacks ------------------------------------------------------ */
@@ -183,8 +186,8 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
     const tc_runner_config *c = r->cfg;
     int64_t seq = r->next_seq++;
     int warm = r->sent_warmup < c->warmup;
-    const tc_prompt *p = &c->prompts->items[(size_t)seq % c->prompts->n];
-    if (tc_body_build(c->api, c->model, p, c->max_tokens, &s->body) != TC_OK)
+    const tc_prompt *p = tc_prompts_at(c->prompts, seq, &r->synth_prompt, &r->synth_text);
+    if (!p || tc_body_build(c->api, c->model, p, c->max_tokens, &s->body) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory building a request");
     tc_req_record_init(&s->rec);
     tc_buf_reset(&s->error_body);
@@ -538,6 +541,7 @@ static void teardown(runner *r)
     }
     for (size_t i = 0; r->batch && i < r->n_batch; i++)
         tc_req_record_clear(&r->batch[i]);
+    tc_buf_free(&r->synth_text);
     free(r->batch);
     free(r->slots);
     free(r->free_slots);
@@ -588,7 +592,7 @@ static void wait_and_dispatch(runner *r)
 tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
-    if (!cfg->prompts || cfg->prompts->n == 0 || cfg->concurrency < 1)
+    if (tc_prompts_empty(cfg->prompts) || cfg->concurrency < 1)
         return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts or no concurrency");
     runner r = {.cfg = cfg, .res = res, .epfd = -1};
     r.rate_at_ns = tc_mono_ns();

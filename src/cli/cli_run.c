@@ -15,6 +15,7 @@
 #include "cli_runset.h"
 #include "measure/measure_run.h"
 #include "measure/measure_setup.h"
+#include "measure/measure_workload.h"
 #include "store/store.h"
 
 /* ---- signals ------------------------------------------------------------- */
@@ -124,6 +125,8 @@ static int enough_files(long long concurrency)
 static int load_prompts(const run_args *a, tc_prompts *p)
 {
     char err[512];
+    if (a->isl) /* synthetic: made once the server is known (prepare_workload) */
+        return 0;
     tc_err rc = a->prompts_file ? tc_prompts_load(a->prompts_file, p, err, sizeof err)
                                 : tc_prompts_single(a->prompt ? a->prompt : TC_DEFAULT_PROMPT, p);
     if (rc != TC_OK) {
@@ -163,12 +166,50 @@ typedef struct run_plan {
     char model[256];
     const char *key;
     tc_prompts prompts;
+    tc_run_workload shape; /* of synthetic prompts (a->isl > 0) */
     char group[128];
     tc_store *store;
     int progress;        /* a progress line on stderr */
     int code;            /* the worst exit status so far */
     int64_t runs_stored; /* by this process */
 } run_plan;
+
+/* Synthetic prompts: calibrated against the server, then made. Prints
+ * the calibration and why EOS cannot be ignored, when it cannot. */
+static int prepare_workload(run_plan *p)
+{
+    const run_args *a = p->a;
+    if (!a->isl)
+        return 0;
+    tc_workload_ask ask = {.preset = a->workload,
+                           .seed = (uint64_t)a->seed,
+                           .isl = a->isl,
+                           .osl = a->osl,
+                           .isl_range = a->isl_range};
+    tc_workload_server srv = {.endpoint = p->ep,
+                              .api = p->api,
+                              .model = p->model,
+                              .api_key = p->key,
+                              .timeout_s = a->timeout_s,
+                              .probe = &p->probe};
+    tc_calib_result cal;
+    char err[1024];
+    if (tc_measure_workload(&ask, &srv, &p->prompts, &p->shape, &cal, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    const tc_run_workload *w = &p->shape;
+    if (!a->json)
+        fprintf(stderr,
+                "truecost: prompts of %lld-%lld tokens: %.3f tokens per word + %.1f per prompt "
+                "(the server's %s for %lld and %lld words: %lld and %lld)\n",
+                (long long)w->isl_min, (long long)w->isl, w->tokens_per_word, w->overhead_tokens,
+                w->calibration, (long long)cal.words[0], (long long)cal.words[1],
+                (long long)cal.tokens[0], (long long)cal.tokens[1]);
+    if (w->eos_note[0])
+        fprintf(stderr, "truecost: %s\n", w->eos_note);
+    return 0;
+}
 
 static void on_started(void *ctx, const tc_run_info *run, int rep)
 {
@@ -323,6 +364,7 @@ static int measure_all(run_plan *p)
         .telem = a->telem,
         .sample_ms = (int)a->sample_ms,
         .idle_s = a->idle_s,
+        .workload = a->isl ? &p->shape : NULL,
     };
     tc_measure_callbacks cb = {.stop = &stop_requested,
                                .started = on_started,
@@ -373,6 +415,8 @@ int tc_cmd_run(int argc, char **argv)
         code = TC_EXIT_USAGE;
     if (!code)
         code = find_server(&a, p.key, &p.ep, &p.probe, &p.api, p.model, sizeof p.model);
+    if (!code)
+        code = prepare_workload(&p);
     if (!code)
         code = tc_cli_open_store(a.db, TC_STORE_WRITE, &p.store);
     if (!code)

@@ -12,6 +12,12 @@ typedef struct run_args {
     long long sample_ms, repeat;
     tc_telem_config telem;
     int json, no_progress, help, requests_given;
+    /* A synthetic workload (--isl/--osl/--isl-range/--workload, --seed):
+     * isl > 0 when there is one; osl and max_tokens are then the same. */
+    const char *workload;
+    long long isl, osl, seed;
+    double isl_range;
+    int osl_given, range_given, max_tokens_given;
 } run_args;
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints

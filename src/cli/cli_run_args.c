@@ -6,6 +6,7 @@
 #include "cli_opts.h"
 #include "cli_results.h"
 #include "cli_run.h"
+#include "bench/bench_synth.h"
 #include "telemetry/telem_set.h"
 
 /* -n: a request count, which --duration may not join. */
@@ -14,6 +15,94 @@ static int take_requests(const char *v, void *ctx)
     run_args *a = ctx;
     a->requests_given = 1;
     return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
+}
+
+static int take_max_tokens(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->max_tokens_given = 1;
+    return tc_cli_int("--max-tokens", v, 1, 1000000, &a->max_tokens);
+}
+
+static int take_osl(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->osl_given = 1;
+    return tc_cli_int("--osl", v, 1, 1000000, &a->osl);
+}
+
+/* A fraction in (0, 1]: 0 would ask for empty prompts. */
+static int take_isl_range(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->range_given = 1;
+    if (tc_cli_double("--isl-range", v, 0, 1, &a->isl_range) < 0)
+        return -1;
+    if (a->isl_range > 0)
+        return 0;
+    tc_cli_error("run: --isl-range %s: expected a fraction above 0 and at most 1 (the shortest "
+                 "prompt as a share of --isl), e.g. 0.8",
+                 v);
+    return -1;
+}
+
+static int take_workload(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->workload = v;
+    if (tc_synth_preset_find(v))
+        return 0;
+    char valid[160] = "";
+    size_t n = 0;
+    for (const tc_synth_preset *p = tc_synth_presets; p->name && n < sizeof valid; p++)
+        n += (size_t)snprintf(valid + n, sizeof valid - n, "%s%s (%lld/%lld)",
+                              p == tc_synth_presets ? ""
+                              : p[1].name           ? ", "
+                                                    : " or ",
+                              p->name, (long long)p->isl, (long long)p->osl);
+    tc_cli_error("run: --workload '%s': expected %s (input/output tokens)", v, valid);
+    return -1;
+}
+
+/* --seed takes every non-negative long long. */
+static int take_seed(const char *v, void *ctx)
+{
+    return tc_cli_int("--seed", v, 0, (long long)(~0ULL >> 1), &((run_args *)ctx)->seed);
+}
+
+/* The workload shape: a preset, then --isl/--osl over it; the option
+ * pairs that cannot go together. 0, or -1 after saying why. */
+static int check_shape(run_args *a)
+{
+    const tc_synth_preset *p = a->workload ? tc_synth_preset_find(a->workload) : NULL;
+    if (p && !a->isl)
+        a->isl = p->isl;
+    if (p && !a->osl_given)
+        a->osl = p->osl;
+    const char *shape = a->workload ? "--workload" : "--isl";
+    if (!a->isl) {
+        if (a->osl_given)
+            tc_cli_error("run: --osl sets the output length of synthetic prompts: give --isl N "
+                         "too (or --workload); with your own prompts, use --max-tokens");
+        else if (a->range_given)
+            tc_cli_error("run: --isl-range needs --isl N (or --workload)");
+        return a->osl_given || a->range_given ? -1 : 0;
+    }
+    if (a->prompt || a->prompts_file) {
+        tc_cli_error("run: give %s or %s, not both (%s makes synthetic prompts)", shape,
+                     a->prompt ? "--prompt" : "--prompts", shape);
+        return -1;
+    }
+    if (a->osl_given && a->max_tokens_given) {
+        tc_cli_error("run: give --osl or --max-tokens, not both (with %s, --osl is the token "
+                     "limit)",
+                     shape);
+        return -1;
+    }
+    if (!a->osl_given && !p)
+        a->osl = a->max_tokens; /* --isl alone: the usual token limit */
+    a->max_tokens = a->osl;
+    return 0;
 }
 
 /* --api is checked before anything is probed, so a typo is a usage error
@@ -43,7 +132,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
                     .max_error_rate = 0.05,
                     .telemetry = "auto",
                     .sample_ms = 100,
-                    .repeat = 1};
+                    .repeat = 1,
+                    .isl_range = 0.8};
     const tc_cli_opt opts[] = {
         TC_OPT_S("model", 0, &a->model),
         TC_OPT_S("api", 0, &a->api),
@@ -51,7 +141,12 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_D("duration", 0, &a->duration_s, 0.001, 30 * 86400.0),
         TC_OPT_I("warmup", 0, &a->warmup, 0, 1000000),
         TC_OPT_I("concurrency", 'c', &a->concurrency, 1, 10000),
-        TC_OPT_I("max-tokens", 0, &a->max_tokens, 1, 1000000),
+        TC_OPT_C("max-tokens", 0, take_max_tokens, 1),
+        TC_OPT_I("isl", 0, &a->isl, 1, 1000000),
+        TC_OPT_C("osl", 0, take_osl, 1),
+        TC_OPT_C("isl-range", 0, take_isl_range, 1),
+        TC_OPT_C("workload", 0, take_workload, 1),
+        TC_OPT_C("seed", 0, take_seed, 1),
         TC_OPT_S("prompt", 0, &a->prompt),
         TC_OPT_S("prompts", 0, &a->prompts_file),
         TC_OPT_S("label", 0, &a->label),
@@ -91,6 +186,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         tc_cli_error("run: give --prompt or --prompts, not both");
         return -1;
     }
+    if (check_shape(a) < 0)
+        return -1;
     if (a->api && check_api(a->api) < 0)
         return -1;
     if (a->label && !a->label[0]) { /* else the all-digits check below would catch it */

@@ -14,7 +14,7 @@ typedef struct sim_args {
     tc_sim_config cfg;
     char *host_owned;
     const char *port_file;
-    long long max_batch, max_body;
+    long long max_batch, max_body, eos_after;
     int help;
 } sim_args;
 
@@ -81,6 +81,8 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_C("fault", 0, opt_fault, 1),
         TC_OPT_C("seed", 0, opt_seed, 1),
         TC_OPT_S("truth", 0, &c->truth_path),
+        TC_OPT_D("tokens-per-word", 0, &c->tokens_per_word, 0.01, 100),
+        TC_OPT_I("eos-after", 0, &a->eos_after, 0, 1000000),
         TC_OPT_I("max-body-bytes", 0, &a->max_body, 1024, 1LL << 30),
         TC_OPT_END,
     };
@@ -88,6 +90,7 @@ static int parse(int argc, char **argv, sim_args *a)
         return -1;
     c->timing.max_batch = (int)a->max_batch;
     c->max_body_bytes = (size_t)a->max_body;
+    c->eos_after = (int)a->eos_after;
     return 0;
 }
 
@@ -105,6 +108,11 @@ static void banner(const tc_sim_server *srv, const tc_sim_config *c)
            "decode step); decode %g tokens/s per stream, batch %d, jitter %g ms; seed %llu\n",
            c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
            c->timing.jitter_ms, (unsigned long long)c->seed);
+    printf("  prompt tokens: %g per word + 1 (BOS), + 4 per chat message; ", c->tokens_per_word);
+    if (c->eos_after)
+        printf("EOS after %d tokens unless the request asks to ignore it\n", c->eos_after);
+    else
+        printf("no EOS: every reply fills its token limit\n");
     printf("  faults:");
     if (c->faults.count == 0 && !c->faults.crash_after)
         printf(" none");

@@ -20,6 +20,13 @@
 
 void tc_measure_prompt_set(const tc_prompts *p, char *out, size_t len)
 {
+    if (p->synthetic) { /* the generator's inputs name its prompts */
+        const tc_synth *s = &p->synth;
+        snprintf(out, len, "synthetic isl %lld-%lld osl %lld seed %llu",
+                 (long long)tc_synth_isl_min(s), (long long)s->isl, (long long)s->osl,
+                 (unsigned long long)s->seed);
+        return;
+    }
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < p->n; i++) {
         const tc_prompt *q = &p->items[i];
@@ -176,6 +183,9 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
         tc_store_set_fingerprint(c->store, c->run_id, environment, err, sizeof err) != TC_OK)
         tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s", err);
     free(environment);
+    if (c->cfg->workload &&
+        tc_store_set_workload(c->store, c->run_id, c->cfg->workload, err, sizeof err) != TC_OK)
+        tc_measure_say(c, TC_MEASURE_NO_WORKLOAD, "the workload shape was not recorded: %s", err);
     if (c->cb->started)
         c->cb->started(c->cb->ctx, &o->info, rep);
     if (tc_measure_telem_start(c, o) == TC_OK) {
@@ -194,7 +204,7 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
     static const tc_measure_callbacks none;
     memset(out, 0, sizeof *out);
     out->stage = TC_MEASURE_BEGIN; /* until a run is stored */
-    if (!cfg->load.prompts || cfg->load.prompts->n == 0)
+    if (tc_prompts_empty(cfg->load.prompts))
         return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts to send");
     tc_measure_ctx *c = calloc(1, sizeof *c);
     tc_measure_outcome *o = malloc(sizeof *o);

@@ -37,6 +37,8 @@ typedef struct tc_measure_config {
     tc_telem_config telem;      /* where the sources read from */
     int sample_ms;              /* telemetry interval */
     double idle_s;              /* sampled before the load, for the idle baseline */
+    /* The workload shape stored with each run; NULL: given prompts. */
+    const tc_run_workload *workload;
 } tc_measure_config;
 
 /* Where a run failed. */
@@ -67,7 +69,8 @@ typedef struct tc_measure_outcome {
 typedef enum tc_measure_notice {
     TC_MEASURE_NO_ENVIRONMENT, /* the environment was not recorded; the run goes on */
     TC_MEASURE_NO_SENSOR,      /* telemetry "auto" found no device; the run goes on */
-    TC_MEASURE_SAMPLES_LOST    /* a batch of samples was not stored (once a run) */
+    TC_MEASURE_SAMPLES_LOST,   /* a batch of samples was not stored (once a run) */
+    TC_MEASURE_NO_WORKLOAD     /* the workload shape was not stored; the run goes on */
 } tc_measure_notice;
 
 typedef struct tc_measure_callbacks {
@@ -109,7 +112,8 @@ TC_MUST_CHECK tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *stor
                                     char *err, size_t errlen);
 
 /* Which prompts a run sends, so that compare can tell workloads apart:
- * "N prompt(s), fnv1a HASH" over every prompt and its token limit. */
+ * "N prompt(s), fnv1a HASH" over every prompt and its token limit, or for
+ * synthetic prompts "synthetic isl MIN-MAX osl M seed S". */
 void tc_measure_prompt_set(const tc_prompts *p, char *out, size_t len);
 
 #endif

@@ -142,4 +142,23 @@ typedef struct tc_run_info {
     char slo[96];
 } tc_run_info;
 
+/* Schema 5: the workload shape of a run made of synthetic prompts (run
+ * --isl/--osl/--workload); runs of given prompts have none. */
+typedef struct tc_run_workload {
+    char preset[16];    /* "chat", "reasoning", "summarize"; "" = none */
+    int64_t seed;       /* the generator's */
+    int64_t isl_min;    /* target prompt tokens: uniform from isl_min ... */
+    int64_t isl;        /* ... to isl */
+    double isl_range;   /* isl_min as a fraction of isl, as asked */
+    int64_t osl;        /* target output tokens (each request's token limit) */
+    int ignore_eos;     /* 1: the requests asked the server to ignore EOS */
+    char eos_note[200]; /* why they did not, when not; "" when they did */
+    /* The calibration: the server counts overhead + tokens_per_word * words
+     * for a prompt of generated words; calibration names the count used
+     * ("usage.prompt_tokens", "prompt_eval_count", "tokens_evaluated",
+     * "/tokenize"). */
+    double tokens_per_word, overhead_tokens;
+    char calibration[32];
+} tc_run_workload;
+
 #endif

@@ -6,6 +6,7 @@
 #include "report_json.h"
 #include "report_roofline.h"
 #include "report_table.h"
+#include "report_workload.h"
 #include "core/tc_text.h"
 
 json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roofline_result *roof)
@@ -16,7 +17,9 @@ json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roo
     if (json_object_set_new(doc, "energy", tc_report_energy_json(&f->e)) != 0 ||
         json_object_set_new(doc, "roofline",
                             tc_report_roofline_brief_json(roof, f->run.concurrency)) != 0 ||
-        json_object_set(doc, "environment", fingerprint ? fingerprint : json_null()) != 0) {
+        json_object_set(doc, "environment", fingerprint ? fingerprint : json_null()) != 0 ||
+        (f->w.has_target &&
+         json_object_set_new(doc, "workload", tc_report_workload_json(&f->w)) != 0)) {
         json_decref(doc);
         return NULL;
     }
@@ -69,6 +72,7 @@ tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,
     tc_err rc = tc_report_table(out, &f->run, &f->m, color);
     if (rc != TC_OK)
         return rc;
+    tc_report_workload_text(out, &f->w);
     tc_report_energy_table(out, &f->e);
     rc = tc_report_roofline_brief(out, roof, f->run.concurrency);
     environment(out, fingerprint);

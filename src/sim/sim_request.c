@@ -105,6 +105,7 @@ static int read_messages(json_t *root, tc_sim_request *out, char *err, size_t er
         count++;
     }
     out->prompt_tokens = 1 + words + count * TC_SIM_CHAT_MESSAGE_OVERHEAD;
+    out->prompt_words = words;
     out->prompt_hash = hash;
     return 0;
 }
@@ -126,6 +127,7 @@ static int read_prompt(json_t *root, tc_sim_request *out, char *err, size_t errl
     const char *s = json_string_value(p);
     size_t n = json_string_length(p);
     out->prompt_tokens = tc_sim_count_prompt_tokens(s, n);
+    out->prompt_words = tc_sim_count_words(s, n);
     out->prompt_hash = tc_hash_bytes(s, n, 0);
     return 0;
 }
@@ -173,7 +175,7 @@ static int read_limits(json_t *root, tc_sim_request *out, char *err, size_t errl
         break;
     }
     if (!rc)
-        rc = read_bool(root, "ignore_eos", &(int){0}, err, errlen);
+        rc = read_bool(root, "ignore_eos", &out->ignore_eos, err, errlen);
     return rc;
 }
 
@@ -192,6 +194,11 @@ static int read_stream(json_t *root, tc_sim_request *out, char *err, size_t errl
         rc = read_bool(so, "include_usage", &out->include_usage, err, errlen);
     }
     return rc;
+}
+
+void tc_sim_scale_prompt(tc_sim_request *rq, double tokens_per_word)
+{
+    rq->prompt_tokens += tc_sim_scale_words(rq->prompt_words, tokens_per_word) - rq->prompt_words;
 }
 
 int tc_sim_request_parse(tc_sim_route route, const char *body, size_t len, tc_sim_request *out,

@@ -21,8 +21,11 @@ typedef enum tc_sim_route {
 typedef struct tc_sim_request {
     tc_sim_route route;
     char model[TC_SIM_MODEL_NAME_MAX]; /* "" when the body names none */
-    int prompt_tokens;
+    int prompt_tokens;                 /* at one token per word (tc_sim_scale_prompt scales it) */
+    int prompt_words;                  /* of the prompt text, the part tokens_per_word scales */
     int max_tokens;
+    int ignore_eos;    /* the body asked to ignore EOS (honoured off Ollama's routes) */
+    int eos;           /* the reply ends at the model's EOS before max_tokens */
     int stream;        /* 1: streamed response */
     int include_usage; /* OpenAI stream_options.include_usage */
     int load_only;     /* Ollama: empty prompt / no messages = load the model */
@@ -31,6 +34,10 @@ typedef struct tc_sim_request {
 
 /* The route's path, e.g. "/api/generate". */
 const char *tc_sim_route_path(tc_sim_route route);
+
+/* Counts the prompt at tokens_per_word tokens per word of its text (the
+ * template's tokens stay as they are), rounded to the nearest. */
+void tc_sim_scale_prompt(tc_sim_request *rq, double tokens_per_word);
 
 /* Parses `len` bytes of JSON body for `route` into out. Returns 0, or the
  * HTTP status to answer (400) with a message naming the field in err. */

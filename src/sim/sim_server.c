@@ -18,6 +18,7 @@
 
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
+#include "sim_text.h"
 #include "tc_version.h"
 
 void tc_sim_config_defaults(tc_sim_config *cfg)
@@ -26,6 +27,7 @@ void tc_sim_config_defaults(tc_sim_config *cfg)
     cfg->host = "127.0.0.1";
     tc_sim_timing_defaults(&cfg->timing);
     cfg->seed = 1;
+    cfg->tokens_per_word = 1;
     cfg->max_body_bytes = 1 << 20;
     cfg->handle_signals = 1;
 }
@@ -189,6 +191,45 @@ static void route_models(tc_sim_server *s, struct evhttp_request *req)
     send_json(req, 200, json_pack("{s:s, s:o}", "object", "list", "data", data));
 }
 
+/* POST /tokenize, counted by the simulator's rule: llama.cpp's form
+ * {content, add_special} -> {tokens} (the BOS only with add_special), or
+ * vLLM's {prompt} -> {count, max_model_len, tokens} (with the BOS). The
+ * token ids mean nothing. */
+static void route_tokenize(tc_sim_server *s, struct evhttp_request *req)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    size_t len = evbuffer_get_length(in);
+    json_t *body = len <= s->cfg.max_body_bytes
+                       ? json_loadb((const char *)evbuffer_pullup(in, -1), len, 0, NULL)
+                       : NULL;
+    json_t *content = json_object_get(body, "content");
+    int llama = json_is_string(content);
+    json_t *text = llama ? content : json_object_get(body, "prompt");
+    if (!json_is_string(text)) {
+        json_decref(body);
+        tc_buf b = {0};
+        tc_sim_wire_error_openai(400,
+                                 "request body must be JSON with a string 'content' "
+                                 "(llama.cpp) or 'prompt' (vLLM)",
+                                 &b);
+        tc_sim_send(req, 400, "application/json", b.data ? b.data : "", b.len);
+        tc_buf_free(&b);
+        return;
+    }
+    int words = tc_sim_count_words(json_string_value(text), json_string_length(text));
+    int n = tc_sim_scale_words(words, s->cfg.tokens_per_word) +
+            (llama ? json_is_true(json_object_get(body, "add_special")) : 1);
+    json_decref(body);
+    json_t *ids = json_array();
+    for (int i = 0; ids && i < n; i++)
+        json_array_append_new(ids, json_integer(1000 + i % 30000));
+    if (llama)
+        send_json(req, 200, json_pack("{s:o}", "tokens", ids));
+    else
+        send_json(req, 200,
+                  json_pack("{s:i, s:i, s:o}", "count", n, "max_model_len", 8192, "tokens", ids));
+}
+
 static void route_props(tc_sim_server *s, struct evhttp_request *req)
 {
     send_json(req, 200,
@@ -200,7 +241,18 @@ static void route_props(tc_sim_server *s, struct evhttp_request *req)
 
 /* ---- routing ------------------------------------------------------------ */
 
-typedef enum { R_VERSION, R_TAGS, R_PS, R_SHOW, R_MODELS, R_HEALTH, R_PROPS, R_ROOT, R_INFER } kind;
+typedef enum {
+    R_VERSION,
+    R_TAGS,
+    R_PS,
+    R_SHOW,
+    R_MODELS,
+    R_HEALTH,
+    R_PROPS,
+    R_TOKENIZE,
+    R_ROOT,
+    R_INFER
+} kind;
 
 static const struct {
     const char *path;
@@ -215,6 +267,7 @@ static const struct {
     {"/v1/models", EVHTTP_REQ_GET, R_MODELS, 0},
     {"/health", EVHTTP_REQ_GET, R_HEALTH, 0},
     {"/props", EVHTTP_REQ_GET, R_PROPS, 0},
+    {"/tokenize", EVHTTP_REQ_POST, R_TOKENIZE, 0},
     {"/", EVHTTP_REQ_GET, R_ROOT, 0},
     {"/api/generate", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OLLAMA_GENERATE},
     {"/api/chat", EVHTTP_REQ_POST, R_INFER, TC_ROUTE_OLLAMA_CHAT},
@@ -259,6 +312,9 @@ static void dispatch(tc_sim_server *s, struct evhttp_request *req, kind k, tc_si
     case R_PROPS:
         route_props(s, req);
         break;
+    case R_TOKENIZE:
+        route_tokenize(s, req);
+        break;
     case R_ROOT: {
         static const char text[] = "truecost sim is running (SIMULATED)\n";
         tc_sim_send(req, 200, "text/plain; charset=utf-8", text, sizeof text - 1);
@@ -297,7 +353,7 @@ static void on_request(struct evhttp_request *req, void *arg)
     char msg[300];
     snprintf(msg, sizeof msg,
              "no such route: %.200s (truecost sim serves /api/*, /v1/*, "
-             "/completion, /health, /props)",
+             "/completion, /tokenize, /health, /props)",
              path);
     send_path_error(req, path, 404, msg);
 }
@@ -339,6 +395,12 @@ static tc_err copy_config(tc_sim_server *s, const tc_sim_config *cfg, char *err,
     }
     if (tc_sim_timing_validate(&cfg->timing, err, errlen) < 0)
         return TC_ERR_INVALID;
+    if (!(cfg->tokens_per_word >= 0.01 && cfg->tokens_per_word <= 100))
+        return tc_fail(err, errlen, TC_ERR_INVALID, "--tokens-per-word %g: expected 0.01 to 100",
+                       cfg->tokens_per_word);
+    if (cfg->eos_after < 0 || cfg->eos_after > TC_SIM_MAX_TOKENS_LIMIT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "--eos-after %d: expected 0 to %d",
+                       cfg->eos_after, TC_SIM_MAX_TOKENS_LIMIT);
     s->late_bins = calloc(TC_SIM_LATE_BINS, sizeof *s->late_bins);
     return s->late_bins ? TC_OK : TC_ERR_NOMEM;
 }

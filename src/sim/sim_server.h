@@ -26,6 +26,9 @@ typedef struct tc_sim_config {
     tc_sim_timing timing;
     tc_sim_fault_plan faults;
     uint64_t seed;
+    double tokens_per_word; /* prompt tokens per word of prompt text (default 1) */
+    int eos_after;          /* the model's answer ends (EOS) after this many tokens unless the
+                               request asks to ignore EOS; 0 = never: every reply fills its limit */
     const char *truth_path; /* NULL = no ground-truth file */
     size_t max_body_bytes;  /* larger request bodies get 413 */
     int handle_signals;     /* 1: SIGINT/SIGTERM stop the loop cleanly */
@@ -37,7 +40,8 @@ typedef struct tc_sim_config {
 } tc_sim_config;
 
 /* Fills defaults: 127.0.0.1:0, the default model, default timing, seed 1,
- * 1 MiB bodies, no faults, no truth file, signals handled. */
+ * one token per word, no EOS, 1 MiB bodies, no faults, no truth file,
+ * signals handled. */
 void tc_sim_config_defaults(tc_sim_config *cfg);
 
 typedef struct tc_sim_server tc_sim_server;

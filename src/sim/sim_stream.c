@@ -163,10 +163,13 @@ static tc_err format_truth(sim_stream *st, const char *outcome, size_t *outcome_
     tc_buf_json_str(b, st->wire.model, strlen(st->wire.model));
     tc_buf_printf(b,
                   ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
-                  "\"stream\":%s,\"prompt_tokens\":%d,\"tokens_sent\":%d,\"fault\":\"%s\","
+                  "\"stream\":%s,\"prompt_tokens\":%d,\"prompt_words\":%d,"
+                  "\"ignore_eos\":%s,\"eos\":%s,\"tokens_sent\":%d,\"fault\":\"%s\","
                   "\"slow_accept_ms\":%lld,\"outcome\":\"",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
-                  st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens, st->tokens,
+                  st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens,
+                  st->rq.prompt_words, st->rq.ignore_eos ? "true" : "false",
+                  st->rq.eos ? "true" : "false", st->tokens,
                   tc_sim_fault_name(st->fault_done ? st->fault.kind : TC_FAULT_NONE),
                   (long long)st->fault.slow_accept_ms);
     *outcome_at = b->len;
@@ -375,7 +378,7 @@ static void metrics_of(const sim_stream *st, int64_t now, tc_sim_metrics *m)
     memset(m, 0, sizeof *m);
     m->prompt_tokens = st->rq.prompt_tokens;
     m->completion_tokens = st->tokens;
-    m->done_reason = st->rq.load_only ? "load" : "length";
+    m->done_reason = st->rq.load_only ? "load" : st->rq.eos ? "stop" : "length";
     /* With tokens, the request ends when the last one was due, so that
      * load + prompt eval + eval = total exactly, as in Ollama. */
     m->total_ns = (st->tokens > 0 ? st->due : now) - st->t_arrival;
@@ -603,6 +606,24 @@ static int reject(struct evhttp_request *req, tc_sim_route route, tc_sim_request
     return 0;
 }
 
+/* The simulated tokeniser and the model's EOS: the prompt counted at the
+ * configured tokens per word; with --eos-after, the answer ends there
+ * (done_reason "stop") unless the request asks to ignore EOS, which
+ * vLLM, SGLang and llama.cpp honour and Ollama does not know. The truth
+ * line's ignore_eos says whether it was honoured. */
+static void shape(const tc_sim_server *s, tc_sim_request *rq)
+{
+    tc_sim_scale_prompt(rq, s->cfg.tokens_per_word);
+    int ollama = rq->route == TC_ROUTE_OLLAMA_GENERATE || rq->route == TC_ROUTE_OLLAMA_CHAT;
+    if (ollama)
+        rq->ignore_eos = 0;
+    if (s->cfg.eos_after > 0 && !rq->ignore_eos && !rq->load_only &&
+        rq->max_tokens > s->cfg.eos_after) {
+        rq->max_tokens = s->cfg.eos_after;
+        rq->eos = 1;
+    }
+}
+
 void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_route route)
 {
     int64_t arrival = tc_mono_ns();
@@ -627,10 +648,11 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
     st->client_seq = seq ? strtoll(seq, NULL, 10) : -1;
     st->t_arrival = arrival;
     st->t_arrival_wall = tc_wall_ns();
+    shape(s, &st->rq);
     st->wire = (tc_sim_wire_ctx){route, model, st->no, st->t_arrival_wall / TC_NS_PER_S,
                                  rq.stream && rq.include_usage};
     st->fault = tc_sim_fault_decide(&s->cfg.faults, s->cfg.seed, st->no);
-    st->fault_pos = tc_sim_fault_position(rq.max_tokens);
+    st->fault_pos = tc_sim_fault_position(st->rq.max_tokens);
     tc_rng_seed(&st->rng, tc_hash3(s->cfg.seed, st->no, 0x6a));
     st->state = ST_ACCEPT_WAIT;
     link_stream(s, st);

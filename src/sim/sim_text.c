@@ -1,5 +1,6 @@
 #include "sim_text.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "core/tc_rng.h"
@@ -39,6 +40,11 @@ int tc_sim_count_words(const char *text, size_t len)
         in_word = !space;
     }
     return words;
+}
+
+int tc_sim_scale_words(int words, double tokens_per_word)
+{
+    return (int)llround((double)words * tokens_per_word);
 }
 
 int tc_sim_count_prompt_tokens(const char *text, size_t len)

@@ -20,6 +20,10 @@ size_t tc_sim_token_text(uint64_t seed, uint64_t prompt_hash, int index, char *b
 /* Prompt tokens of a plain prompt: whitespace-separated words + 1 (BOS). */
 int tc_sim_count_prompt_tokens(const char *text, size_t len);
 
+/* Tokens of `words` words at tokens_per_word each, rounded to the
+ * nearest: the simulator's tokeniser, a fixed rule (--tokens-per-word). */
+int tc_sim_scale_words(int words, double tokens_per_word);
+
 /* Extra tokens per chat message (role and template markers). A chat prompt
  * counts 1 + sum over messages of (words of content + this). */
 #define TC_SIM_CHAT_MESSAGE_OVERHEAD 4

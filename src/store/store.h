@@ -217,4 +217,15 @@ TC_MUST_CHECK tc_err tc_store_get_figures(tc_store *s, int64_t run_id, int versi
 TC_MUST_CHECK tc_err tc_store_runs_without_figures(tc_store *s, int version, int64_t **ids,
                                                    size_t *n, char *err, size_t errlen);
 
+/* ---- workload shape (schema version 7) --------------------------------- */
+
+/* Stores (or replaces) the workload shape of a run of synthetic prompts. */
+TC_MUST_CHECK tc_err tc_store_set_workload(tc_store *s, int64_t run_id, const tc_run_workload *w,
+                                           char *err, size_t errlen);
+
+/* The run's workload shape into *w, *found = 1; *found = 0 (TC_OK) when
+ * the run has none (given prompts, or a run from before schema 7). */
+TC_MUST_CHECK tc_err tc_store_get_workload(tc_store *s, int64_t run_id, tc_run_workload *w,
+                                           int *found, char *err, size_t errlen);
+
 #endif

@@ -34,6 +34,8 @@ typedef enum store_stmt {
     ST_FIG_SET,
     ST_FIG_GET,
     ST_FIG_MISSING,
+    ST_WL_SET,
+    ST_WL_GET,
     ST_COUNT
 } store_stmt;
 

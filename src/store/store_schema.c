@@ -101,6 +101,18 @@ static const char *const migrations[] = {
     " json TEXT NOT NULL);",
     /* 6: the service-level objectives a run was measured against */
     "ALTER TABLE runs ADD COLUMN slo TEXT NOT NULL DEFAULT '';",
+    /* 7: the workload shape of a run of synthetic prompts (run --isl); IF
+     * NOT EXISTS, as a file taken back to version 4 by hand may keep it */
+    "CREATE TABLE IF NOT EXISTS run_workloads ("
+    " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+    " preset TEXT NOT NULL DEFAULT '',"
+    " seed INTEGER NOT NULL,"
+    " isl_min INTEGER NOT NULL, isl INTEGER NOT NULL, isl_range REAL NOT NULL,"
+    " osl INTEGER NOT NULL,"
+    " ignore_eos INTEGER NOT NULL CHECK (ignore_eos IN (0, 1)),"
+    " eos_note TEXT NOT NULL DEFAULT '',"
+    " tokens_per_word REAL NOT NULL, overhead_tokens REAL NOT NULL,"
+    " calibration TEXT NOT NULL);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -137,6 +137,77 @@ static void run_checks_api_name(void **state)
     }
 }
 
+/* The workload shape: presets, --isl/--osl over them, and the options
+ * that cannot go together, each refused naming both. */
+static void run_workload_shapes(void **state)
+{
+    (void)state;
+    run_args a;
+    char err[512];
+    const char *chat[] = {"--workload", "chat"};
+    assert_int_equal(parse_run(chat, 2, &a, err, sizeof err), 0);
+    assert_int_equal(a.isl, 1024);
+    assert_int_equal(a.osl, 1024);
+    assert_int_equal(a.max_tokens, 1024); /* the token limit is the OSL */
+    assert_true(a.isl_range == 0.8);
+    assert_int_equal(a.seed, 0);
+    const char *over[] = {"--workload", "summarize", "--osl", "64", "--seed", "9"};
+    assert_int_equal(parse_run(over, 6, &a, err, sizeof err), 0);
+    assert_int_equal(a.isl, 8192);
+    assert_int_equal(a.osl, 64);
+    assert_int_equal(a.seed, 9);
+    const char *isl_only[] = {"--isl", "500"}; /* the OSL is the usual limit */
+    assert_int_equal(parse_run(isl_only, 2, &a, err, sizeof err), 0);
+    assert_int_equal(a.osl, 128);
+    assert_int_equal(a.max_tokens, 128);
+    const char *isl_max[] = {"--isl", "500", "--max-tokens", "32", "--isl-range", "1"};
+    assert_int_equal(parse_run(isl_max, 6, &a, err, sizeof err), 0);
+    assert_int_equal(a.osl, 32);
+    assert_true(a.isl_range == 1);
+    const char *plain[] = {"--max-tokens", "32"};
+    assert_int_equal(parse_run(plain, 2, &a, err, sizeof err), 0);
+    assert_int_equal(a.isl, 0); /* no shape: the given prompts */
+
+    static const struct {
+        const char *args[4];
+        int n;
+        const char *err;
+    } bad[] = {
+        {{"--isl", "100", "--prompt", "hi"},
+         4,
+         "truecost: run: give --isl or --prompt, not both (--isl makes synthetic prompts)\n"},
+        {{"--workload", "chat", "--prompts", "f.txt"},
+         4,
+         "truecost: run: give --workload or --prompts, not both (--workload makes synthetic "
+         "prompts)\n"},
+        {{"--osl", "64"},
+         2,
+         "truecost: run: --osl sets the output length of synthetic prompts: give --isl N too "
+         "(or --workload); with your own prompts, use --max-tokens\n"},
+        {{"--isl-range", "0.5"}, 2, "truecost: run: --isl-range needs --isl N (or --workload)\n"},
+        {{"--isl", "100", "--isl-range", "0"},
+         4,
+         "truecost: run: --isl-range 0: expected a fraction above 0 and at most 1 (the shortest "
+         "prompt as a share of --isl), e.g. 0.8\n"},
+        {{"--isl", "100", "--isl-range", "1.5"},
+         4,
+         "truecost: --isl-range: 1.5 is out of range (0 to 1)\n"},
+        {{"--workload", "code"},
+         2,
+         "truecost: run: --workload 'code': expected chat (1024/1024), reasoning (1024/8192) or "
+         "summarize (8192/1024) (input/output tokens)\n"},
+        {{"--isl", "0"}, 2, "truecost: --isl: 0 is out of range (1 to 1000000)\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse_run(bad[i].args, bad[i].n, &a, err, sizeof err), -1);
+        assert_string_equal(err, bad[i].err);
+    }
+    const char *both[] = {"--isl", "100", "--osl", "8", "--max-tokens", "8"};
+    assert_int_equal(parse_run(both, 6, &a, err, sizeof err), -1);
+    assert_string_equal(err, "truecost: run: give --osl or --max-tokens, not both (with --isl, "
+                             "--osl is the token limit)\n");
+}
+
 static int seen_calls;
 static int count_call(const char *value, void *ctx)
 {
@@ -202,7 +273,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(suggests_close_commands), cmocka_unit_test(parses_numbers_strictly),
         cmocka_unit_test(parses_listen_addresses), cmocka_unit_test(run_refuses_empty_label),
-        cmocka_unit_test(run_checks_api_name),     cmocka_unit_test(parses_option_tables),
+        cmocka_unit_test(run_checks_api_name),     cmocka_unit_test(run_workload_shapes),
+        cmocka_unit_test(parses_option_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

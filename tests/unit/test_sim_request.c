@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/sim_request.h"
+#include "sim/sim_text.h"
 
 static int parse(tc_sim_route r, const char *body, tc_sim_request *rq, char *err)
 {
@@ -170,6 +171,37 @@ static void route_paths(void **state)
     assert_string_equal(tc_sim_route_path(TC_ROUTE_LLAMA_COMPLETION), "/completion");
 }
 
+/* The simulated tokeniser scales the words of the text, not the
+ * template's tokens; ignore_eos is read (and must be a boolean). */
+static void prompt_scaling_and_ignore_eos(void **state)
+{
+    (void)state;
+    tc_sim_request rq;
+    char err[256];
+    assert_int_equal(parse(TC_ROUTE_OAI_COMPLETIONS,
+                           "{\"model\":\"m\",\"prompt\":\"a b c d e f g h i j\","
+                           "\"ignore_eos\":true}",
+                           &rq, err),
+                     0);
+    assert_int_equal(rq.prompt_words, 10);
+    assert_int_equal(rq.prompt_tokens, 11);
+    assert_int_equal(rq.ignore_eos, 1);
+    tc_sim_scale_prompt(&rq, 1.3);
+    assert_int_equal(rq.prompt_tokens, 14); /* round(13) + BOS */
+    assert_int_equal(parse(TC_ROUTE_OAI_CHAT,
+                           "{\"model\":\"m\",\"messages\":[{\"role\":\"user\","
+                           "\"content\":\"a b c d e f g\"}]}",
+                           &rq, err),
+                     0);
+    assert_int_equal(rq.ignore_eos, 0);
+    assert_int_equal(rq.prompt_words, 7);
+    tc_sim_scale_prompt(&rq, 1.5);
+    assert_int_equal(rq.prompt_tokens, 1 + 11 + TC_SIM_CHAT_MESSAGE_OVERHEAD); /* round(10.5) */
+    assert_int_equal(
+        parse(TC_ROUTE_LLAMA_COMPLETION, "{\"prompt\":\"x\",\"ignore_eos\":1}", &rq, err), 400);
+    assert_non_null(strstr(err, "'ignore_eos' must be true or false"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +212,7 @@ int main(void)
         cmocka_unit_test(llama_native_needs_no_model),
         cmocka_unit_test(bad_bodies_name_the_field),
         cmocka_unit_test(route_paths),
+        cmocka_unit_test(prompt_scaling_and_ignore_eos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
