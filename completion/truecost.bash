@@ -11,10 +11,11 @@ _truecost_options() {
     case $1 in
     run)
         echo "--model --api -n --requests --duration --warmup -c --concurrency --max-tokens
-              --prompt --prompts --isl --isl-range --osl --workload --seed --label --repeat
+              --prompt --prompts --isl --isl-range --osl --workload --seed --slo --label --repeat
               --db --json --no-progress --api-key-env
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
-    runs | show) echo "--json --db --help" ;;
+    runs) echo "--json --db --help" ;;
+    show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
     cost) echo "--profile --json --db --help" ;;
     compare)

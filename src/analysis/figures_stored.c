@@ -260,6 +260,32 @@ tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *
     return tc_figures_compute_stream(st, run, 0, out, err, errlen);
 }
 
+typedef struct slo_job {
+    const tc_slo *slo;
+    tc_goodput g;
+} slo_job;
+
+static tc_err add_goodput(void *ctx, const tc_req_record *r)
+{
+    slo_job *j = ctx;
+    tc_goodput_add(&j->g, j->slo, r);
+    return TC_OK;
+}
+
+tc_err tc_figures_apply_slo(tc_store *st, const tc_run_info *run, const tc_slo *slo,
+                            tc_run_metrics *m, char *err, size_t errlen)
+{
+    slo_job j = {.slo = slo};
+    tc_err rc = tc_store_each_request(st, run->id, 1, add_goodput, &j, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    tc_goodput_end(&j.g, m->has_duration ? m->duration_s : 0);
+    m->has_slo = 1;
+    m->slo = *slo;
+    m->goodput = j.g;
+    return TC_OK;
+}
+
 tc_err tc_figures_save(tc_store *st, const tc_run_info *run, char *err, size_t errlen)
 {
     tc_run_metrics m;

@@ -39,6 +39,13 @@ TC_MUST_CHECK tc_err tc_figures_compute_stream(tc_store *st, const tc_run_info *
 TC_MUST_CHECK tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
                                         int *from_store, char *err, size_t errlen);
 
+/* Goodput of `run` under objectives other than its own (show RUN --slo):
+ * its records streamed with their first chunks, memory that grows with
+ * nothing; sets m->has_slo, m->slo and m->goodput (per second of
+ * m->duration_s, as a run's own goodput). */
+TC_MUST_CHECK tc_err tc_figures_apply_slo(tc_store *st, const tc_run_info *run, const tc_slo *slo,
+                                          tc_run_metrics *m, char *err, size_t errlen);
+
 /* Computes and stores the figures of a finished run (a writer's store). */
 TC_MUST_CHECK tc_err tc_figures_save(tc_store *st, const tc_run_info *run, char *err,
                                      size_t errlen);

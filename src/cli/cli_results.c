@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/figures_stored.h"
 #include "analysis/run_view.h"
 #include "core/tc_outfile.h"
 #include "cli.h"
@@ -74,7 +75,8 @@ static int check_errors(const tc_run_metrics *m, double max_error_rate)
     return TC_EXIT_CHECK;
 }
 
-int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate)
+int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate,
+                     const tc_slo *slo)
 {
     char err[512];
     if (json == TC_PRINT_NONE) { /* the figures alone, for the check */
@@ -89,6 +91,10 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
     int code = load_view(st, run, &v);
     if (code)
         return code;
+    if (slo && tc_cli_check(tc_figures_apply_slo(st, run, slo, &v.f.m, err, sizeof err), err)) {
+        tc_run_view_free(&v);
+        return TC_EXIT_RUNTIME;
+    }
     code = print_view(&v, json);
     if (!code)
         code = check_errors(&v.f.m, max_error_rate);
@@ -115,7 +121,7 @@ int tc_cli_print_group(tc_store *st, const tc_runset *set, int json)
 /* ---- shared option parsing ----------------------------------------------- */
 
 typedef struct read_args {
-    const char *db, *run, *what, *format, *output;
+    const char *db, *run, *what, *format, *output, *slo;
     int json, help;
 } read_args;
 
@@ -125,14 +131,22 @@ static int parse_read(const char *cmd, int argc, char **argv, int positional, re
 {
     memset(a, 0, sizeof *a);
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),           TC_OPT_F("json", 0, &a->json),
-        TC_OPT_S("what", 0, &a->what),       TC_OPT_S("format", 0, &a->format),
-        TC_OPT_S("output", 'o', &a->output), TC_OPT_END,
+        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_S("what", 0, &a->what),
+        TC_OPT_S("format", 0, &a->format),
+        TC_OPT_S("output", 'o', &a->output),
+        TC_OPT_S("slo", 0, &a->slo),
+        TC_OPT_END,
     };
     if (tc_cli_parse(cmd, argc, argv, opts, NULL, &a->help, &a->run, positional, NULL) < 0)
         return -1;
     if (strcmp(cmd, "export") != 0 && (a->what || a->format || a->output)) {
         tc_cli_error("%s: --what, --format and -o belong to 'truecost export'", cmd);
+        return -1;
+    }
+    if (strcmp(cmd, "show") != 0 && a->slo) {
+        tc_cli_error("%s: --slo belongs to 'truecost show' (and 'run')", cmd);
         return -1;
     }
     if (strcmp(cmd, "export") == 0 && a->json) {
@@ -184,15 +198,25 @@ int tc_cmd_show(int argc, char **argv)
         tc_cli_help("show", stdout);
         return 0;
     }
+    tc_slo slo;
+    char err[512];
+    if (a.slo && tc_slo_parse(a.slo, &slo, err, sizeof err) != TC_OK) {
+        tc_cli_error("show: %s", err);
+        return tc_cli_usage_hint("show");
+    }
     tc_store *st;
     tc_runset set = {0};
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (!code)
         code = tc_cli_runset_find(st, a.run, &set); /* not there: 2, as every command */
-    if (!code && set.is_group)
+    if (!code && set.is_group && a.slo) {
+        tc_cli_error("show: --slo takes one run; '%s' is a group of %zu (show each run)", a.run,
+                     set.n);
+        code = TC_EXIT_USAGE;
+    } else if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)
-        code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0);
+        code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0, a.slo ? &slo : NULL);
     tc_runset_free(&set);
     tc_store_close(st);
     return code;

@@ -2,6 +2,7 @@
 #ifndef TC_CLI_RESULTS_H
 #define TC_CLI_RESULTS_H
 
+#include "analysis/slo.h"
 #include "record/record.h"
 #include <stdio.h>
 
@@ -19,6 +20,7 @@ enum { TC_PRINT_TABLE = 0, TC_PRINT_JSON = 1, TC_PRINT_NONE = 2 };
  * the JSON document, or nothing: `json` is a TC_PRINT_*) on stdout. Returns 0, TC_EXIT_RUNTIME when
  * the run could not be read, or 3 when the measured error rate is above max_error_rate (pass a
  * value > 1 to never return 3). */
-int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate);
+int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate,
+                     const tc_slo *slo);
 
 #endif

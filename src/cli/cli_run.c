@@ -318,7 +318,7 @@ static int measured(const run_plan *p, const tc_measure_outcome *o)
     /* A stopped run's cut-off requests are no error rate: it says it was
      * interrupted, and exits as a stopped run does. */
     int code = tc_cli_print_run(p->store, &o->info, p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
-                                o->load.interrupted ? 2.0 : p->a->max_error_rate);
+                                o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
     if (o->load.interrupted)
         return signal_exit();
     return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;
@@ -357,6 +357,7 @@ static int measure_all(run_plan *p)
                  .api_key = p->key},
         .label = a->label,
         .group = p->group,
+        .slo = a->slo[0] ? a->slo : NULL,
         .repeat = (int)a->repeat,
         .simulated = p->probe.simulated,
         .server_version = p->probe.server_version,

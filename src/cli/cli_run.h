@@ -18,6 +18,8 @@ typedef struct run_args {
     long long isl, osl, seed;
     double isl_range;
     int osl_given, range_given, max_tokens_given;
+    /* --slo, as its canonical text ("" = none): stored with the run. */
+    char slo[96];
 } run_args;
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints

@@ -6,6 +6,7 @@
 #include "cli_opts.h"
 #include "cli_results.h"
 #include "cli_run.h"
+#include "analysis/slo.h"
 #include "bench/bench_synth.h"
 #include "telemetry/telem_set.h"
 
@@ -62,6 +63,20 @@ static int take_workload(const char *v, void *ctx)
                               p->name, (long long)p->isl, (long long)p->osl);
     tc_cli_error("run: --workload '%s': expected %s (input/output tokens)", v, valid);
     return -1;
+}
+
+/* --slo: checked now, stored in its canonical form. */
+static int take_slo(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    tc_slo slo;
+    char err[512];
+    if (tc_slo_parse(v, &slo, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return -1;
+    }
+    tc_slo_text(&slo, a->slo, sizeof a->slo);
+    return 0;
 }
 
 /* --seed takes every non-negative long long. */
@@ -147,6 +162,7 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_C("isl-range", 0, take_isl_range, 1),
         TC_OPT_C("workload", 0, take_workload, 1),
         TC_OPT_C("seed", 0, take_seed, 1),
+        TC_OPT_C("slo", 0, take_slo, 1),
         TC_OPT_S("prompt", 0, &a->prompt),
         TC_OPT_S("prompts", 0, &a->prompts_file),
         TC_OPT_S("label", 0, &a->label),

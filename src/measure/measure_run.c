@@ -59,6 +59,7 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     info->max_tokens = w->max_tokens;
     snprintf(info->group, sizeof info->group, "%s", cfg->group ? cfg->group : "");
     snprintf(info->prompt_set, sizeof info->prompt_set, "%s", prompt_set);
+    snprintf(info->slo, sizeof info->slo, "%s", cfg->slo ? cfg->slo : "");
 }
 
 /* The environment as JSON text; NULL when it could not be read (said: the

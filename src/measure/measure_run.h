@@ -30,6 +30,7 @@ typedef struct tc_measure_config {
     tc_runner_config load;
     const char *label;          /* the run's label; NULL: none, or the group's name */
     const char *group;          /* the group of every run (NULL: not grouped) */
+    const char *slo;            /* the objectives stored with each run (NULL: none) */
     int repeat;                 /* runs to make, one after another; < 1 counts as 1 */
     int simulated;              /* what the server said of itself, stored with the run */
     const char *server_version; /* NULL: unknown */
