@@ -2,6 +2,7 @@
 #ifndef TC_CLI_RUN_H
 #define TC_CLI_RUN_H
 
+#include "record/record.h"
 #include "telemetry/telem.h"
 
 typedef struct run_args {
@@ -12,6 +13,12 @@ typedef struct run_args {
     long long sample_ms, repeat;
     tc_telem_config telem;
     int json, no_progress, help, requests_given;
+    /* Open loop: --rate > 0 (0: closed loop), --arrival (NULL: poisson),
+     * --burstiness (0: not given), --seed, --max-concurrency (0: none). */
+    double rate, burstiness;
+    const char *arrival;
+    long long seed, max_concurrency;
+    tc_arrival arrival_kind; /* parsed from arrival; CLOSED without --rate */
 } run_args;
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints

@@ -37,6 +37,7 @@ typedef struct tc_measure_config {
     tc_telem_config telem;      /* where the sources read from */
     int sample_ms;              /* telemetry interval */
     double idle_s;              /* sampled before the load, for the idle baseline */
+    int max_concurrency;        /* open loop: the --max-concurrency given, 0 = none (stored) */
 } tc_measure_config;
 
 /* Where a run failed. */

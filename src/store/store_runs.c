@@ -2,6 +2,7 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,13 +12,27 @@
 #define RUN_COLS_V3                                                                                \
     "id, label, status, created_wall_ns, endpoint, api, model, simulated, server_version, "        \
     "concurrency, warmup, requests_planned, duration_s_planned, max_tokens, "
-#define RUN_COLS RUN_COLS_V3 "run_group, prompt_set"
-/* A file opened read-only is not migrated, and run_group and prompt_set
- * came with schema 4: an older file's runs are in no group and name no
- * prompt set. s->version is fixed for the handle's life, so each
- * statement slot still gets one text. */
-#define RUN_COLS_OLD RUN_COLS_V3 "'' AS run_group, '' AS prompt_set"
+#define RUN_COLS_V4 "run_group, prompt_set, "
+#define RUN_COLS_V5 "arrival, arrival_rate, arrival_burstiness, arrival_seed, max_concurrency"
+/* A file opened read-only is not migrated: run_group and prompt_set came
+ * with schema 4, the load shape with TC_SCHEMA_LOAD_SHAPE, and an older
+ * file's runs are in no group, name no prompt set and ran a closed loop. */
+#define RUN_COLS_V4_OLD "'' AS run_group, '' AS prompt_set, "
+#define RUN_COLS_V5_OLD "'closed', 0, 0, 0, 0"
 #define RUN_COLS_VERSION 4
+
+/* "SELECT <the columns read_run reads> FROM runs <tail>" for this file's
+ * schema, into buf. s->version is fixed for the handle's life, so each
+ * statement slot still gets one text. */
+static const char *run_select(const tc_store *s, const char *tail, char *buf, size_t len)
+{
+    const char *cols = s->version >= TC_SCHEMA_LOAD_SHAPE ? RUN_COLS_V3 RUN_COLS_V4 RUN_COLS_V5
+                       : s->version >= RUN_COLS_VERSION
+                           ? RUN_COLS_V3 RUN_COLS_V4 RUN_COLS_V5_OLD
+                           : RUN_COLS_V3 RUN_COLS_V4_OLD RUN_COLS_V5_OLD;
+    snprintf(buf, len, "SELECT %s FROM runs %s", cols, tail);
+    return buf;
+}
 
 static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
 {
@@ -37,6 +52,11 @@ static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
     rc |= sqlite3_bind_int64(st, 13, r->max_tokens);
     rc |= tc_store_bind_field(st, 14, r->group, sizeof r->group);
     rc |= tc_store_bind_field(st, 15, r->prompt_set, sizeof r->prompt_set);
+    rc |= sqlite3_bind_text(st, 16, tc_arrival_name(r->arrival), -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_double(st, 17, r->rate);
+    rc |= sqlite3_bind_double(st, 18, r->burstiness);
+    rc |= sqlite3_bind_int64(st, 19, (sqlite3_int64)r->seed); /* read back as the same bits */
+    rc |= sqlite3_bind_int(st, 20, r->max_concurrency);
     return rc;
 }
 
@@ -45,12 +65,15 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     static const char sql[] =
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
-        "max_tokens, run_group, prompt_set) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-        "?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+        "max_tokens, run_group, prompt_set, " RUN_COLS_V5 ") VALUES (?1, 'running', ?2, ?3, ?4, "
+        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
         return tc_fail(err, errlen, TC_ERR_INVALID, "run: unknown api %d", (int)info->api);
+    if ((unsigned)info->arrival >= TC_ARRIVAL_COUNT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "run: unknown arrival process %d",
+                       (int)info->arrival);
     if (info->created_wall_ns == 0)
         info->created_wall_ns = tc_wall_ns();
     char created[40];
@@ -180,6 +203,14 @@ static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t err
     out->max_tokens = sqlite3_column_int64(st, 13);
     tc_store_col_text(st, 14, out->group, sizeof out->group);
     tc_store_col_text(st, 15, out->prompt_set, sizeof out->prompt_set);
+    const char *arrival = (const char *)sqlite3_column_text(st, 16);
+    if (!arrival || tc_arrival_parse(arrival, &out->arrival) != 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown arrival process '%s'",
+                       (long long)out->id, arrival ? arrival : "");
+    out->rate = sqlite3_column_double(st, 17);
+    out->burstiness = sqlite3_column_double(st, 18);
+    out->seed = (uint64_t)sqlite3_column_int64(st, 19);
+    out->max_concurrency = sqlite3_column_int(st, 20);
     return TC_OK;
 }
 
@@ -226,26 +257,27 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
 {
     /* Ids grow with each run begun, so they order runs by start even when
      * the wall clock was stepped between them. */
-    static const char sql[] = "SELECT " RUN_COLS " FROM runs ORDER BY id DESC";
-    static const char sql_old[] = "SELECT " RUN_COLS_OLD " FROM runs ORDER BY id DESC";
+    char sql[640];
     *runs = NULL;
     *n = 0;
     sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_LIST, s->version < RUN_COLS_VERSION ? sql_old : sql, &st,
-                             err, errlen);
+    tc_err e = tc_store_stmt(s, ST_RUN_LIST, run_select(s, "ORDER BY id DESC", sql, sizeof sql),
+                             &st, err, errlen);
     return e != TC_OK ? e : collect_runs(s, st, "listing runs", runs, n, err, errlen);
 }
 
 tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, size_t *n, char *err,
                            size_t errlen)
 {
-    static const char sql[] = "SELECT " RUN_COLS " FROM runs WHERE run_group = ?1 ORDER BY id";
+    char sql[640];
     *runs = NULL;
     *n = 0;
     if (!group || !group[0] || s->version < RUN_COLS_VERSION)
         return TC_OK; /* "" is "in no group", not a group; an old file has no groups */
     sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_RUN_GROUP, sql, &st, err, errlen);
+    tc_err e = tc_store_stmt(s, ST_RUN_GROUP,
+                             run_select(s, "WHERE run_group = ?1 ORDER BY id", sql, sizeof sql),
+                             &st, err, errlen);
     if (e != TC_OK)
         return e;
     sqlite3_bind_text(st, 1, group, -1, SQLITE_TRANSIENT);
@@ -265,21 +297,18 @@ static int64_t parse_id(const char *text)
 tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out, char *err,
                          size_t errlen)
 {
-    static const char by_id[] = "SELECT " RUN_COLS " FROM runs WHERE id = ?1";
-    static const char by_label[] =
-        "SELECT " RUN_COLS " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
-    static const char by_id_old[] = "SELECT " RUN_COLS_OLD " FROM runs WHERE id = ?1";
-    static const char by_label_old[] =
-        "SELECT " RUN_COLS_OLD " FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1";
+    char sql[640];
     if (!id_or_label || !id_or_label[0])
         return tc_fail(err, errlen, TC_ERR_INVALID, "which run? give an id or a label");
     int all_digits = strspn(id_or_label, "0123456789") == strlen(id_or_label);
-    int old = s->version < RUN_COLS_VERSION;
     sqlite3_stmt *st = NULL;
-    tc_err e =
-        all_digits
-            ? tc_store_stmt(s, ST_RUN_BY_ID, old ? by_id_old : by_id, &st, err, errlen)
-            : tc_store_stmt(s, ST_RUN_BY_LABEL, old ? by_label_old : by_label, &st, err, errlen);
+    tc_err e = all_digits
+                   ? tc_store_stmt(s, ST_RUN_BY_ID, run_select(s, "WHERE id = ?1", sql, sizeof sql),
+                                   &st, err, errlen)
+                   : tc_store_stmt(s, ST_RUN_BY_LABEL,
+                                   run_select(s, "WHERE label = ?1 ORDER BY id DESC LIMIT 1", sql,
+                                              sizeof sql),
+                                   &st, err, errlen);
     if (e != TC_OK)
         return e;
     if (all_digits)

@@ -93,6 +93,15 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN run_group TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE runs ADD COLUMN prompt_set TEXT NOT NULL DEFAULT '';"
     "CREATE INDEX runs_by_group ON runs (run_group, id);",
+    /* 5 (TC_SCHEMA_LOAD_SHAPE): the load's shape (closed loop: arrival
+     * 'closed', the rest 0), and each request's intended send time (NULL:
+     * its send time, as in a closed loop and every older row) */
+    "ALTER TABLE runs ADD COLUMN arrival TEXT NOT NULL DEFAULT 'closed';"
+    "ALTER TABLE runs ADD COLUMN arrival_rate REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN arrival_burstiness REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN arrival_seed INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN max_concurrency INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE requests ADD COLUMN sched_ns INTEGER;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
