@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -722,6 +723,11 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
                        "burstiness above 0)");
     runner r = {.cfg = cfg, .res = res, .epfd = -1, .timerfd = -1, .open = cfg->rate > 0};
     r.rate_at_ns = tc_mono_ns();
+    /* The kernel may run a timer up to the thread's slack late (50 us by
+     * default) to batch wake-ups; an open loop's sends want none of it. */
+    int slack = r.open ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1;
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     tc_err rc = setup(&r, err, errlen);
     while (rc == TC_OK) {
         if (handle_stop(&r, tc_mono_ns()))
@@ -752,5 +758,7 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
                          "every finished request was saved in the end");
     }
     teardown(&r);
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
     return rc;
 }
