@@ -10,9 +10,9 @@ _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
 _truecost_options() {
     case $1 in
     run)
-        echo "--model --api -n --requests --duration --warmup -c --concurrency --max-tokens
-              --prompt --prompts --isl --isl-range --osl --workload --seed --slo --label --repeat
-              --db --json --no-progress --api-key-env
+        echo "--model --api -n --requests --duration --warmup -c --concurrency --rate --arrival
+              --burstiness --max-concurrency --max-tokens --prompt --prompts --isl --isl-range
+              --osl --workload --seed --slo --label --repeat --db --json --no-progress --api-key-env
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;

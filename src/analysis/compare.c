@@ -3,6 +3,7 @@
 #include "analysis/compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,9 +193,29 @@ static int add_diff(json_t *arr, const char *field, json_t *a, json_t *b, const 
     return o ? json_array_append_new(arr, o) : -1;
 }
 
+/* "closed", or an open loop's "poisson at 50 requests/s" (gamma with its
+ * burstiness). */
+static json_t *load_json(const tc_run_info *r)
+{
+    char text[96];
+    if (r->rate <= 0)
+        return json_string("closed");
+    if (r->arrival == TC_ARRIVAL_GAMMA)
+        snprintf(text, sizeof text, "gamma (burstiness %g) at %g requests/s", r->burstiness,
+                 r->rate);
+    else
+        snprintf(text, sizeof text, "%s at %g requests/s", tc_arrival_name(r->arrival), r->rate);
+    return json_string(text);
+}
+
 static int settings_differences(const tc_run_info *a, const tc_run_info *b, json_t *arr)
 {
     int rc = 0;
+    if (a->arrival != b->arrival || a->rate != b->rate || a->burstiness != b->burstiness)
+        rc |= add_diff(arr, "load", load_json(a), load_json(b),
+                       "different load: an open loop's rate and arrival process set the queueing "
+                       "its latency includes, and a closed loop's differs in kind",
+                       0);
     if (a->concurrency != b->concurrency)
         rc |=
             add_diff(arr, "concurrency", json_integer(a->concurrency), json_integer(b->concurrency),

@@ -32,6 +32,7 @@ typedef struct field {
 
 static const field fields[] = {
     I(simulated),
+    I(open_loop),
     L(requests.measured),
     L(requests.completed),
     L(requests.failed),
@@ -84,6 +85,7 @@ static const struct {
     {"e2e_ms", offsetof(tc_run_metrics, e2e_ms)},
     {"decode_tps", offsetof(tc_run_metrics, decode_tps)},
     {"server_decode_tps", offsetof(tc_run_metrics, server_decode_tps)},
+    {"schedule_lag_ms", offsetof(tc_run_metrics, schedule_lag_ms)},
 };
 
 #define N_SUMMARY_VALUES 8

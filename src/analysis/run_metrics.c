@@ -65,8 +65,9 @@ static void note_source(const tc_run_metrics *m, tc_token_source src, tc_token_s
  * the server's time too (vLLM's client times the whole benchmark). */
 static void note_span(tc_run_metrics *m, const tc_req_record *r)
 {
-    if (!m->has_send || r->send_ns < m->first_send)
-        m->first_send = r->send_ns;
+    int64_t start = tc_req_start_ns(r); /* an open loop's starts on its schedule */
+    if (!m->has_send || start < m->first_send)
+        m->first_send = start;
     m->has_send = 1;
     if (r->end_ns > 0 && (!m->has_end || r->end_ns > m->last_end)) {
         m->last_end = r->end_ns;
@@ -104,6 +105,7 @@ static void summarise(tc_run_metrics *m)
     tc_summary_compute(s->decode_tps.data, s->decode_tps.len, &m->decode_tps);
     tc_summary_compute(s->server_decode_tps.data, s->server_decode_tps.len, &m->server_decode_tps);
     m->has_server_decode = m->server_decode_tps.n > 0;
+    tc_summary_compute(s->schedule_lag_ms.data, s->schedule_lag_ms.len, &m->schedule_lag_ms);
 }
 
 /* The inter-token gaps of a completed request, pooled over the run. */
@@ -117,6 +119,10 @@ static void add_gaps(tc_run_metrics *m, const tc_req_record *r)
 static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
 {
     m->requests.measured++;
+    if (m->open_loop && !m->list_only &&
+        tc_dvec_push(&m->samples.schedule_lag_ms,
+                     ns_to_ms((double)(r->send_ns - tc_req_start_ns(r)))) != TC_OK)
+        return TC_ERR_NOMEM;
     if (r->error != TC_REQ_OK) {
         m->requests.failed++;
         if ((unsigned)r->error < TC_REQ_ERROR_COUNT)
@@ -155,10 +161,11 @@ void tc_run_metrics_begin(tc_run_metrics *out, const tc_run_info *run, int list_
     out->list_only = list_only;
     out->pass = 1;
     tc_pooled_init(&out->itl, keep);
-    tc_steady_begin(&out->window, run ? run->concurrency : 1);
+    tc_steady_begin(&out->window, run ? run->concurrency : 1, run && run->rate > 0);
     char ignored[256];
     out->has_slo =
         run && run->slo[0] && tc_slo_parse(run->slo, &out->slo, ignored, sizeof ignored) == TC_OK;
+    out->open_loop = run ? run->rate > 0 : 0;
 }
 
 tc_err tc_run_metrics_add(tc_run_metrics *m, const tc_req_record *r)
@@ -258,7 +265,14 @@ void tc_run_metrics_free(tc_run_metrics *m)
     tc_dvec_free(&m->samples.e2e_ms);
     tc_dvec_free(&m->samples.decode_tps);
     tc_dvec_free(&m->samples.server_decode_tps);
+    tc_dvec_free(&m->samples.schedule_lag_ms);
     memset(m, 0, sizeof *m);
+}
+
+int tc_run_metrics_lagging(const tc_run_metrics *m)
+{
+    return m->open_loop && m->schedule_lag_ms.n > 0 &&
+           m->schedule_lag_ms.p99 > TC_SCHEDULE_LAG_LIMIT_MS;
 }
 
 double tc_run_metrics_error_rate(const tc_run_metrics *m)

@@ -31,10 +31,16 @@ typedef struct tc_run_samples {
     tc_dvec ttft_ms, tpot_ms, e2e_ms;
     tc_dvec decode_tps;        /* client-measured, per request */
     tc_dvec server_decode_tps; /* server-reported, per request */
+    tc_dvec schedule_lag_ms;   /* open loop: per measured request */
 } tc_run_samples;
+
+/* An open loop whose schedule lag p99 is above this was not sent as
+ * scheduled: the client could not keep up (or --max-concurrency was full). */
+#define TC_SCHEDULE_LAG_LIMIT_MS 1.0
 
 typedef struct tc_run_metrics {
     int simulated; /* copied from the run: the server was truecost sim */
+    int open_loop; /* the run sent on an arrival schedule (run->rate > 0) */
     tc_run_counts requests;
     int64_t errors[TC_REQ_ERROR_COUNT]; /* failed measured requests by kind; [TC_REQ_OK] = 0 */
 
@@ -42,6 +48,11 @@ typedef struct tc_run_metrics {
      * that defines it (tc_req_ttft_ns etc.); ITL: every gap between
      * consecutive text chunks of every completed request, pooled. */
     tc_summary ttft_ms, itl_ms, tpot_ms, e2e_ms;
+
+    /* Open loop: how late each measured request (failed ones too) went out,
+     * send - intended time, ms; no samples in a closed loop. TTFT and E2E
+     * count from the intended time, so they include it. */
+    tc_summary schedule_lag_ms;
 
     /* Client-measured decode speed per completed request:
      * (output tokens - 1) / (E2E - TTFT), tokens/s; needs 2+ tokens. */
@@ -127,6 +138,9 @@ TC_MUST_CHECK tc_err tc_run_metrics_end(tc_run_metrics *m, int *again);
 
 /* Frees the samples and zeroes *m; accepts NULL. */
 void tc_run_metrics_free(tc_run_metrics *m);
+
+/* 1 when an open loop's schedule lag p99 is above TC_SCHEDULE_LAG_LIMIT_MS. */
+int tc_run_metrics_lagging(const tc_run_metrics *m);
 
 /* Failed measured requests over measured ones; 0 when none was measured. */
 double tc_run_metrics_error_rate(const tc_run_metrics *m);

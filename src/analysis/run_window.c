@@ -3,10 +3,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tc_steady_begin(tc_steady *w, int concurrency)
+void tc_steady_begin(tc_steady *w, int concurrency, int open_loop)
 {
     memset(w, 0, sizeof *w);
     w->conc = concurrency > 0 ? concurrency : 1;
+    w->open_loop = open_loop;
+}
+
+static void note_arrival(tc_steady *w, int64_t t)
+{
+    if (w->n_sched == w->cap_sched) {
+        size_t cap = w->cap_sched ? w->cap_sched * 2 : 256;
+        int64_t *p = realloc(w->sched, cap * sizeof *p);
+        if (!p) {
+            w->failed = 1;
+            return;
+        }
+        w->sched = p;
+        w->cap_sched = cap;
+    }
+    w->sched[w->n_sched++] = t;
+}
+
+/* The open loop's bounds: the end of the first 10% of arrivals to the
+ * last. 1 when they leave a stretch. */
+static int settle_open(tc_steady *w)
+{
+    size_t k = (w->n_sched + 9) / 10; /* the first 10%, rounded up */
+    if (w->n_sched < 2 || k >= w->n_sched)
+        return 0;
+    w->from = w->sched[k - 1];
+    w->to = w->sched[w->n_sched - 1];
+    return w->to > w->from;
 }
 
 /* When a request had its first token: the first chunk; a request that
@@ -20,6 +48,11 @@ static int64_t first_token(const tc_req_record *r)
 
 void tc_steady_note(tc_steady *w, const tc_req_record *r)
 {
+    if (w->open_loop) {
+        if (!w->failed)
+            note_arrival(w, tc_req_start_ns(r));
+        return;
+    }
     if (w->n_first < w->conc) {
         int64_t t = first_token(r);
         if (w->n_first == 0 || t > w->first_max)
@@ -42,16 +75,21 @@ int tc_steady_settle(tc_steady *w)
 {
     if (w->failed)
         return -1;
-    if (w->n_first < w->conc)
-        return 0;
-    int64_t first_end = w->ends[0];
-    for (int i = 1; i < w->n_ends; i++)
-        if (w->ends[i] < first_end)
-            first_end = w->ends[i];
-    if (first_end <= w->first_max)
-        return 0;
-    w->from = w->first_max;
-    w->to = first_end;
+    if (w->open_loop) {
+        if (!settle_open(w))
+            return 0;
+    } else {
+        if (w->n_first < w->conc)
+            return 0;
+        int64_t first_end = w->ends[0];
+        for (int i = 1; i < w->n_ends; i++)
+            if (w->ends[i] < first_end)
+                first_end = w->ends[i];
+        if (first_end <= w->first_max)
+            return 0;
+        w->from = w->first_max;
+        w->to = first_end;
+    }
     w->seconds = (double)(w->to - w->from) / 1e9;
     w->has_window = 1;
     return 1;
@@ -84,5 +122,6 @@ void tc_steady_free(tc_steady *w)
     if (!w)
         return;
     free(w->ends);
-    w->ends = NULL;
+    free(w->sched);
+    w->ends = w->sched = NULL;
 }

@@ -8,6 +8,10 @@
  * fewer than C measured requests or the two moments do not leave a
  * stretch between them (too few requests for its concurrency).
  *
+ * Open loop (an arrival schedule): from the end of the first 10% of the
+ * arrivals (the intended time of the last of them) to the last intended
+ * arrival; none with fewer than two arrivals after the first 10%.
+ *
  * Throughput in the window counts what arrived in it: each chunk of a
  * completed request carries output_tokens / n_chunks tokens, and a chunk
  * counts when it arrived inside the window. So one pass over the records
@@ -29,13 +33,15 @@ typedef struct tc_steady {
     double output_tokens_per_s, requests_per_s;
 
     /* Internal. */
-    int conc, n_first, n_ends, next, failed;
+    int conc, n_first, n_ends, next, failed, open_loop;
     int64_t first_max;
-    int64_t *ends; /* ring of the last conc measured requests' ends */
+    int64_t *ends;  /* closed: ring of the last conc measured requests' ends */
+    int64_t *sched; /* open: every measured request's intended time */
+    size_t n_sched, cap_sched;
 } tc_steady;
 
-/* concurrency < 1 counts as 1. */
-void tc_steady_begin(tc_steady *w, int concurrency);
+/* concurrency < 1 counts as 1; open_loop: the run sent on a schedule. */
+void tc_steady_begin(tc_steady *w, int concurrency, int open_loop);
 
 /* First pass: each measured request, in send order. */
 void tc_steady_note(tc_steady *w, const tc_req_record *r);

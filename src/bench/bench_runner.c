@@ -6,13 +6,17 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_arrival.h"
 #include "bench_body.h"
 #include "bench_stream.h"
 #include "core/tc_buf.h"
@@ -28,11 +32,14 @@
  * again this often, for save_patience_s (default 30 s), then given up. */
 #define SAVE_RETRY_NS (500 * TC_NS_PER_MS)
 #define SAVE_PATIENCE_DEFAULT_S 30.0
+/* An open loop's slots made before the first send; more as needed. */
+#define OPEN_SLOTS_AHEAD 64
 
 typedef struct runner runner;
 
 typedef struct slot {
     runner *r;
+    int index; /* in runner.slots */
     CURL *easy;
     int busy;
     int connected; /* on_prereq ran: the request went out on a connection (new or reused) */
@@ -57,10 +64,22 @@ struct runner {
     int64_t wake_ns;
     struct curl_slist *headers;
     char url[640];
-    slot *slots;
-    int n_slots, busy;
+    /* Made as needed up to cap (a closed loop makes them all at once);
+     * by pointer, since curl holds each slot's address. */
+    slot **slots;
+    int n_slots, cap, busy;
     int *free_slots; /* stack of indices of idle slots */
     int n_free;
+
+    /* Open loop: the schedule, the intended time of the next measured
+     * request (0 until the measured phase starts), and the timerfd that
+     * wakes the loop then (armed for timer_at_ns; 0 = disarmed). */
+    int open;
+    tc_schedule sched;
+    int64_t next_due_ns, sched_start_ns;
+    double sched_t_s; /* the next arrival, in seconds from sched_start_ns */
+    int timerfd;
+    int64_t timer_at_ns;
 
     int64_t next_seq, sent_warmup, done_warmup, sent_measured, done_measured, failed;
     int64_t measure_start_ns; /* 0 until the first measured request is sent */
@@ -166,6 +185,15 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* Open loop: whether arrivals remain on the schedule (once it started). */
+static int arrivals_left(const runner *r)
+{
+    const tc_runner_config *c = r->cfg;
+    if (c->duration_s > 0)
+        return r->next_due_ns - r->sched_start_ns < (int64_t)(c->duration_s * (double)TC_NS_PER_S);
+    return r->sent_measured < c->requests;
+}
+
 static int can_send(runner *r, int64_t now)
 {
     const tc_runner_config *c = r->cfg;
@@ -175,10 +203,36 @@ static int can_send(runner *r, int64_t now)
         return 1;
     if (r->done_warmup < c->warmup)
         return 0; /* the measured phase waits for a warm server */
+    if (r->open)  /* the schedule starts with the measured phase */
+        return r->next_due_ns == 0 || (arrivals_left(r) && r->next_due_ns <= now);
     if (c->duration_s > 0)
         return r->measure_start_ns == 0 ||
                now - r->measure_start_ns < (int64_t)(c->duration_s * (double)TC_NS_PER_S);
     return r->sent_measured < c->requests;
+}
+
+/* Open loop: whether more measured requests will be sent, now or later. */
+static int more_to_send(const runner *r)
+{
+    const tc_runner_config *c = r->cfg;
+    if (!r->open || r->stop_deadline_ns || r->batch_failed)
+        return 0;
+    if (r->sent_warmup < c->warmup || r->done_warmup < c->warmup)
+        return 1;
+    return r->next_due_ns == 0 || arrivals_left(r);
+}
+
+/* Open loop: the measured request about to start takes the next arrival
+ * as its intended time; the schedule starts at the first one. */
+static int64_t take_arrival(runner *r, int64_t now)
+{
+    if (r->next_due_ns == 0)
+        r->sched_start_ns = r->next_due_ns = now;
+    int64_t due = r->next_due_ns;
+    /* Summed in seconds from the start, so rounding never drifts. */
+    r->sched_t_s += tc_schedule_next_gap_s(&r->sched);
+    r->next_due_ns = r->sched_start_ns + (int64_t)llround(r->sched_t_s * 1e9);
+    return due;
 }
 
 static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t errlen)
@@ -204,9 +258,11 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
     if (warm)
         r->sent_warmup++;
     else {
+        if (r->open)
+            s->rec.sched_ns = take_arrival(r, now);
         r->sent_measured++;
         if (!r->measure_start_ns)
-            r->measure_start_ns = now;
+            r->measure_start_ns = r->open ? s->rec.sched_ns : now;
     }
     /* Provisional: on_prereq replaces it when the request really goes out;
      * it stays for a request that never got a connection. */
@@ -220,16 +276,38 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
     return TC_OK;
 }
 
+static tc_err setup_slot(runner *r, slot *s);
+
+/* One more slot, pushed on the free stack; TC_ERR_NOMEM when it could
+ * not be made. */
+static tc_err add_slot(runner *r)
+{
+    slot *s = calloc(1, sizeof *s);
+    if (!s)
+        return TC_ERR_NOMEM;
+    s->index = r->n_slots;
+    r->slots[r->n_slots++] = s; /* teardown frees it whatever setup_slot did */
+    if (setup_slot(r, s) != TC_OK)
+        return TC_ERR_NOMEM;
+    r->free_slots[r->n_free++] = r->n_slots - 1;
+    return TC_OK;
+}
+
 /* Starts requests on free slots while the workload allows. The free slots
  * are a stack, so this costs nothing when all are busy (the usual case:
- * it runs after every wake-up). */
+ * it runs after every wake-up). An open loop makes a slot when a request
+ * is due and none is free, up to the cap. */
 static tc_err fill_slots(runner *r, char *err, size_t errlen)
 {
-    if (r->n_free == 0)
+    if (r->n_free == 0 && r->n_slots == r->cap)
         return TC_OK;
     int64_t now = tc_mono_ns();
-    while (r->n_free > 0 && can_send(r, now)) {
-        slot *s = &r->slots[r->free_slots[r->n_free - 1]];
+    while (can_send(r, now)) {
+        if (r->n_free == 0 && r->n_slots == r->cap)
+            break; /* an open loop's request waits for a slot, and is late */
+        if (r->n_free == 0 && add_slot(r) != TC_OK)
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "cannot set up the HTTP client");
+        slot *s = r->slots[r->free_slots[r->n_free - 1]];
         tc_err rc = start_request(r, s, now, err, errlen);
         if (rc != TC_OK)
             return rc;
@@ -350,12 +428,14 @@ static void release(runner *r, slot *s)
     curl_multi_remove_handle(r->multi, s->easy);
     s->busy = 0;
     r->busy--;
-    r->free_slots[r->n_free++] = (int)(s - r->slots);
+    r->free_slots[r->n_free++] = s->index;
 }
 
 static void finish(runner *r, slot *s, CURLcode code)
 {
     classify(s, code, tc_mono_ns());
+    if (s->rec.sched_ns == 0) /* a closed loop sends each request when it means to */
+        s->rec.sched_ns = s->rec.send_ns;
     if (s->rec.warmup) {
         r->done_warmup++;
         r->res->warmup++;
@@ -435,7 +515,7 @@ static int handle_stop(runner *r, int64_t now)
     /* Cut off what is left, but keep what it measured: stored as failed
      * with kind "interrupted", so it stays out of the latency figures. */
     for (int i = 0; i < r->n_slots; i++) {
-        slot *s = &r->slots[i];
+        slot *s = r->slots[i];
         if (!s->busy)
             continue;
         s->rec.error = TC_REQ_INTERRUPTED;
@@ -494,6 +574,14 @@ static tc_err setup(runner *r, char *err, size_t errlen)
     curl_multi_setopt(r->multi, CURLMOPT_TIMERFUNCTION, on_timer);
     curl_multi_setopt(r->multi, CURLMOPT_TIMERDATA, r);
     curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)c->concurrency + 4);
+    if (r->open) {
+        tc_schedule_init(&r->sched, c->arrival, c->rate, c->burstiness, c->seed);
+        r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = r->timerfd};
+        if (r->timerfd < 0 || epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &ev) < 0)
+            return tc_fail(err, errlen, TC_ERR_IO, "cannot set up the arrival timer: %s",
+                           strerror(errno));
+    }
     tc_endpoint_url(&c->endpoint, tc_api_route(c->api), r->url, sizeof r->url);
 
     r->headers = curl_slist_append(NULL, "Content-Type: application/json");
@@ -509,24 +597,31 @@ static tc_err setup(runner *r, char *err, size_t errlen)
         if (!ok)
             return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
-    r->n_slots = c->concurrency;
-    r->batch = calloc(BATCH_MAX + (size_t)r->n_slots, sizeof *r->batch);
-    r->slots = calloc((size_t)r->n_slots, sizeof *r->slots);
-    r->free_slots = calloc((size_t)r->n_slots, sizeof *r->free_slots);
-    for (int i = 0; r->free_slots && i < r->n_slots; i++)
-        r->free_slots[r->n_free++] = r->n_slots - 1 - i;
+    r->cap = c->concurrency;
+    r->batch = calloc(BATCH_MAX + (size_t)r->cap, sizeof *r->batch);
+    r->slots = calloc((size_t)r->cap, sizeof *r->slots);
+    r->free_slots = calloc((size_t)r->cap, sizeof *r->free_slots);
     if (!r->headers || !r->slots || !r->free_slots || !r->batch)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < r->n_slots; i++)
-        if (setup_slot(r, &r->slots[i]) != TC_OK)
+    /* A closed loop fills every slot at once: made before the first send.
+     * An open loop makes a few ahead, and more as the load needs them. */
+    int ahead = r->open ? (r->cap < OPEN_SLOTS_AHEAD ? r->cap : OPEN_SLOTS_AHEAD) : r->cap;
+    for (int i = 0; i < ahead; i++)
+        if (add_slot(r) != TC_OK)
             return tc_fail(err, errlen, TC_ERR_NOMEM, "cannot set up the HTTP client");
+    /* Popped from the top: slot 0 first, as before. */
+    for (int i = 0; i < r->n_free / 2; i++) {
+        int t = r->free_slots[i];
+        r->free_slots[i] = r->free_slots[r->n_free - 1 - i];
+        r->free_slots[r->n_free - 1 - i] = t;
+    }
     return TC_OK;
 }
 
 static void teardown(runner *r)
 {
     for (int i = 0; r->slots && i < r->n_slots; i++) {
-        slot *s = &r->slots[i];
+        slot *s = r->slots[i];
         if (s->busy)
             curl_multi_remove_handle(r->multi, s->easy);
         tc_stream_free(s->parser);
@@ -538,6 +633,7 @@ static void teardown(runner *r)
         for (struct curl_slist *h = s->headers; h; h = h->next)
             memset(h->data, 0, strlen(h->data)); /* holds a copy of the API key */
         curl_slist_free_all(s->headers);
+        free(s);
     }
     for (size_t i = 0; r->batch && i < r->n_batch; i++)
         tc_req_record_clear(&r->batch[i]);
@@ -554,12 +650,34 @@ static void teardown(runner *r)
     }
     if (r->epfd >= 0)
         close(r->epfd);
+    if (r->timerfd >= 0)
+        close(r->timerfd);
 }
 
 /* ---- the loop ------------------------------------------------------------ */
 
+/* Open loop: the timerfd set for the next arrival when one is pending and
+ * a slot could take it (else a finishing request wakes the loop); a
+ * timerfd, not epoll's millisecond timeout, so the send is not up to a
+ * millisecond late. */
+static void arm_arrival(runner *r)
+{
+    int64_t at = 0;
+    if (more_to_send(r) && r->next_due_ns > 0 && (r->n_free > 0 || r->n_slots < r->cap))
+        at = r->next_due_ns;
+    if (at == r->timer_at_ns)
+        return;
+    struct itimerspec its = {0};
+    its.it_value.tv_sec = at / TC_NS_PER_S;
+    its.it_value.tv_nsec = at % TC_NS_PER_S;
+    timerfd_settime(r->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+    r->timer_at_ns = at;
+}
+
 static void wait_and_dispatch(runner *r)
 {
+    if (r->open)
+        arm_arrival(r);
     int64_t now = tc_mono_ns();
     int wait_ms = 100; /* wake regularly for progress and Ctrl-C */
     if (r->timer_due_ns >= 0) {
@@ -573,6 +691,13 @@ static void wait_and_dispatch(runner *r)
     int running;
     r->wake_ns = n > 0 ? tc_mono_ns() : 0;
     for (int i = 0; i < n; i++) {
+        if (evs[i].data.fd == r->timerfd) {
+            uint64_t expirations;
+            if (read(r->timerfd, &expirations, sizeof expirations) < 0) { /* EAGAIN: none */
+            }
+            r->timer_at_ns = 0; /* fired: disarmed */
+            continue;
+        }
         int flags = 0;
         if (evs[i].events & EPOLLIN)
             flags |= CURL_CSELECT_IN;
@@ -594,14 +719,25 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
     memset(res, 0, sizeof *res);
     if (tc_prompts_empty(cfg->prompts) || cfg->concurrency < 1)
         return tc_fail(err, errlen, TC_ERR_INVALID, "no prompts or no concurrency");
-    runner r = {.cfg = cfg, .res = res, .epfd = -1};
+    if (cfg->rate > 0 &&
+        (cfg->arrival == TC_ARRIVAL_CLOSED || cfg->arrival >= TC_ARRIVAL_COUNT ||
+         !isfinite(cfg->rate) || (cfg->arrival == TC_ARRIVAL_GAMMA && !(cfg->burstiness > 0))))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "an open loop needs an arrival process (poisson, constant or gamma with a "
+                       "burstiness above 0)");
+    runner r = {.cfg = cfg, .res = res, .epfd = -1, .timerfd = -1, .open = cfg->rate > 0};
     r.rate_at_ns = tc_mono_ns();
+    /* The kernel may run a timer up to the thread's slack late (50 us by
+     * default) to batch wake-ups; an open loop's sends want none of it. */
+    int slack = r.open ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1;
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     tc_err rc = setup(&r, err, errlen);
     while (rc == TC_OK) {
         if (handle_stop(&r, tc_mono_ns()))
             break;
         rc = fill_slots(&r, err, errlen);
-        if (rc != TC_OK || r.busy == 0)
+        if (rc != TC_OK || (r.busy == 0 && !more_to_send(&r)))
             break; /* nothing in flight and nothing more to send */
         wait_and_dispatch(&r);
         reap(&r);
@@ -626,5 +762,7 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
                          "every finished request was saved in the end");
     }
     teardown(&r);
+    if (slack > 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
     return rc;
 }

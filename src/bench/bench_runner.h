@@ -4,8 +4,14 @@
  *
  * Closed loop: `concurrency` requests are in flight at once; each one that
  * finishes is replaced until the request count or the duration is used up.
- * Warm-up requests go first and all finish before the measured ones start,
- * so the measured window sees a warm server.
+ * Open loop (rate > 0): each measured request has an intended send time on
+ * an arrival schedule (bench_arrival.h) that starts when the measured phase
+ * does; a timerfd wakes the loop at that time and the request goes out
+ * then, or later when `concurrency` requests are already in flight. The
+ * request count is the number of arrivals; a duration ends the arrivals.
+ * The intended time is the record's sched_ns, and its latency counts from
+ * there. Warm-up requests go first and all finish before the measured ones
+ * start, so the measured window sees a warm server.
  *
  * A request's send time is taken when libcurl has its connection ready
  * and is about to write the request (CURLOPT_PREREQFUNCTION), so neither
@@ -43,7 +49,16 @@ typedef struct tc_runner_config {
     int warmup;
     int64_t requests;  /* measured requests; ignored when duration_s > 0 */
     double duration_s; /* > 0: send until this much time has passed */
+    /* Closed loop: requests in flight. Open loop: the most in flight at
+     * once (--max-concurrency, or the caller's ceiling); slots are made as
+     * they are needed, up to it. */
     int concurrency;
+    /* Open loop when rate > 0 (requests/s): arrival is POISSON, CONSTANT
+     * or GAMMA (shape burstiness), the schedule drawn from seed. */
+    double rate;
+    tc_arrival arrival;
+    double burstiness;
+    uint64_t seed;
     double timeout_s;    /* per request */
     const char *api_key; /* Bearer token, or NULL; never kept */
     /* Set (by a signal handler) to stop sending; in-flight requests then

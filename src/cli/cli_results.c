@@ -75,6 +75,15 @@ static int check_errors(const tc_run_metrics *m, double max_error_rate)
     return TC_EXIT_CHECK;
 }
 
+/* The schedule-lag warning on stderr, where the table that carries it is
+ * not printed (JSON on stdout, or a group's runs). */
+static void say_lag(const tc_run_info *run, const tc_run_metrics *m)
+{
+    char text[400];
+    if (tc_report_lag_warning(run, m, text, sizeof text))
+        tc_cli_error("run %lld: %s", (long long)run->id, text);
+}
+
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate,
                      const tc_slo *slo)
 {
@@ -83,6 +92,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         tc_figures f;
         if (tc_cli_check(tc_figures_load(st, run, TC_FIGURES_SUMMARY, &f, err, sizeof err), err))
             return TC_EXIT_RUNTIME;
+        say_lag(run, &f.m);
         int code = check_errors(&f.m, max_error_rate);
         tc_figures_free(&f);
         return code;
@@ -96,6 +106,8 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         return TC_EXIT_RUNTIME;
     }
     code = print_view(&v, json);
+    if (json)
+        say_lag(run, &v.f.m);
     if (!code)
         code = check_errors(&v.f.m, max_error_rate);
     tc_run_view_free(&v);

@@ -109,13 +109,29 @@ static int api_key(const run_args *a, const tc_endpoint *ep, const char **key)
     return 0;
 }
 
+/* An open loop without --max-concurrency keeps as many requests in flight
+ * as its arrivals need, up to this, or what the open-file limit allows. */
+#define OPEN_LOOP_CEILING 10000
+
 /* Room for a socket per request in flight; a usage error when the hard
- * limit does not allow it. */
-static int enough_files(long long concurrency)
+ * limit does not allow it. An open loop without a cap sets its ceiling
+ * (a->concurrency) to what the limit allows. */
+static int enough_files(run_args *a)
 {
     unsigned long long need, limit;
+    long long concurrency = a->concurrency;
+    if (a->rate > 0)
+        a->concurrency = concurrency = a->max_concurrency ? a->max_concurrency : OPEN_LOOP_CEILING;
     tc_err rc = tc_measure_open_files(concurrency, &need, &limit);
-    if (rc == TC_ERR_INVALID)
+    if (rc == TC_ERR_INVALID && a->rate > 0 && !a->max_concurrency && limit > 64 + 16) {
+        a->concurrency = concurrency = (long long)limit - 64;
+        rc = tc_measure_open_files(concurrency, &need, &limit);
+    }
+    if (rc == TC_ERR_INVALID && a->rate > 0)
+        tc_cli_error("run: --max-concurrency %lld needs about %llu open files, but the limit is "
+                     "%llu; raise it (ulimit -n) or lower --max-concurrency",
+                     concurrency, need, limit);
+    else if (rc == TC_ERR_INVALID)
         tc_cli_error("run: -c %lld needs about %llu open files, but the limit is %llu; raise it "
                      "(ulimit -n) or lower -c",
                      concurrency, need, limit);
@@ -353,6 +369,10 @@ static int measure_all(run_plan *p)
                  .requests = a->requests,
                  .duration_s = a->duration_s,
                  .concurrency = (int)a->concurrency,
+                 .rate = a->rate,
+                 .arrival = a->arrival_kind,
+                 .burstiness = a->burstiness,
+                 .seed = (uint64_t)a->seed,
                  .timeout_s = a->timeout_s,
                  .api_key = p->key},
         .label = a->label,
@@ -366,6 +386,7 @@ static int measure_all(run_plan *p)
         .sample_ms = (int)a->sample_ms,
         .idle_s = a->idle_s,
         .workload = a->isl ? &p->shape : NULL,
+        .max_concurrency = (int)a->max_concurrency,
     };
     tc_measure_callbacks cb = {.stop = &stop_requested,
                                .started = on_started,
@@ -407,7 +428,7 @@ int tc_cmd_run(int argc, char **argv)
         return TC_EXIT_OK;
     }
     run_plan p = {.a = &a, .progress = !a.no_progress && isatty(STDERR_FILENO)};
-    int code = enough_files(a.concurrency) < 0 ? TC_EXIT_USAGE : 0;
+    int code = enough_files(&a) < 0 ? TC_EXIT_USAGE : 0;
     if (!code)
         code = find_endpoint(&a, &p.ep);
     if (!code && api_key(&a, &p.ep, &p.key) < 0)

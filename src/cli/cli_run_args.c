@@ -1,4 +1,6 @@
 /* truecost run: its help and command line. */
+#include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,12 +81,6 @@ static int take_slo(const char *v, void *ctx)
     return 0;
 }
 
-/* --seed takes every non-negative long long. */
-static int take_seed(const char *v, void *ctx)
-{
-    return tc_cli_int("--seed", v, 0, (long long)(~0ULL >> 1), &((run_args *)ctx)->seed);
-}
-
 /* The workload shape: a preset, then --isl/--osl over it; the option
  * pairs that cannot go together. 0, or -1 after saying why. */
 static int check_shape(run_args *a)
@@ -120,6 +116,80 @@ static int check_shape(run_args *a)
     return 0;
 }
 
+/* A number above 0 (a rate, a gamma shape), said plainly when it is not. */
+static int positive(const char *opt, const char *v, double max, const char *example, double *out)
+{
+    double x;
+    if (tc_cli_double(opt, v, -DBL_MAX, max, &x) < 0)
+        return -1;
+    if (!(x > 0)) {
+        tc_cli_error("run: %s %s: must be above 0, e.g. %s %s", opt, v, opt, example);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int take_rate(const char *v, void *ctx)
+{
+    return positive("--rate", v, 1e6, "10", &((run_args *)ctx)->rate);
+}
+
+static int take_burstiness(const char *v, void *ctx)
+{
+    return positive("--burstiness", v, 1e6, "0.5", &((run_args *)ctx)->burstiness);
+}
+
+/* --seed: any non-negative 64-bit value. */
+static int take_seed(const char *v, void *ctx)
+{
+    return tc_cli_int("--seed", v, 0, INT64_MAX, &((run_args *)ctx)->seed);
+}
+
+/* The open loop's options, checked together: each names what it needs. */
+static int check_load(run_args *a)
+{
+    int open = a->rate > 0;
+    a->arrival_kind = TC_ARRIVAL_CLOSED;
+    if (!open && a->arrival) {
+        tc_cli_error("run: --arrival needs --rate: give the requests per second, e.g. --rate 10 "
+                     "--arrival %s",
+                     a->arrival);
+        return -1;
+    }
+    if (!open && a->max_concurrency) {
+        tc_cli_error("run: --max-concurrency caps an open loop and needs --rate; a closed loop's "
+                     "requests in flight are -c");
+        return -1;
+    }
+    if (!open && a->burstiness > 0) {
+        tc_cli_error("run: --burstiness needs --rate and --arrival gamma");
+        return -1;
+    }
+    if (!open) {
+        if (!a->concurrency)
+            a->concurrency = 1;
+        return 0;
+    }
+    if (a->concurrency) {
+        tc_cli_error("run: -c sets a closed loop's requests in flight; with --rate, cap them with "
+                     "--max-concurrency");
+        return -1;
+    }
+    const char *name = a->arrival ? a->arrival : "poisson";
+    if (tc_arrival_parse(name, &a->arrival_kind) < 0 || a->arrival_kind == TC_ARRIVAL_CLOSED) {
+        tc_cli_error("run: --arrival '%s': expected poisson, constant or gamma", name);
+        return -1;
+    }
+    if (a->burstiness > 0 && a->arrival_kind != TC_ARRIVAL_GAMMA) {
+        tc_cli_error("run: --burstiness is the gamma process's shape: give --arrival gamma too");
+        return -1;
+    }
+    if (a->arrival_kind == TC_ARRIVAL_GAMMA && !(a->burstiness > 0))
+        a->burstiness = 1; /* vLLM's default: Poisson */
+    return 0;
+}
+
 /* --api is checked before anything is probed, so a typo is a usage error
  * rather than whatever the probe of the URL says. The list is built from
  * the API names so it cannot fall behind them. */
@@ -141,7 +211,6 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){.requests = 20,
                     .warmup = 1,
-                    .concurrency = 1,
                     .max_tokens = 128,
                     .timeout_s = 300,
                     .max_error_rate = 0.05,
@@ -155,7 +224,11 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_C("requests", 'n', take_requests, 1),
         TC_OPT_D("duration", 0, &a->duration_s, 0.001, 30 * 86400.0),
         TC_OPT_I("warmup", 0, &a->warmup, 0, 1000000),
-        TC_OPT_I("concurrency", 'c', &a->concurrency, 1, 10000),
+        TC_OPT_I("concurrency", 'c', &a->concurrency, 1, 10000), /* 0: not given */
+        TC_OPT_C("rate", 0, take_rate, 1),
+        TC_OPT_S("arrival", 0, &a->arrival),
+        TC_OPT_C("burstiness", 0, take_burstiness, 1),
+        TC_OPT_I("max-concurrency", 0, &a->max_concurrency, 1, 10000),
         TC_OPT_C("max-tokens", 0, take_max_tokens, 1),
         TC_OPT_I("isl", 0, &a->isl, 1, 1000000),
         TC_OPT_C("osl", 0, take_osl, 1),
@@ -198,6 +271,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         tc_cli_error("run: give -n or --duration, not both");
         return -1;
     }
+    if (check_load(a) < 0)
+        return -1;
     if (a->prompt && a->prompts_file) {
         tc_cli_error("run: give --prompt or --prompts, not both");
         return -1;

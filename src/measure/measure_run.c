@@ -60,6 +60,13 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     snprintf(info->group, sizeof info->group, "%s", cfg->group ? cfg->group : "");
     snprintf(info->prompt_set, sizeof info->prompt_set, "%s", prompt_set);
     snprintf(info->slo, sizeof info->slo, "%s", cfg->slo ? cfg->slo : "");
+    if (w->rate > 0) { /* an open loop; a closed one stays all zero */
+        info->arrival = w->arrival;
+        info->rate = w->rate;
+        info->burstiness = w->arrival == TC_ARRIVAL_GAMMA ? w->burstiness : 0;
+        info->seed = w->seed;
+        info->max_concurrency = cfg->max_concurrency;
+    }
 }
 
 /* The environment as JSON text; NULL when it could not be read (said: the

@@ -38,6 +38,7 @@ typedef struct tc_measure_config {
     tc_telem_config telem;      /* where the sources read from */
     int sample_ms;              /* telemetry interval */
     double idle_s;              /* sampled before the load, for the idle baseline */
+    int max_concurrency;        /* open loop: the --max-concurrency given, 0 = none (stored) */
     /* The workload shape stored with each run; NULL: given prompts. */
     const tc_run_workload *workload;
 } tc_measure_config;

@@ -8,6 +8,8 @@ static const char *const api_names[TC_API_COUNT] = {"ollama", "ollama-chat", "op
 static const char *const error_names[TC_REQ_ERROR_COUNT] = {
     "ok", "connect", "timeout", "http", "malformed", "disconnect", "server", "interrupted"};
 static const char *const source_names[] = {"none", "usage", "server", "chunks"};
+static const char *const arrival_names[TC_ARRIVAL_COUNT] = {"closed", "poisson", "constant",
+                                                            "gamma"};
 static const char *const status_names[TC_RUN_STATUS_COUNT] = {"running", "complete", "failed",
                                                               "interrupted"};
 
@@ -88,18 +90,23 @@ int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns)
     return 0;
 }
 
+int64_t tc_req_start_ns(const tc_req_record *r)
+{
+    return r->sched_ns > 0 ? r->sched_ns : r->send_ns;
+}
+
 int64_t tc_req_ttft_ns(const tc_req_record *r)
 {
     if (r->error != TC_REQ_OK || r->n_chunks == 0)
         return -1;
-    return r->chunk_ns[0] - r->send_ns;
+    return r->chunk_ns[0] - tc_req_start_ns(r);
 }
 
 int64_t tc_req_e2e_ns(const tc_req_record *r)
 {
     if (r->error != TC_REQ_OK || r->end_ns <= 0)
         return -1;
-    return r->end_ns - r->send_ns;
+    return r->end_ns - tc_req_start_ns(r);
 }
 
 double tc_req_tpot_ns(const tc_req_record *r)
@@ -108,6 +115,20 @@ double tc_req_tpot_ns(const tc_req_record *r)
     if (ttft < 0 || e2e < 0 || r->output_tokens < 2)
         return -1;
     return (double)(e2e - ttft) / (double)(r->output_tokens - 1);
+}
+
+const char *tc_arrival_name(tc_arrival a)
+{
+    return (unsigned)a < TC_ARRIVAL_COUNT ? arrival_names[a] : "?";
+}
+
+int tc_arrival_parse(const char *name, tc_arrival *out)
+{
+    int i = find_name(arrival_names, TC_ARRIVAL_COUNT, name);
+    if (i < 0)
+        return -1;
+    *out = (tc_arrival)i;
+    return 0;
 }
 
 const char *tc_run_status_name(tc_run_status s)

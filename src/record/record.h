@@ -70,6 +70,12 @@ typedef struct tc_req_record {
     int warmup;      /* 1: a warm-up request, stored but left out of every figure */
     int64_t send_ns; /* when the request was handed to its connection (after connect or reuse) */
     int64_t send_wall_ns;
+    /* When it was meant to go out: its time on an open loop's arrival
+     * schedule, the send time in a closed loop; 0 reads as send_ns. TTFT
+     * and E2E count from here, so a request sent late (the client behind,
+     * or --max-concurrency full) is charged its wait (wrk2's correction
+     * for coordinated omission). */
+    int64_t sched_ns;
     int64_t end_ns;  /* last byte (or failure) time */
     int http_status; /* 0 when no response */
     tc_req_error error;
@@ -96,12 +102,32 @@ void tc_req_record_clear(tc_req_record *r);
 /* Appends one chunk arrival time. Returns 0, or -1 on allocation failure. */
 int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns);
 
-/* Derived per-request figures (ns); -1 when not defined (failed request,
- * no text chunk, fewer than two tokens for TPOT). */
+/* When the request's latency starts: sched_ns, or send_ns when unset. */
+int64_t tc_req_start_ns(const tc_req_record *r);
+
+/* Derived per-request figures (ns), from tc_req_start_ns; -1 when not
+ * defined (failed request, no text chunk, fewer than two tokens for TPOT). */
 int64_t tc_req_ttft_ns(const tc_req_record *r);
 int64_t tc_req_e2e_ns(const tc_req_record *r);
 /* TPOT = (E2E - TTFT) / (output tokens - 1), in ns (as a double). */
 double tc_req_tpot_ns(const tc_req_record *r);
+
+/* How a run sent its requests: a closed loop (a fixed number in flight,
+ * each one replaced as it ends) or an open loop whose arrivals follow a
+ * process at a given rate: exponential gaps (Poisson), equal gaps
+ * (constant) or gamma gaps of shape `burstiness` (1: Poisson; lower:
+ * burstier), as vLLM's benchmark draws them. */
+typedef enum tc_arrival {
+    TC_ARRIVAL_CLOSED = 0,
+    TC_ARRIVAL_POISSON,
+    TC_ARRIVAL_CONSTANT,
+    TC_ARRIVAL_GAMMA,
+    TC_ARRIVAL_COUNT
+} tc_arrival;
+
+/* "closed", "poisson", "constant", "gamma". */
+const char *tc_arrival_name(tc_arrival a);
+int tc_arrival_parse(const char *name, tc_arrival *out);
 
 /* Where a run stands: running while measured, then one of the ends. */
 typedef enum tc_run_status {
@@ -140,6 +166,16 @@ typedef struct tc_run_info {
     /* Schema 6: the run's service-level objectives as `--slo` took them
      * ("" = none; analysis/slo.h reads them). */
     char slo[96];
+    /* Schema 8: the load's shape. A closed loop (arrival CLOSED, the rest
+     * 0) keeps `concurrency` in flight; an open loop sends at `rate`
+     * requests/s on a schedule drawn from `seed`, with at most
+     * `max_concurrency` in flight (0: no cap given; `concurrency` is then
+     * the client's own ceiling). */
+    tc_arrival arrival;
+    double rate;
+    double burstiness; /* the gamma shape; 0 unless arrival is GAMMA */
+    uint64_t seed;
+    int max_concurrency;
 } tc_run_info;
 
 /* Schema 5: the workload shape of a run made of synthetic prompts (run

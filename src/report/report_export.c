@@ -232,6 +232,19 @@ static const char *const request_cols[] = {
     "simulated"};
 /* clang-format on */
 #define REQUEST_NCOLS ((int)(sizeof request_cols / sizeof request_cols[0]))
+/* An open loop's rows add, after send_wall, when each request was meant to
+ * go out and how late it went: a closed loop's rows stay as they were. */
+/* clang-format off */
+static const char *const open_request_cols[] = {
+    "seq", "warmup", "send_wall", "sched_wall", "schedule_lag_ms", "http_status", "error",
+    "error_detail", "ttft_ms", "e2e_ms", "tpot_ms",
+    "output_tokens", "output_source", "prompt_tokens", "prompt_source", "chunks",
+    "total_duration_ns", "load_duration_ns", "prompt_eval_count", "prompt_eval_duration_ns",
+    "eval_count", "eval_duration_ns",
+    "prompt_n", "prompt_ms", "predicted_n", "predicted_ms", "predicted_per_second",
+    "simulated"};
+/* clang-format on */
+#define OPEN_REQUEST_NCOLS ((int)(sizeof open_request_cols / sizeof open_request_cols[0]))
 
 /* The server's own figures; all missing when it sent none. */
 static void server_cells(const tc_server_report *s, cell *c)
@@ -250,39 +263,56 @@ static void server_cells(const tc_server_report *s, cell *c)
     c[10] = c_real(t, s->predicted_per_second);
 }
 
-static void request_cells(const tc_req_record *r, int simulated, char *date, size_t dlen, cell *c)
+/* The intended send time on the wall clock: the send's, less the lag. */
+static cell sched_wall(const tc_req_record *r, char *date, size_t dlen)
+{
+    if (r->send_wall_ns <= 0)
+        return c_text("");
+    return c_text(tc_rfc3339_ns(r->send_wall_ns - (r->send_ns - tc_req_start_ns(r)), date, dlen));
+}
+
+/* The row of one request; `open` adds the two open-loop columns. */
+static void request_cells(const tc_req_record *r, int simulated, int open, char *date, char *date2,
+                          size_t dlen, cell *c)
 {
     int64_t ttft = tc_req_ttft_ns(r), e2e = tc_req_e2e_ns(r);
     double tpot = tc_req_tpot_ns(r);
-    c[0] = c_int(1, r->seq);
-    c[1] = c_bool(r->warmup);
-    c[2] = c_text(r->send_wall_ns > 0 ? tc_rfc3339_ns(r->send_wall_ns, date, dlen) : "");
-    c[3] = c_int(r->http_status > 0, r->http_status);
-    c[4] = c_text(tc_req_error_name(r->error));
-    c[5] = c_text(r->error_detail);
-    c[6] = c_real(ttft >= 0, (double)ttft / 1e6);
-    c[7] = c_real(e2e >= 0, (double)e2e / 1e6);
-    c[8] = c_real(tpot >= 0, tpot / 1e6);
+    int k = 0;
+    c[k++] = c_int(1, r->seq);
+    c[k++] = c_bool(r->warmup);
+    c[k++] = c_text(r->send_wall_ns > 0 ? tc_rfc3339_ns(r->send_wall_ns, date, dlen) : "");
+    if (open) {
+        c[k++] = sched_wall(r, date2, dlen);
+        c[k++] = c_real(1, (double)(r->send_ns - tc_req_start_ns(r)) / 1e6);
+    }
+    c[k++] = c_int(r->http_status > 0, r->http_status);
+    c[k++] = c_text(tc_req_error_name(r->error));
+    c[k++] = c_text(r->error_detail);
+    c[k++] = c_real(ttft >= 0, (double)ttft / 1e6);
+    c[k++] = c_real(e2e >= 0, (double)e2e / 1e6);
+    c[k++] = c_real(tpot >= 0, tpot / 1e6);
     /* A count of unknown source is no count at all. */
-    c[9] = c_int(r->output_source != TC_TOKENS_NONE, r->output_tokens);
-    c[10] = c_text(tc_token_source_name(r->output_source));
-    c[11] = c_int(r->prompt_source != TC_TOKENS_NONE, r->prompt_tokens);
-    c[12] = c_text(tc_token_source_name(r->prompt_source));
-    c[13] = c_int(1, (int64_t)r->n_chunks);
-    server_cells(&r->server, &c[14]);
-    _Static_assert(REQUEST_NCOLS == 26, "request_cells fills 26 columns");
-    c[25] = c_bool(simulated);
+    c[k++] = c_int(r->output_source != TC_TOKENS_NONE, r->output_tokens);
+    c[k++] = c_text(tc_token_source_name(r->output_source));
+    c[k++] = c_int(r->prompt_source != TC_TOKENS_NONE, r->prompt_tokens);
+    c[k++] = c_text(tc_token_source_name(r->prompt_source));
+    c[k++] = c_int(1, (int64_t)r->n_chunks);
+    server_cells(&r->server, &c[k]);
+    k += 11;
+    _Static_assert(REQUEST_NCOLS == 26 && OPEN_REQUEST_NCOLS == 28,
+                   "request_cells fills 26 columns, 28 in an open loop");
+    c[k] = c_bool(simulated);
 }
 
-static void export_requests(writer *w, const tc_req_record *recs, size_t n, int simulated)
+static void export_requests(writer *w, const tc_req_record *recs, size_t n, int simulated, int open)
 {
-    cell row[REQUEST_NCOLS];
-    char date[40];
-    w->cols = request_cols;
-    w->ncols = REQUEST_NCOLS;
+    cell row[OPEN_REQUEST_NCOLS];
+    char date[40], date2[40];
+    w->cols = open ? open_request_cols : request_cols;
+    w->ncols = open ? OPEN_REQUEST_NCOLS : REQUEST_NCOLS;
     w_begin(w);
     for (size_t i = 0; i < n && !w->nomem; i++) {
-        request_cells(&recs[i], simulated, date, sizeof date, row);
+        request_cells(&recs[i], simulated, open, date, date2, sizeof date, row);
         w_row(w, row);
     }
     w_end(w);
@@ -398,7 +428,7 @@ static tc_err export_rows(writer *w, tc_export_what what, const tc_run_info *run
                           const tc_req_record *recs, size_t n, char *err, size_t errlen)
 {
     if (what == TC_EXPORT_REQUESTS)
-        export_requests(w, recs, n, run->simulated);
+        export_requests(w, recs, n, run->simulated, run->rate > 0);
     else
         export_chunks(w, recs, n, run->simulated);
     if (w->nomem)

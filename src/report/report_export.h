@@ -8,7 +8,11 @@
  *             server's report: total_duration_ns, load_duration_ns,
  *             prompt_eval_count, prompt_eval_duration_ns, eval_count,
  *             eval_duration_ns (Ollama), prompt_n, prompt_ms, predicted_n,
- *             predicted_ms, predicted_per_second (llama.cpp), simulated
+ *             predicted_ms, predicted_per_second (llama.cpp), simulated;
+ *             an open loop's rows add sched_wall (when the request was
+ *             meant to go out, UTC RFC 3339) and schedule_lag_ms (how much
+ *             later it went) after send_wall, and their ttft_ms and e2e_ms
+ *             count from sched_wall
  *   chunks    one row per text chunk: seq, index, t_ms (since the send),
  *             gap_ms (since the previous chunk; missing for the first),
  *             warmup and error (of the chunk's request, as in the

@@ -7,6 +7,7 @@
 
 #include "core/tc_json.h"
 #include "core/tc_time.h"
+#include "report/report_table.h"
 
 /* Builders record a failed allocation in *failed instead of checking every
  * call: json_object_set_new() already frees the value on failure and
@@ -50,6 +51,21 @@ static json_t *summary_json(const tc_summary *s)
     return finish(o, failed);
 }
 
+/* An open loop's shape; a closed loop has none (its concurrency says it). */
+static json_t *load_json(const tc_run_info *run)
+{
+    int failed = 0;
+    json_t *o = json_object();
+    put(o, "arrival", json_string(tc_arrival_name(run->arrival)), &failed);
+    put(o, "rate", json_real(run->rate), &failed);
+    put(o, "burstiness",
+        run->arrival == TC_ARRIVAL_GAMMA ? json_real(run->burstiness) : json_null(), &failed);
+    put(o, "seed", json_integer((json_int_t)run->seed), &failed); /* --seed: 0 to INT64_MAX */
+    put(o, "max_concurrency",
+        run->max_concurrency > 0 ? json_integer(run->max_concurrency) : json_null(), &failed);
+    return finish(o, failed);
+}
+
 static json_t *run_json(const tc_run_info *run)
 {
     int failed = 0;
@@ -64,6 +80,8 @@ static json_t *run_json(const tc_run_info *run)
     put(o, "simulated", json_boolean(run->simulated), &failed);
     put(o, "concurrency", json_integer(run->concurrency), &failed);
     put(o, "server_version", tc_json_str_or_null(run->server_version), &failed);
+    if (run->rate > 0)
+        put(o, "load", load_json(run), &failed);
     return finish(o, failed);
 }
 
@@ -82,6 +100,8 @@ static json_t *metrics_json(const tc_run_metrics *m)
     put(o, "itl_ms", summary_json(&m->itl_ms), &failed);
     put(o, "tpot_ms", summary_json(&m->tpot_ms), &failed);
     put(o, "e2e_ms", summary_json(&m->e2e_ms), &failed);
+    if (m->open_loop)
+        put(o, "schedule_lag_ms", summary_json(&m->schedule_lag_ms), &failed);
     return finish(o, failed);
 }
 
@@ -195,6 +215,11 @@ json_t *tc_report_run_json(const tc_run_info *run, const tc_run_metrics *m)
     put(doc, "decode_tokens_per_s", summary_json(&m->decode_tps), &failed);
     put(doc, "server", server_json(m), &failed);
     put(doc, "errors", errors_json(m), &failed);
+    if (m->open_loop) {
+        char text[400];
+        const char *w = tc_report_lag_warning(run, m, text, sizeof text);
+        put(doc, "warnings", w ? json_pack("[s]", w) : json_array(), &failed);
+    }
     if (failed) {
         json_decref(doc);
         return NULL;

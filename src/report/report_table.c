@@ -56,14 +56,51 @@ static void title(FILE *out, const tc_run_info *run, int simulated)
     fputc('\n', out);
 }
 
+const char *tc_report_load_text(const tc_run_info *run, char *buf, size_t len)
+{
+    char shape[48] = "", cap[48] = "no cap on requests in flight";
+    if (run->rate <= 0) {
+        snprintf(buf, len, "closed loop, concurrency %d", run->concurrency);
+        return buf;
+    }
+    if (run->arrival == TC_ARRIVAL_GAMMA)
+        snprintf(shape, sizeof shape, " (burstiness %g)", run->burstiness);
+    if (run->max_concurrency > 0)
+        snprintf(cap, sizeof cap, "at most %d in flight", run->max_concurrency);
+    snprintf(buf, len, "%s arrivals%s at %g requests/s, seed %llu, %s",
+             tc_arrival_name(run->arrival), shape, run->rate, (unsigned long long)run->seed, cap);
+    return buf;
+}
+
+const char *tc_report_lag_warning(const tc_run_info *run, const tc_run_metrics *m, char *buf,
+                                  size_t len)
+{
+    if (!tc_run_metrics_lagging(m))
+        return NULL;
+    char cap[96] = "";
+    if (run->max_concurrency > 0)
+        snprintf(cap, sizeof cap, ", or its %d requests in flight (--max-concurrency) were busy",
+                 run->max_concurrency);
+    snprintf(buf, len,
+             "schedule lag p99 %.3f ms is above %g ms: the client could not keep up with %g "
+             "requests/s%s; TTFT and E2E count from the scheduled time, so they include the wait",
+             m->schedule_lag_ms.p99, TC_SCHEDULE_LAG_LIMIT_MS, run->rate, cap);
+    return buf;
+}
+
 static void run_line(FILE *out, const tc_run_info *run)
 {
-    char date[40], version[4 * sizeof run->server_version];
-    fprintf(out, "status %s, started %s, concurrency %d, server version %s\n",
-            tc_run_status_name(run->status), date_text(run->created_wall_ns, date, sizeof date),
-            run->concurrency,
+    char date[40], version[4 * sizeof run->server_version], conc[32], load[200];
+    if (run->rate > 0) /* its shape gets a line of its own */
+        snprintf(conc, sizeof conc, "open loop");
+    else
+        snprintf(conc, sizeof conc, "concurrency %d", run->concurrency);
+    fprintf(out, "status %s, started %s, %s, server version %s\n", tc_run_status_name(run->status),
+            date_text(run->created_wall_ns, date, sizeof date), conc,
             run->server_version[0] ? tc_text_term(run->server_version, version, sizeof version)
                                    : "unknown");
+    if (run->rate > 0)
+        fprintf(out, "%-14s%s\n", "load", tc_report_load_text(run, load, sizeof load));
 }
 
 static void requests_lines(FILE *out, const tc_run_metrics *m)
@@ -102,6 +139,11 @@ static void latency_table(FILE *out, const tc_run_metrics *m)
     latency_row(out, "ITL (ms)", &m->itl_ms);
     latency_row(out, "TPOT (ms)", &m->tpot_ms);
     latency_row(out, "E2E (ms)", &m->e2e_ms);
+    if (!m->open_loop)
+        return;
+    latency_row(out, "Lag (ms)", &m->schedule_lag_ms);
+    fprintf(out, "(open loop: TTFT and E2E count from each request's scheduled send time; Lag is "
+                 "sent - scheduled)\n");
 }
 
 static void throughput_lines(FILE *out, const tc_run_metrics *m)
@@ -213,6 +255,9 @@ tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *
     requests_lines(out, m);
     fputc('\n', out);
     latency_table(out, m);
+    char warning[400];
+    if (tc_report_lag_warning(run, m, warning, sizeof warning))
+        fprintf(out, "WARNING %s\n", warning);
     fputc('\n', out);
     throughput_lines(out, m);
     window_lines(out, m);

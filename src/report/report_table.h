@@ -13,12 +13,24 @@
 
 /* Prints the summary of one run (about 80 columns): title, requests,
  * latency table (mean, stddev, min, p50, p90, p95, p99, max of TTFT, ITL,
- * TPOT, E2E in ms), throughput, tokens and their source, client and
+ * TPOT, E2E in ms; an open loop adds its load line, the schedule lag and
+ * the lag warning), throughput, tokens and their source, client and
  * server-reported decode speed, errors by kind. `color` is reserved (the
  * CLI passes 0 under NO_COLOR); no colour is written yet. Returns TC_OK,
  * TC_ERR_INVALID (a NULL argument) or TC_ERR_IO (the stream failed). */
 TC_MUST_CHECK tc_err tc_report_table(FILE *out, const tc_run_info *run, const tc_run_metrics *m,
                                      int color);
+
+/* The load's shape for people: "closed loop, concurrency 4", or an open
+ * loop's "poisson arrivals at 50 requests/s, seed 1, at most 8 in flight"
+ * (gamma: "gamma arrivals (burstiness 0.5) at ..."). Returns buf. */
+const char *tc_report_load_text(const tc_run_info *run, char *buf, size_t len);
+
+/* When an open loop's schedule lag p99 is above TC_SCHEDULE_LAG_LIMIT_MS:
+ * the warning (a sentence without a final newline: the client could not
+ * keep up, TTFT and E2E include the wait) in buf; else NULL. */
+const char *tc_report_lag_warning(const tc_run_info *run, const tc_run_metrics *m, char *buf,
+                                  size_t len);
 
 /* Prints a header line and one line per run: id, date (UTC), label, model,
  * endpoint, status, requests (completed/measured), output tokens/s, TTFT

@@ -39,6 +39,11 @@ typedef enum store_stmt {
     ST_COUNT
 } store_stmt;
 
+/* The schema version that added the load shape (runs.arrival and its
+ * companions, requests.sched_ns): a file opened read-only below it reads
+ * every run as a closed loop. */
+#define TC_SCHEMA_LOAD_SHAPE 8
+
 struct tc_store {
     sqlite3 *db;
     char *path;

@@ -14,6 +14,21 @@
     "ollama_load_ns, ollama_prompt_eval_ns, ollama_eval_ns, ollama_prompt_eval_count, "            \
     "ollama_eval_count, has_timings, timings_prompt_n, timings_predicted_n, timings_prompt_ms, "   \
     "timings_predicted_ms, timings_predicted_per_second, n_chunks, chunks"
+/* The intended send time follows: NULL (a closed loop's request, or a row
+ * from before TC_SCHEMA_LOAD_SHAPE) reads as the send time. */
+#define REQ_SCHED_NEW ", COALESCE(sched_ns, send_ns)"
+#define REQ_SCHED_OLD ", send_ns"
+
+/* "SELECT <REQ_COLS and the intended time> FROM requests WHERE run_id = ?1
+ * ORDER BY seq" for this file's schema (fixed for the handle's life). */
+static const char *req_select(const tc_store *s)
+{
+    static const char sql_new[] = "SELECT " REQ_COLS REQ_SCHED_NEW " FROM requests WHERE run_id = "
+                                  "?1 ORDER BY seq";
+    static const char sql_old[] = "SELECT " REQ_COLS REQ_SCHED_OLD " FROM requests WHERE run_id = "
+                                  "?1 ORDER BY seq";
+    return s->version >= TC_SCHEMA_LOAD_SHAPE ? sql_new : sql_old;
+}
 
 static tc_err check_enums(const tc_req_record *r, char *err, size_t errlen)
 {
@@ -90,6 +105,11 @@ static int bind_request(sqlite3_stmt *st, const tc_req_record *r, const uint8_t 
     c += 13;
     rc |= sqlite3_bind_int64(st, c++, (sqlite3_int64)r->n_chunks);
     rc |= sqlite3_bind_blob64(st, c++, len ? (const void *)blob : "", len, SQLITE_STATIC);
+    /* Sent when meant (a closed loop): NULL, which reads as the send time. */
+    if (r->sched_ns > 0 && r->sched_ns != r->send_ns)
+        rc |= sqlite3_bind_int64(st, c++, r->sched_ns);
+    else
+        rc |= sqlite3_bind_null(st, c++);
     return rc;
 }
 
@@ -112,9 +132,9 @@ static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *item
 {
     const tc_req_record *r = (const tc_req_record *)items + i;
     static const char sql[] =
-        "INSERT INTO requests (run_id, " REQ_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-        "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
-        "?27, ?28)";
+        "INSERT INTO requests (run_id, " REQ_COLS ", sched_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+        "?26, ?27, ?28, ?29)";
     size_t len;
     tc_err e = check_enums(r, err, errlen);
     if (e == TC_OK)
@@ -211,7 +231,8 @@ static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, int first_only, c
                        "request %lld: unknown error kind or token source", (long long)r->seq);
     sqlite3_int64 n = sqlite3_column_int64(st, c++);
     const uint8_t *blob = sqlite3_column_blob(st, c);
-    size_t len = (size_t)sqlite3_column_bytes(st, c);
+    size_t len = (size_t)sqlite3_column_bytes(st, c++);
+    r->sched_ns = sqlite3_column_int64(st, c);
     char why[160];
     tc_err e = n < 0        ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
                : first_only ? first_chunk(r, blob, len, n, why, sizeof why)
@@ -260,14 +281,13 @@ static tc_err grow(tc_req_record **recs, size_t n, size_t *cap, char *err, size_
 tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs, size_t *n,
                               char *err, size_t errlen)
 {
-    static const char sql[] = "SELECT " REQ_COLS " FROM requests WHERE run_id = ?1 ORDER BY seq";
     *recs = NULL;
     *n = 0;
     size_t cap = 0;
     sqlite3_stmt *st = NULL;
     tc_err e = check_run_exists(s, run_id, err, errlen);
     if (e == TC_OK)
-        e = tc_store_stmt(s, ST_REQ_LOAD, sql, &st, err, errlen);
+        e = tc_store_stmt(s, ST_REQ_LOAD, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
     sqlite3_bind_int64(st, 1, run_id);
@@ -303,11 +323,10 @@ tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
                              tc_err (*fn)(void *ctx, const tc_req_record *r), void *ctx, char *err,
                              size_t errlen)
 {
-    static const char sql[] = "SELECT " REQ_COLS " FROM requests WHERE run_id = ?1 ORDER BY seq";
     sqlite3_stmt *st = NULL;
     tc_err e = check_run_exists(s, run_id, err, errlen);
     if (e == TC_OK)
-        e = tc_store_stmt(s, ST_REQ_EACH, sql, &st, err, errlen);
+        e = tc_store_stmt(s, ST_REQ_EACH, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
     sqlite3_bind_int64(st, 1, run_id);

@@ -11,7 +11,7 @@
 /* The columns read into a tc_run_info by read_run, in its order, with the
  * schema version that brought each. A file opened read-only is not
  * migrated: a column it lacks reads as its default (an older run is in no
- * group, names no prompt set, had no SLO). s->version is fixed for the
+ * group, names no prompt set, had no SLO, ran a closed loop). s->version is fixed for the
  * handle's life, so each statement slot still gets one text. */
 typedef struct run_col {
     const char *name;
@@ -37,6 +37,11 @@ static const run_col run_cols[] = {
     {"run_group", 4, "''"},
     {"prompt_set", 4, "''"},
     {"slo", 6, "''"},
+    {"arrival", TC_SCHEMA_LOAD_SHAPE, "'closed'"},
+    {"arrival_rate", TC_SCHEMA_LOAD_SHAPE, "0"},
+    {"arrival_burstiness", TC_SCHEMA_LOAD_SHAPE, "0"},
+    {"arrival_seed", TC_SCHEMA_LOAD_SHAPE, "0"},
+    {"max_concurrency", TC_SCHEMA_LOAD_SHAPE, "0"},
 };
 #define N_RUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -75,6 +80,11 @@ static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
     rc |= tc_store_bind_field(st, 14, r->group, sizeof r->group);
     rc |= tc_store_bind_field(st, 15, r->prompt_set, sizeof r->prompt_set);
     rc |= tc_store_bind_field(st, 16, r->slo, sizeof r->slo);
+    rc |= sqlite3_bind_text(st, 17, tc_arrival_name(r->arrival), -1, SQLITE_STATIC);
+    rc |= sqlite3_bind_double(st, 18, r->rate);
+    rc |= sqlite3_bind_double(st, 19, r->burstiness);
+    rc |= sqlite3_bind_int64(st, 20, (sqlite3_int64)r->seed); /* read back as the same bits */
+    rc |= sqlite3_bind_int(st, 21, r->max_concurrency);
     return rc;
 }
 
@@ -83,12 +93,16 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
     static const char sql[] =
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
-        "max_tokens, run_group, prompt_set, slo) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, "
-        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+        "max_tokens, run_group, prompt_set, slo, arrival, arrival_rate, arrival_burstiness, "
+        "arrival_seed, max_concurrency) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
         return tc_fail(err, errlen, TC_ERR_INVALID, "run: unknown api %d", (int)info->api);
+    if ((unsigned)info->arrival >= TC_ARRIVAL_COUNT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "run: unknown arrival process %d",
+                       (int)info->arrival);
     if (info->created_wall_ns == 0)
         info->created_wall_ns = tc_wall_ns();
     char created[40];
@@ -219,6 +233,14 @@ static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t err
     tc_store_col_text(st, 14, out->group, sizeof out->group);
     tc_store_col_text(st, 15, out->prompt_set, sizeof out->prompt_set);
     tc_store_col_text(st, 16, out->slo, sizeof out->slo);
+    const char *arrival = (const char *)sqlite3_column_text(st, 17);
+    if (!arrival || tc_arrival_parse(arrival, &out->arrival) != 0)
+        return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown arrival process '%s'",
+                       (long long)out->id, arrival ? arrival : "");
+    out->rate = sqlite3_column_double(st, 18);
+    out->burstiness = sqlite3_column_double(st, 19);
+    out->seed = (uint64_t)sqlite3_column_int64(st, 20);
+    out->max_concurrency = sqlite3_column_int(st, 21);
     return TC_OK;
 }
 

@@ -113,6 +113,15 @@ static const char *const migrations[] = {
     " eos_note TEXT NOT NULL DEFAULT '',"
     " tokens_per_word REAL NOT NULL, overhead_tokens REAL NOT NULL,"
     " calibration TEXT NOT NULL);",
+    /* 8 (TC_SCHEMA_LOAD_SHAPE): the load's shape (closed loop: arrival
+     * 'closed', the rest 0), and each request's intended send time (NULL:
+     * its send time, as in a closed loop and every older row) */
+    "ALTER TABLE runs ADD COLUMN arrival TEXT NOT NULL DEFAULT 'closed';"
+    "ALTER TABLE runs ADD COLUMN arrival_rate REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN arrival_burstiness REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN arrival_seed INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN max_concurrency INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE requests ADD COLUMN sched_ns INTEGER;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

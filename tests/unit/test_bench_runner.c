@@ -1,7 +1,9 @@
 /* Unit tests of the load generator's hand-over of records: against the
  * simulator run in-process, a store that refuses batches for a while, a
  * store that never takes them, and a stop that must hand over everything
- * finished before the caller marks the run (a second Ctrl-C exits then). */
+ * finished before the caller marks the run (a second Ctrl-C exits then).
+ * Then its open loop: requests go out on the seeded schedule, each
+ * carrying its intended time, and late when --max-concurrency is full. */
 #include <pthread.h>
 #include <signal.h>
 #include <setjmp.h>
@@ -12,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 #include <cmocka.h>
 
+#include "bench/bench_arrival.h"
 #include "bench/bench_prompts.h"
 #include "bench/bench_runner.h"
 #include "core/tc_time.h"
@@ -189,6 +193,121 @@ static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **stat
     assert_true(k.taken - k.taken_at_stop <= f->cfg.concurrency);
 }
 
+/* Every record an open loop handed over, by seq. */
+typedef struct keeper {
+    int64_t n, warm;
+    int64_t sched[512], send[512], first_chunk[512];
+    int ok[512];
+} keeper;
+
+static int keep(void *ctx, const tc_req_record *recs, size_t n)
+{
+    keeper *k = ctx;
+    for (size_t i = 0; i < n; i++) {
+        const tc_req_record *r = &recs[i];
+        if (r->warmup) {
+            assert_int_equal(r->sched_ns, r->send_ns); /* warm-ups are a closed loop */
+            k->warm++;
+            continue;
+        }
+        int64_t j = r->seq - 1; /* after the one warm-up */
+        assert_true(j >= 0 && j < 512);
+        k->sched[j] = r->sched_ns;
+        k->send[j] = r->send_ns;
+        k->first_chunk[j] = r->n_chunks ? r->chunk_ns[0] : 0;
+        k->ok[j] = r->error == TC_REQ_OK;
+        k->n++;
+    }
+    return 0;
+}
+
+/* The intended times are the seeded schedule's, to the nanosecond of
+ * rounding, from the first measured request on; each went out at or after
+ * its time, and its TTFT counts from it. */
+static void an_open_loop_sends_on_its_schedule(void **state)
+{
+    fixture *f = *state;
+    keeper *k = calloc(1, sizeof *k);
+    f->cfg.requests = 120;
+    f->cfg.warmup = 1;
+    f->cfg.rate = 400;
+    f->cfg.arrival = TC_ARRIVAL_GAMMA;
+    f->cfg.burstiness = 0.5;
+    f->cfg.seed = 5;
+    f->cfg.concurrency = 10000; /* no cap: slots are made as needed */
+    f->cfg.on_batch = keep;
+    f->cfg.ctx = k;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+    assert_int_equal(res.measured, 120);
+    assert_int_equal(k->n, 120);
+    assert_int_equal(k->warm, 1);
+    tc_schedule s;
+    tc_schedule_init(&s, TC_ARRIVAL_GAMMA, 400, 0.5, 5);
+    double t = 0;
+    for (int i = 0; i < 120; i++) {
+        int64_t want = k->sched[0] + (int64_t)llround(t * 1e9);
+        if (llabs(k->sched[i] - want) > 1)
+            fail_msg("request %d: scheduled at +%lld ns, the schedule says +%lld", i,
+                     (long long)(k->sched[i] - k->sched[0]), (long long)(want - k->sched[0]));
+        t += tc_schedule_next_gap_s(&s);
+        assert_true(k->send[i] >= k->sched[i]);
+        assert_true(k->ok[i]);
+    }
+    free(k);
+}
+
+/* With one slot and requests due faster than the server answers, each
+ * waits for the one before: sent later and later, the wait counted. */
+static void a_full_max_concurrency_makes_requests_late(void **state)
+{
+    fixture *f = *state;
+    keeper *k = calloc(1, sizeof *k);
+    f->cfg.requests = 12;
+    f->cfg.warmup = 1;
+    f->cfg.rate = 200;      /* one every 5 ms; a request takes about 3 ms + 4 x 0.5 ms... */
+    f->cfg.max_tokens = 40; /* ...times 10: about 20 ms */
+    f->cfg.arrival = TC_ARRIVAL_CONSTANT;
+    f->cfg.concurrency = 1;
+    f->cfg.on_batch = keep;
+    f->cfg.ctx = k;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+    assert_int_equal(k->n, 12);
+    for (int i = 1; i < 12; i++) {
+        assert_int_equal(k->sched[i] - k->sched[i - 1], 5 * TC_NS_PER_MS); /* the schedule holds */
+        assert_true(k->send[i] >= k->send[i - 1]);
+        tc_req_record r = {.send_ns = k->send[i], .sched_ns = k->sched[i], .n_chunks = 1};
+        r.chunk_ns = &k->first_chunk[i];
+        assert_int_equal(tc_req_ttft_ns(&r), k->first_chunk[i] - k->sched[i]);
+    }
+    /* the last went out long after its time: the queue built up */
+    assert_true(k->send[11] - k->sched[11] > 50 * TC_NS_PER_MS);
+    free(k);
+}
+
+/* --duration ends the arrivals: those scheduled within it are sent. */
+static void an_open_loop_duration_ends_the_arrivals(void **state)
+{
+    fixture *f = *state;
+    keeper *k = calloc(1, sizeof *k);
+    f->cfg.duration_s = 0.25;
+    f->cfg.warmup = 1;
+    f->cfg.rate = 100;
+    f->cfg.arrival = TC_ARRIVAL_CONSTANT;
+    f->cfg.concurrency = 64;
+    f->cfg.on_batch = keep;
+    f->cfg.ctx = k;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+    assert_int_equal(k->n, 25); /* at 0, 10, ..., 240 ms */
+    assert_int_equal(k->sched[24] - k->sched[0], 240 * TC_NS_PER_MS);
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +316,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(a_stop_hands_over_what_finished_before_the_run_is_marked,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(an_open_loop_sends_on_its_schedule, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_full_max_concurrency_makes_requests_late, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(an_open_loop_duration_ends_the_arrivals, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,6 +208,57 @@ static void run_workload_shapes(void **state)
                              "--osl is the token limit)\n");
 }
 
+/* The open loop's options: each bad value or lone option is a usage
+ * error that names it and the fix; good ones land in run_args. */
+static void run_checks_open_loop_options(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[4];
+        int n;
+        const char *want;
+    } bad[] = {
+        {{"--rate", "0"}, 2, "truecost: run: --rate 0: must be above 0, e.g. --rate 10\n"},
+        {{"--rate", "-3"}, 2, "--rate -3: must be above 0"},
+        {{"--rate", "fast"}, 2, "--rate: 'fast' is not a number"},
+        {{"--rate", "5", "--burstiness", "0"}, 4, "--burstiness 0: must be above 0"},
+        {{"--rate", "5", "--arrival", "uniform"},
+         4,
+         "truecost: run: --arrival 'uniform': expected poisson, constant or gamma\n"},
+        {{"--rate", "5", "--arrival", "closed"}, 4, "--arrival 'closed': expected"},
+        {{"--rate", "5", "--burstiness", "0.5"}, 4, "give --arrival gamma too"},
+        {{"--arrival", "poisson"}, 2, "--arrival needs --rate"},
+        {{"--burstiness", "2"}, 2, "--burstiness needs --rate and --arrival gamma"},
+        {{"--max-concurrency", "4"}, 2, "--max-concurrency caps an open loop and needs --rate"},
+        {{"--rate", "5", "-c", "4"}, 4, "with --rate, cap them with --max-concurrency"},
+        {{"--rate", "5", "--max-concurrency", "0"}, 4, "--max-concurrency"},
+        {{"--seed", "-1"}, 2, "--seed"},
+    };
+    run_args a;
+    char err[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse_run(bad[i].args, bad[i].n, &a, err, sizeof err), -1);
+        if (!strstr(err, bad[i].want))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i].want);
+    }
+    const char *closed[] = {"http://127.0.0.1:1"};
+    assert_int_equal(parse_run(closed, 1, &a, err, sizeof err), 0);
+    assert_true(a.rate == 0 && a.arrival_kind == TC_ARRIVAL_CLOSED && a.concurrency == 1);
+    const char *poisson[] = {"--rate", "2.5"};
+    assert_int_equal(parse_run(poisson, 2, &a, err, sizeof err), 0);
+    assert_true(a.rate == 2.5 && a.arrival_kind == TC_ARRIVAL_POISSON && a.seed == 0);
+    assert_int_equal(a.max_concurrency, 0);
+    const char *gamma[] = {"--rate", "9",  "--arrival",         "gamma",
+                           "--seed", "77", "--max-concurrency", "3"};
+    assert_int_equal(parse_run(gamma, 8, &a, err, sizeof err), 0);
+    assert_true(a.arrival_kind == TC_ARRIVAL_GAMMA && a.burstiness == 1); /* vLLM's default */
+    assert_true(a.seed == 77 && a.max_concurrency == 3);
+    const char *bursty[] = {"--rate=9", "--arrival=gamma", "--burstiness=0.25"};
+    assert_int_equal(parse_run(bursty, 3, &a, err, sizeof err), 0);
+    assert_true(a.burstiness == 0.25);
+    assert_string_equal(err, "");
+}
+
 static int seen_calls;
 static int count_call(const char *value, void *ctx)
 {
@@ -274,7 +325,7 @@ int main(void)
         cmocka_unit_test(suggests_close_commands), cmocka_unit_test(parses_numbers_strictly),
         cmocka_unit_test(parses_listen_addresses), cmocka_unit_test(run_refuses_empty_label),
         cmocka_unit_test(run_checks_api_name),     cmocka_unit_test(run_workload_shapes),
-        cmocka_unit_test(parses_option_tables),
+        cmocka_unit_test(parses_option_tables),    cmocka_unit_test(run_checks_open_loop_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

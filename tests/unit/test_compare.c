@@ -460,6 +460,32 @@ static void differences_separate_hardware_from_warnings(void **state)
     json_decref(fb);
 }
 
+/* Two loads differ when the loop, the rate or the process does. */
+static void differences_name_the_load(void **state)
+{
+    (void)state;
+    tc_run_info a = base_run(), b = base_run();
+    b.arrival = TC_ARRIVAL_POISSON;
+    b.rate = 20;
+    json_t *d = tc_compare_differences(&a, &b, NULL, NULL);
+    json_t *x = field_of(d, "load");
+    assert_non_null(x);
+    assert_string_equal(json_string_value(json_object_get(x, "a")), "closed");
+    assert_string_equal(json_string_value(json_object_get(x, "b")), "poisson at 20 requests/s");
+    assert_true(json_is_false(json_object_get(x, "hardware")));
+    json_decref(d);
+    a = b;
+    a.arrival = TC_ARRIVAL_GAMMA;
+    a.burstiness = 0.5;
+    d = tc_compare_differences(&a, &b, NULL, NULL);
+    assert_string_equal(json_string_value(json_object_get(field_of(d, "load"), "a")),
+                        "gamma (burstiness 0.5) at 20 requests/s");
+    json_decref(d);
+    d = tc_compare_differences(&b, &b, NULL, NULL);
+    assert_null(field_of(d, "load"));
+    json_decref(d);
+}
+
 /* A side as tc_compare_platform_load leaves it, built here: a group of n
  * complete runs (n = 1: one run) with these throughputs. */
 static void make_side(tc_compare_platform *p, const char *label, const char *name,
@@ -571,6 +597,7 @@ int main(void)
         cmocka_unit_test(group_spread_and_noise_flag),
         cmocka_unit_test(cost_ratio_is_cost_b_over_cost_a),
         cmocka_unit_test(differences_separate_hardware_from_warnings),
+        cmocka_unit_test(differences_name_the_load),
         cmocka_unit_test(comparison_of_two_groups),
         cmocka_unit_test(same_runs_and_partial_runs_are_warned),
     };

@@ -343,6 +343,53 @@ static void invalid_arguments(void **state)
     tc_run_metrics_free(NULL);
 }
 
+/* An open loop: TTFT, E2E and the duration count from the intended time;
+ * the lag is summarised for every measured request, failed ones too; a
+ * closed loop's figures have no lag. */
+static void open_loop_counts_from_the_schedule(void **state)
+{
+    (void)state;
+    tc_req_record r[4];
+    const int64_t c1[] = {110, 120}, c2[] = {130, 140}, c3[] = {150};
+    req(&r[0], 0, 10, c1, 1, 20, 1, TC_TOKENS_USAGE, 5); /* warm-up, on time */
+    r[0].warmup = 1;
+    req(&r[1], 1, 100, c1, 2, 125, 2, TC_TOKENS_USAGE, 5); /* on time */
+    r[1].sched_ns = MS(100);
+    req(&r[2], 2, 105, c2, 2, 145, 2, TC_TOKENS_USAGE, 5); /* due at 101: 4 ms late */
+    r[2].sched_ns = MS(101);
+    req(&r[3], 3, 112, c3, 1, 160, 1, TC_TOKENS_USAGE, 5); /* due at 110: 2 ms late, failed */
+    r[3].sched_ns = MS(110);
+    r[3].error = TC_REQ_DISCONNECT;
+    tc_run_info run = {.arrival = TC_ARRIVAL_POISSON, .rate = 100};
+    tc_run_metrics m;
+    assert_int_equal(tc_run_metrics_compute(&run, r, 4, &m), TC_OK);
+    assert_true(m.open_loop);
+    assert_int_equal(m.schedule_lag_ms.n, 3);
+    assert_near(m.schedule_lag_ms.min, 0, EPS);
+    assert_near(m.schedule_lag_ms.p50, 2, EPS);
+    assert_near(m.schedule_lag_ms.max, 4, EPS);
+    assert_near(m.ttft_ms.min, 10, EPS);     /* 110 - 100 */
+    assert_near(m.ttft_ms.max, 29, EPS);     /* 130 - 101, not 130 - 105 */
+    assert_near(m.e2e_ms.max, 44, EPS);      /* 145 - 101 */
+    assert_near(m.duration_s, 0.060, EPS);   /* 100 -> 160 */
+    assert_true(tc_run_metrics_lagging(&m)); /* p99 about 4 ms */
+    tc_run_metrics_free(&m);
+
+    r[2].sched_ns = MS(105) - 500000; /* every lag within 1 ms... */
+    r[3].sched_ns = MS(112) - 999000;
+    assert_int_equal(tc_run_metrics_compute(&run, r, 4, &m), TC_OK);
+    assert_false(tc_run_metrics_lagging(&m)); /* ...no warning */
+    tc_run_metrics_free(&m);
+
+    tc_run_info closed = {0};
+    assert_int_equal(tc_run_metrics_compute(&closed, r, 4, &m), TC_OK);
+    assert_false(m.open_loop);
+    assert_int_equal(m.schedule_lag_ms.n, 0);
+    assert_false(tc_run_metrics_lagging(&m));
+    tc_run_metrics_free(&m);
+    clear_all(r, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +403,7 @@ int main(void)
         cmocka_unit_test(nothing_measured),
         cmocka_unit_test(single_token_has_no_tpot),
         cmocka_unit_test(invalid_arguments),
+        cmocka_unit_test(open_loop_counts_from_the_schedule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,15 @@ static tc_store *open_ok(const char *path, tc_store_mode mode)
     return s;
 }
 
+/* What TC_SCHEMA_LOAD_SHAPE (5) added, taken away again: with it, a file
+ * goes back to what version 4 wrote. */
+#define BACK_TO_V4                                                                                 \
+    "ALTER TABLE runs DROP COLUMN arrival; ALTER TABLE runs DROP COLUMN arrival_rate;"             \
+    "ALTER TABLE runs DROP COLUMN arrival_burstiness; ALTER TABLE runs DROP COLUMN arrival_seed;"  \
+    "ALTER TABLE runs DROP COLUMN max_concurrency; ALTER TABLE requests DROP COLUMN sched_ns;"     \
+    "DROP TABLE run_workloads; ALTER TABLE runs DROP COLUMN slo; DROP TABLE run_figures;"          \
+    "PRAGMA user_version = 4;"
+
 static tc_run_info sample_run(const char *label)
 {
     tc_run_info r;
@@ -168,6 +177,7 @@ static void assert_record_equal(const tc_req_record *a, const tc_req_record *b)
     assert_int_equal(a->warmup, b->warmup);
     assert_int_equal(a->send_ns, b->send_ns);
     assert_int_equal(a->send_wall_ns, b->send_wall_ns);
+    assert_int_equal(tc_req_start_ns(a), tc_req_start_ns(b)); /* 0 comes back as send_ns */
     assert_int_equal(a->end_ns, b->end_ns);
     assert_int_equal(a->http_status, b->http_status);
     assert_int_equal(a->error, b->error);
@@ -916,10 +926,8 @@ static void groups_round_trip_and_v3_migration(void **state)
 
     /* Back to what version 3 wrote, then open: the migration adds the
      * columns again and the runs are all there. */
-    raw_sql(t->db,
-            "DROP TABLE run_figures; ALTER TABLE runs DROP COLUMN slo; DROP INDEX runs_by_group;"
-            "ALTER TABLE runs DROP COLUMN run_group;"
-            "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    raw_sql(t->db, BACK_TO_V4 "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+                              "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     s = open_ok(t->db, TC_STORE_WRITE);
     tc_run_info info;
     assert_int_equal(tc_store_find_run(s, "solo", &info, err, sizeof err), TC_OK);
@@ -975,10 +983,8 @@ static void v3_file_reads_without_migrating(void **state)
     int64_t first = begin_run(s, "old-a");
     int64_t second = begin_run(s, "old-b");
     tc_store_close(s);
-    raw_sql(t->db,
-            "DROP TABLE run_figures; ALTER TABLE runs DROP COLUMN slo; DROP INDEX runs_by_group;"
-            "ALTER TABLE runs DROP COLUMN run_group;"
-            "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
+    raw_sql(t->db, BACK_TO_V4 "DROP INDEX runs_by_group; ALTER TABLE runs DROP COLUMN run_group;"
+                              "ALTER TABLE runs DROP COLUMN prompt_set; PRAGMA user_version = 3;");
     size_t len;
     unsigned char *before = slurp(t->db, &len);
 
@@ -1068,7 +1074,8 @@ static void varied_records(tc_req_record r[5])
              "HTTP 503: '%s' \xff not UTF-8 \"quoted\"", "busy");
     r[1].output_source = TC_TOKENS_NONE;
 
-    make_record(&r[2], 2, 100000); /* a long generation */
+    make_record(&r[2], 2, 100000); /* a long generation, sent 5 ms after its schedule */
+    r[2].sched_ns = r[2].send_ns - 5000000;
     r[2].server = (tc_server_report){.has_timings = 1,
                                      .prompt_n = 12,
                                      .predicted_n = 100000,
@@ -1136,6 +1143,105 @@ static void requests_round_trip_every_field(void **state)
     tc_store_free_requests(NULL, 0);
     tc_store_close(s);
     free_records(in, 5);
+}
+
+/* An open loop's shape comes back as stored; a closed loop reads as one;
+ * a request sent on time stores no intended time (NULL), a late one does. */
+static void load_shape_round_trips(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t closed = begin_run(s, "closed");
+    tc_run_info open = sample_run("open");
+    open.arrival = TC_ARRIVAL_GAMMA;
+    open.rate = 12.5;
+    open.burstiness = 0.25;
+    open.seed = (uint64_t)INT64_MAX;
+    open.max_concurrency = 3;
+    assert_int_equal(tc_store_run_begin(s, &open, err, sizeof err), TC_OK);
+    tc_req_record r[2];
+    make_record(&r[0], 0, 2); /* on time: sched_ns 0 */
+    make_record(&r[1], 1, 2);
+    r[1].sched_ns = r[1].send_ns - 2500000;
+    assert_int_equal(tc_store_add_requests(s, open.id, r, 2, err, sizeof err), TC_OK);
+    tc_run_info bad = sample_run("bad");
+    bad.arrival = TC_ARRIVAL_COUNT;
+    assert_int_equal(tc_store_run_begin(s, &bad, err, sizeof err), TC_ERR_INVALID);
+    tc_store_close(s);
+
+    s = open_ok(t->db, TC_STORE_READ);
+    tc_run_info info;
+    assert_int_equal(tc_store_find_run(s, "open", &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.arrival, TC_ARRIVAL_GAMMA);
+    assert_true(info.rate == 12.5 && info.burstiness == 0.25);
+    assert_true(info.seed == (uint64_t)INT64_MAX);
+    assert_int_equal(info.max_concurrency, 3);
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)closed);
+    assert_int_equal(tc_store_find_run(s, id, &info, err, sizeof err), TC_OK);
+    assert_int_equal(info.arrival, TC_ARRIVAL_CLOSED);
+    assert_true(info.rate == 0 && info.max_concurrency == 0 && info.seed == 0);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(s, open.id, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0].sched_ns, out[0].send_ns);
+    assert_int_equal(out[1].sched_ns, r[1].send_ns - 2500000);
+    assert_int_equal(tc_req_ttft_ns(&out[1]), 20000000 + 2500000);
+    tc_store_free_requests(out, n);
+    tc_store_close(s);
+
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT sched_ns IS NULL FROM requests ORDER BY seq", -1, &st, NULL),
+        SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free_records(r, 2);
+}
+
+/* A file from before the load shape: read-only it reads as closed loops
+ * sent on time, untouched; opened for writing it migrates and reads the
+ * same. */
+static void v4_file_reads_as_closed_loops(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "old");
+    tc_req_record r;
+    make_record(&r, 0, 3);
+    assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    raw_sql(t->db, BACK_TO_V4);
+    size_t len;
+    unsigned char *before = slurp(t->db, &len);
+    for (int pass = 0; pass < 2; pass++) {
+        s = open_ok(t->db, pass ? TC_STORE_WRITE : TC_STORE_READ);
+        tc_run_info info;
+        assert_int_equal(tc_store_find_run(s, "old", &info, err, sizeof err), TC_OK);
+        assert_int_equal(info.arrival, TC_ARRIVAL_CLOSED);
+        assert_true(info.rate == 0);
+        tc_req_record *out = NULL;
+        size_t n = 0;
+        if (tc_store_load_requests(s, run, &out, &n, err, sizeof err) != TC_OK)
+            fail_msg("load_requests on a v4 file: %s", err);
+        assert_int_equal(n, 1);
+        assert_int_equal(out[0].sched_ns, r.send_ns);
+        tc_store_free_requests(out, n);
+        tc_store_close(s);
+        if (pass == 0)
+            assert_unchanged(t->db, before, len);
+    }
+    free(before);
+    tc_req_record_clear(&r);
 }
 
 static void chunks_are_stored_compactly(void **state)
@@ -1281,6 +1387,8 @@ int main(void)
         T(v3_file_reads_without_migrating),
         T(figures_kept_by_version),
         T(requests_round_trip_every_field),
+        T(load_shape_round_trips),
+        T(v4_file_reads_as_closed_loops),
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
         T(insert_speed),
