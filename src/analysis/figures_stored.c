@@ -65,6 +65,7 @@ static const field fields[] = {
     L(window.completed),
     D(window.output_tokens_per_s),
     D(window.requests_per_s),
+    D(window.arrival_rate),
     I(has_slo),
     L(goodput.measured),
     L(goodput.good),

@@ -30,6 +30,9 @@ static void note_arrival(tc_steady *w, int64_t t)
 static int settle_open(tc_steady *w)
 {
     size_t k = (w->n_sched + 9) / 10; /* the first 10%, rounded up */
+    if (w->n_sched >= 2 && w->sched[w->n_sched - 1] > w->sched[0])
+        w->arrival_rate =
+            (double)(w->n_sched - 1) / ((double)(w->sched[w->n_sched - 1] - w->sched[0]) / 1e9);
     if (w->n_sched < 2 || k >= w->n_sched)
         return 0;
     w->from = w->sched[k - 1];

@@ -31,6 +31,9 @@ typedef struct tc_steady {
     double output_tokens; /* arrived inside the window */
     int64_t completed;    /* requests that ended inside it */
     double output_tokens_per_s, requests_per_s;
+    /* Open loop: the rate the schedule actually offered, (arrivals - 1)
+     * over the first to the last intended time; 0 otherwise. */
+    double arrival_rate;
 
     /* Internal. */
     int conc, n_first, n_ends, next, failed, open_loop;

@@ -17,6 +17,7 @@
 #include "report/report_group.h"
 #include "report/report_json.h"
 #include "report/report_run.h"
+#include "report/report_sweep.h"
 #include "report/report_table.h"
 
 int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
@@ -201,6 +202,23 @@ int tc_cmd_runs(int argc, char **argv)
 
 /* ---- show ---------------------------------------------------------------- */
 
+/* A stored sweep: its points' table (or document) and knee. */
+static int print_sweep(tc_store *st, const tc_runset *set, int json)
+{
+    tc_sweep_point *pts = NULL;
+    char err[512];
+    if (tc_cli_check(tc_sweep_load(st, set, &pts, err, sizeof err), err))
+        return TC_EXIT_RUNTIME;
+    tc_sweep_view v = {.name = set->name,
+                       .slo = set->runs[0].slo[0] ? set->runs[0].slo : NULL,
+                       .points = pts,
+                       .n = set->n};
+    int code = json ? tc_cli_emit_json("sweep", tc_report_sweep_json(&v))
+                    : tc_cli_check(tc_report_sweep_text(stdout, &v), NULL);
+    free(pts);
+    return code;
+}
+
 int tc_cmd_show(int argc, char **argv)
 {
     read_args a;
@@ -225,7 +243,9 @@ int tc_cmd_show(int argc, char **argv)
         tc_cli_error("show: --slo takes one run; '%s' is a group of %zu (show each run)", a.run,
                      set.n);
         code = TC_EXIT_USAGE;
-    } else if (!code && set.is_group)
+    } else if (!code && set.is_group && strcmp(set.runs[0].group_kind, "sweep") == 0)
+        code = print_sweep(st, &set, a.json);
+    else if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)
         code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0, a.slo ? &slo : NULL);

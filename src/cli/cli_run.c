@@ -172,24 +172,6 @@ static int check_group(const run_args *a, tc_store *st, char *group, size_t len)
 
 /* ---- what measure/ says ---------------------------------------------------- */
 
-/* The workload, found and loaded once for every repetition, and what the
- * callbacks print with. */
-typedef struct run_plan {
-    const run_args *a;
-    tc_endpoint ep;
-    tc_probe probe;
-    tc_api api;
-    char model[256];
-    const char *key;
-    tc_prompts prompts;
-    tc_run_workload shape; /* of synthetic prompts (a->isl > 0) */
-    char group[128];
-    tc_store *store;
-    int progress;        /* a progress line on stderr */
-    int code;            /* the worst exit status so far */
-    int64_t runs_stored; /* by this process */
-} run_plan;
-
 /* Synthetic prompts: calibrated against the server, then made. Prints
  * the calibration and why EOS cannot be ignored, when it cannot. */
 static int prepare_workload(run_plan *p)
@@ -312,8 +294,10 @@ static void store_older_figures(tc_store *st)
 
 /* A measured run: what went wrong, then its summary (nothing with
  * --repeat: the group is printed at the end). */
-static int measured(const run_plan *p, const tc_measure_outcome *o)
+static int measured(run_plan *p, const tc_measure_outcome *o)
 {
+    p->last = o->info;
+    p->has_last = 1;
     if (o->samples_dropped) /* said, never silent: the energy figures then miss them */
         fprintf(stderr,
                 "truecost: telemetry: %llu samples were dropped (the results "
@@ -333,7 +317,8 @@ static int measured(const run_plan *p, const tc_measure_outcome *o)
     store_figures(p->store, &o->info);
     /* A stopped run's cut-off requests are no error rate: it says it was
      * interrupted, and exits as a stopped run does. */
-    int code = tc_cli_print_run(p->store, &o->info, p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
+    int code = tc_cli_print_run(p->store, &o->info,
+                                p->quiet || p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
                                 o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
     if (o->load.interrupted)
         return signal_exit();
@@ -378,6 +363,9 @@ static int measure_all(run_plan *p)
         .label = a->label,
         .group = p->group,
         .slo = a->slo[0] ? a->slo : NULL,
+        .group_kind = p->group_kind,
+        .group_runs_before = p->group_runs_before,
+        .gpus = p->gpus,
         .repeat = (int)a->repeat,
         .simulated = p->probe.simulated,
         .server_version = p->probe.server_version,
@@ -418,6 +406,41 @@ static int print_group(const run_plan *p)
     return code;
 }
 
+int tc_cli_run_open(run_args *a, run_plan *p)
+{
+    p->a = a;
+    p->progress = !a->no_progress && isatty(STDERR_FILENO);
+    int code = enough_files(a) < 0 ? TC_EXIT_USAGE : 0;
+    if (!code)
+        code = find_endpoint(a, &p->ep);
+    if (!code && api_key(a, &p->ep, &p->key) < 0)
+        code = TC_EXIT_USAGE;
+    if (!code && load_prompts(a, &p->prompts) < 0)
+        code = TC_EXIT_USAGE;
+    if (!code)
+        code = find_server(a, p->key, &p->ep, &p->probe, &p->api, p->model, sizeof p->model);
+    if (!code)
+        code = prepare_workload(p);
+    if (!code)
+        code = tc_cli_open_store(a->db, TC_STORE_WRITE, &p->store);
+    return code;
+}
+
+int tc_cli_run_measure(run_plan *p)
+{
+    p->code = 0;
+    return measure_all(p);
+}
+
+void tc_cli_run_close(run_plan *p, int code)
+{
+    if (p->store && p->runs_stored && code < TC_EXIT_SIGINT)
+        store_older_figures(p->store);
+    tc_store_close(p->store);
+    tc_prompts_free(&p->prompts);
+    tc_probe_free(&p->probe);
+}
+
 int tc_cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -427,20 +450,8 @@ int tc_cmd_run(int argc, char **argv)
         tc_cli_help("run", stdout);
         return TC_EXIT_OK;
     }
-    run_plan p = {.a = &a, .progress = !a.no_progress && isatty(STDERR_FILENO)};
-    int code = enough_files(&a) < 0 ? TC_EXIT_USAGE : 0;
-    if (!code)
-        code = find_endpoint(&a, &p.ep);
-    if (!code && api_key(&a, &p.ep, &p.key) < 0)
-        code = TC_EXIT_USAGE;
-    if (!code && load_prompts(&a, &p.prompts) < 0)
-        code = TC_EXIT_USAGE;
-    if (!code)
-        code = find_server(&a, p.key, &p.ep, &p.probe, &p.api, p.model, sizeof p.model);
-    if (!code)
-        code = prepare_workload(&p);
-    if (!code)
-        code = tc_cli_open_store(a.db, TC_STORE_WRITE, &p.store);
+    run_plan p = {0};
+    int code = tc_cli_run_open(&a, &p);
     if (!code)
         code = check_group(&a, p.store, p.group, sizeof p.group);
     if (!code) {
@@ -450,11 +461,7 @@ int tc_cmd_run(int argc, char **argv)
             if (!code)
                 code = g;
         }
-        if (code < TC_EXIT_SIGINT)
-            store_older_figures(p.store);
     }
-    tc_store_close(p.store);
-    tc_prompts_free(&p.prompts);
-    tc_probe_free(&p.probe);
+    tc_cli_run_close(&p, code);
     return code;
 }

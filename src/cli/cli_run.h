@@ -2,7 +2,11 @@
 #ifndef TC_CLI_RUN_H
 #define TC_CLI_RUN_H
 
+#include "bench/bench_probe.h"
+#include "bench/bench_prompts.h"
+#include "bench/bench_url.h"
 #include "record/record.h"
+#include "store/store.h"
 #include "telemetry/telem.h"
 
 typedef struct run_args {
@@ -33,5 +37,43 @@ typedef struct run_args {
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints
  * the error and returns -1 on a usage error; else 0. */
 int tc_cli_run_parse_args(int argc, char **argv, run_args *a);
+
+/* The workload, found and loaded once for every repetition, and what the
+ * callbacks print with. */
+typedef struct run_plan {
+    const run_args *a;
+    tc_endpoint ep;
+    tc_probe probe;
+    tc_api api;
+    char model[256];
+    const char *key;
+    tc_prompts prompts;
+    tc_run_workload shape; /* of synthetic prompts (a->isl > 0) */
+    char group[128];
+    tc_store *store;
+    int progress;        /* a progress line on stderr */
+    int code;            /* the worst exit status so far */
+    int64_t runs_stored; /* by this process */
+    /* For sweep: no summary per run, the kind and GPUs stored with each,
+     * and the last run stored. */
+    int quiet;
+    const char *group_kind;
+    int gpus;
+    int64_t group_runs_before;
+    tc_run_info last;
+    int has_last;
+} run_plan;
+
+/* Everything before the measuring: the endpoint, the API key, the prompts,
+ * the server, a synthetic workload, the store (a writer). 0, or the exit
+ * status after saying why; tc_cli_run_close either way. */
+int tc_cli_run_open(run_args *a, run_plan *p);
+
+/* Measures p->a's workload (p->group set: its group) and stores each run;
+ * the exit status (the worst of the runs). */
+int tc_cli_run_measure(run_plan *p);
+
+/* Stores the figures of older runs once, closes the store, frees. */
+void tc_cli_run_close(run_plan *p, int code);
 
 #endif

@@ -60,6 +60,9 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     snprintf(info->group, sizeof info->group, "%s", cfg->group ? cfg->group : "");
     snprintf(info->prompt_set, sizeof info->prompt_set, "%s", prompt_set);
     snprintf(info->slo, sizeof info->slo, "%s", cfg->slo ? cfg->slo : "");
+    snprintf(info->group_kind, sizeof info->group_kind, "%s",
+             cfg->group_kind ? cfg->group_kind : "");
+    info->gpus = cfg->gpus;
     if (w->rate > 0) { /* an open loop; a closed one stays all zero */
         info->arrival = w->arrival;
         info->rate = w->rate;
@@ -177,9 +180,10 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     }
     /* A group's runs are counted and stored in one transaction: two runs
      * given the same --label at once cannot merge into one group. */
-    o->rc = o->info.group[0]
-                ? tc_store_run_begin_group(c->store, &o->info, (size_t)rep, o->err, sizeof o->err)
-                : tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
+    o->rc = o->info.group[0] ? tc_store_run_begin_group(c->store, &o->info,
+                                                        (size_t)(c->cfg->group_runs_before + rep),
+                                                        o->err, sizeof o->err)
+                             : tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
     if (o->rc != TC_OK) {
         free(environment);
         o->stage = TC_MEASURE_BEGIN;

@@ -31,6 +31,9 @@ typedef struct tc_measure_config {
     const char *label;          /* the run's label; NULL: none, or the group's name */
     const char *group;          /* the group of every run (NULL: not grouped) */
     const char *slo;            /* the objectives stored with each run (NULL: none) */
+    const char *group_kind;     /* "sweep", or NULL (a --repeat group, or none) */
+    int64_t group_runs_before;  /* the group's runs stored before these (a sweep's points) */
+    int gpus;                   /* sweep --gpus, stored; 0: not given */
     int repeat;                 /* runs to make, one after another; < 1 counts as 1 */
     int simulated;              /* what the server said of itself, stored with the run */
     const char *server_version; /* NULL: unknown */

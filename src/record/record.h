@@ -176,6 +176,11 @@ typedef struct tc_run_info {
     double burstiness; /* the gamma shape; 0 unless arrival is GAMMA */
     uint64_t seed;
     int max_concurrency;
+    /* Schema 9: what kind of group the run belongs to ("sweep"; "" for a
+     * --repeat group or none) and the GPUs its throughput is shared by
+     * (sweep --gpus; 0 = not given: the GPUs its telemetry saw, else 1). */
+    char group_kind[16];
+    int gpus;
 } tc_run_info;
 
 /* Schema 5: the workload shape of a run made of synthetic prompts (run

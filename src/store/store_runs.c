@@ -42,6 +42,8 @@ static const run_col run_cols[] = {
     {"arrival_burstiness", TC_SCHEMA_LOAD_SHAPE, "0"},
     {"arrival_seed", TC_SCHEMA_LOAD_SHAPE, "0"},
     {"max_concurrency", TC_SCHEMA_LOAD_SHAPE, "0"},
+    {"group_kind", 9, "''"},
+    {"gpus", 9, "0"},
 };
 #define N_RUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -85,6 +87,8 @@ static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
     rc |= sqlite3_bind_double(st, 19, r->burstiness);
     rc |= sqlite3_bind_int64(st, 20, (sqlite3_int64)r->seed); /* read back as the same bits */
     rc |= sqlite3_bind_int(st, 21, r->max_concurrency);
+    rc |= tc_store_bind_field(st, 22, r->group_kind, sizeof r->group_kind);
+    rc |= sqlite3_bind_int(st, 23, r->gpus);
     return rc;
 }
 
@@ -94,8 +98,8 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
         "max_tokens, run_group, prompt_set, slo, arrival, arrival_rate, arrival_burstiness, "
-        "arrival_seed, max_concurrency) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-        "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+        "arrival_seed, max_concurrency, group_kind, gpus) VALUES (?1, 'running', ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
@@ -241,6 +245,8 @@ static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t err
     out->burstiness = sqlite3_column_double(st, 19);
     out->seed = (uint64_t)sqlite3_column_int64(st, 20);
     out->max_concurrency = sqlite3_column_int(st, 21);
+    tc_store_col_text(st, 22, out->group_kind, sizeof out->group_kind);
+    out->gpus = sqlite3_column_int(st, 23);
     return TC_OK;
 }
 

@@ -111,6 +111,7 @@ static tc_store *open_ok(const char *path, tc_store_mode mode)
     "ALTER TABLE runs DROP COLUMN arrival_burstiness; ALTER TABLE runs DROP COLUMN arrival_seed;"  \
     "ALTER TABLE runs DROP COLUMN max_concurrency; ALTER TABLE requests DROP COLUMN sched_ns;"     \
     "DROP TABLE run_workloads; ALTER TABLE runs DROP COLUMN slo; DROP TABLE run_figures;"          \
+    "ALTER TABLE runs DROP COLUMN group_kind; ALTER TABLE runs DROP COLUMN gpus;"                  \
     "PRAGMA user_version = 4;"
 
 static tc_run_info sample_run(const char *label)

@@ -1,0 +1,143 @@
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GPUs given with the sweep, else those its telemetry sampled, else 1. */
+static int gpus_of(const tc_figures *f)
+{
+    if (f->run.gpus > 0)
+        return f->run.gpus;
+    int n = 0;
+    for (int d = 0; d < f->e.n; d++)
+        n += f->e.dev[d].dev.info.kind == TC_TELEM_GPU;
+    return n > 0 ? n : 1;
+}
+
+static void throughput(const tc_figures *f, tc_sweep_point *p)
+{
+    const tc_run_metrics *m = &f->m;
+    p->steady = m->window.has_window;
+    p->arrival_rate = m->window.arrival_rate;
+    p->has_rates = p->steady || m->has_duration;
+    p->requests_per_s = p->steady && !p->open_loop ? m->window.requests_per_s : m->requests_per_s;
+    p->output_tokens_per_s = f->cost_in.output_tokens_per_s;
+    /* Total at the window's output rate, in the run's prompt/output mix. */
+    p->has_total = p->has_rates && m->has_prompt_tokens && m->output_tokens > 0;
+    if (p->has_total)
+        p->total_tokens_per_s = p->output_tokens_per_s *
+                                (double)(m->output_tokens + m->prompt_tokens) /
+                                (double)m->output_tokens;
+    p->gpus = gpus_of(f);
+    p->tokens_per_s_per_gpu = p->output_tokens_per_s / p->gpus;
+}
+
+static void latency(const tc_run_metrics *m, tc_sweep_point *p)
+{
+    p->has_ttft = m->ttft_ms.n > 0;
+    p->ttft_p50 = m->ttft_ms.p50;
+    p->ttft_p99 = m->ttft_ms.p99;
+    p->has_tpot = m->tpot_ms.n > 0;
+    p->tpot_p50 = m->tpot_ms.p50;
+    p->tpot_p99 = m->tpot_ms.p99;
+    p->has_interactivity = p->has_tpot && m->tpot_ms.p50 > 0;
+    p->interactivity = p->has_interactivity ? 1000.0 / m->tpot_ms.p50 : 0;
+}
+
+static void energy(const tc_figures *f, tc_sweep_point *p)
+{
+    p->has_watts = f->cost_in.has_power && f->e.n > 0;
+    p->watts = f->cost_in.busy_power_w;
+    p->has_jpt = f->e.has_total && f->e.joules_per_token > 0;
+    p->joules_per_output_token = f->e.joules_per_token;
+}
+
+void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
+{
+    const tc_run_metrics *m = &f->m;
+    memset(out, 0, sizeof *out);
+    out->run_id = f->run.id;
+    out->simulated = f->run.simulated || m->simulated;
+    out->open_loop = f->run.rate > 0;
+    out->concurrency = f->run.concurrency;
+    out->rate = f->run.rate;
+    throughput(f, out);
+    latency(m, out);
+    energy(f, out);
+    out->has_goodput = m->has_slo;
+    out->good_requests_per_s = m->goodput.requests_per_s;
+    out->good_output_tokens_per_s = m->goodput.output_tokens_per_s;
+    out->attainment = m->goodput.attainment;
+    out->measured = m->requests.measured;
+    out->failed = m->requests.failed;
+    out->error_rate = tc_run_metrics_error_rate(m);
+}
+
+tc_err tc_sweep_load(tc_store *st, const tc_runset *set, tc_sweep_point **pts, char *err,
+                     size_t errlen)
+{
+    *pts = calloc(set->n ? set->n : 1, sizeof **pts);
+    if (!*pts)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < set->n; i++) {
+        tc_figures f;
+        tc_err rc = tc_figures_load(st, &set->runs[i], TC_FIGURES_SUMMARY, &f, err, errlen);
+        if (rc != TC_OK) {
+            free(*pts);
+            *pts = NULL;
+            return rc;
+        }
+        tc_sweep_point_of(&f, &(*pts)[i]);
+        tc_figures_free(&f);
+    }
+    return TC_OK;
+}
+
+int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why)
+{
+    for (size_t i = 1; i < n; i++) {
+        const tc_sweep_point *a = &p[i - 1], *b = &p[i];
+        const char *reason = NULL;
+        if (a->has_goodput && b->has_goodput && b->good_requests_per_s < a->good_requests_per_s)
+            reason = "goodput falls after it";
+        else if (a->has_ttft && b->has_ttft && b->ttft_p99 > 2 * a->ttft_p99)
+            reason = "TTFT p99 more than doubles after it";
+        else if (a->has_tpot && b->has_tpot && b->tpot_p99 > 2 * a->tpot_p99)
+            reason = "TPOT p99 more than doubles after it";
+        if (reason) {
+            if (why)
+                *why = reason;
+            return (int)i - 1;
+        }
+    }
+    if (why)
+        *why = NULL;
+    return -1;
+}
+
+static int short_of_rate(const tc_sweep_point *p)
+{
+    double offered = p->arrival_rate > 0 ? p->arrival_rate : p->rate;
+    return p->open_loop && p->has_rates && p->requests_per_s < TC_SWEEP_SATURATED * offered;
+}
+
+tc_sweep_stop tc_sweep_should_stop(const tc_sweep_point *p, size_t n)
+{
+    if (n == 0)
+        return TC_SWEEP_GO;
+    if (p[n - 1].error_rate > TC_SWEEP_MAX_ERROR_RATE)
+        return TC_SWEEP_STOP_ERRORS;
+    if (n >= 2 && short_of_rate(&p[n - 1]) && short_of_rate(&p[n - 2]))
+        return TC_SWEEP_STOP_SATURATED;
+    return TC_SWEEP_GO;
+}
+
+int tc_sweep_rates_between(double lo, double hi, int n, double *out)
+{
+    if (n < 2 || !isfinite(lo) || !isfinite(hi) || !(lo > 0) || !(hi > lo))
+        return 0;
+    for (int i = 0; i < n; i++)
+        out[i] = lo + (hi - lo) * (double)i / (double)(n - 1);
+    return n;
+}

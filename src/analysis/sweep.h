@@ -1,0 +1,83 @@
+/* A load sweep: one stored run per operating point (a concurrency of a
+ * closed loop, or a rate of an open one), read as throughput and latency
+ * against offered load, the way InferenceX, GuideLLM and `vllm bench
+ * serve` read them, with the energy on each point's steady-state window.
+ *
+ * Per point: offered load; achieved requests/s and output and total
+ * tokens/s over the steady-state window (the whole run when it reached
+ * none); tokens/s per GPU; interactivity = 1000 / median TPOT (tokens/s
+ * per user); TTFT and TPOT p50/p99; goodput and attainment under the run's
+ * SLO; watts and J per output token over the window. */
+#ifndef TC_SWEEP_H
+#define TC_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/figures.h"
+
+/* A point stops the sweep going up when more than this fraction of its
+ * measured requests failed, */
+#define TC_SWEEP_MAX_ERROR_RATE 0.05
+/* or (rates) when it achieved less than this share of the rate its
+ * arrivals offered, twice in a row: the server is saturated. */
+#define TC_SWEEP_SATURATED 0.9
+
+typedef struct tc_sweep_point {
+    int64_t run_id;
+    int simulated;
+    int open_loop;   /* offered as a rate; else as a concurrency */
+    int concurrency; /* closed loop */
+    double rate;     /* open loop, requests/s */
+    int steady;      /* the figures are the steady-state window's */
+    /* Open loop: the rate its schedule actually offered (Poisson arrivals
+     * stray from the nominal rate), and requests/s is what it achieved:
+     * completed over first intended send to last end, which falls behind
+     * the arrivals only when the server does. */
+    double arrival_rate;
+    int has_rates;
+    double requests_per_s, output_tokens_per_s;
+    int has_total;
+    double total_tokens_per_s;
+    int gpus; /* given, else the GPUs its telemetry saw, else 1 */
+    double tokens_per_s_per_gpu;
+    int has_interactivity;
+    double interactivity; /* 1000 / TPOT p50 */
+    int has_ttft, has_tpot;
+    double ttft_p50, ttft_p99, tpot_p50, tpot_p99; /* ms */
+    int has_goodput;
+    double good_requests_per_s, good_output_tokens_per_s, attainment;
+    int has_watts, has_jpt;
+    double watts, joules_per_output_token;
+    int64_t measured, failed;
+    double error_rate;
+} tc_sweep_point;
+
+/* The point of one run's figures (loaded at any depth). */
+void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out);
+
+/* Loads the points of a sweep's runs (a group, oldest first) into a new
+ * array *pts of set->n (free() it). The store's errors, with err. */
+TC_MUST_CHECK tc_err tc_sweep_load(tc_store *st, const tc_runset *set, tc_sweep_point **pts,
+                                   char *err, size_t errlen);
+
+/* The knee: the last point before goodput falls, or before TTFT or TPOT
+ * p99 more than doubles, walking up the offered load. Its index, or -1
+ * when neither happens. *why (may be NULL) says which. */
+int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why);
+
+typedef enum tc_sweep_stop {
+    TC_SWEEP_GO = 0,
+    TC_SWEEP_STOP_ERRORS,   /* the last point's error rate is over the limit */
+    TC_SWEEP_STOP_SATURATED /* the last two rate points fell short of their rate */
+} tc_sweep_stop;
+
+/* Whether the sweep should stop going up after the last of n points. */
+tc_sweep_stop tc_sweep_should_stop(const tc_sweep_point *p, size_t n);
+
+/* n rates evenly spaced over [lo, hi] (GuideLLM's "auto": from the
+ * synchronous rate to the maximum throughput), ascending, into out.
+ * Returns n, or 0 when lo and hi give no range (hi <= lo or not finite). */
+int tc_sweep_rates_between(double lo, double hi, int n, double *out);
+
+#endif

@@ -1,0 +1,315 @@
+/* truecost sweep: one stored run per operating point (concurrencies of a
+ * closed loop, or rates of an open one), as a group of kind "sweep"; a
+ * progress line per point, the table (or document) at the end. Every other
+ * option is run's, parsed by run's parser. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/sweep.h"
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_run.h"
+#include "report/report_sweep.h"
+
+#define MAX_POINTS 64
+#define DEFAULT_AUTO_POINTS 8
+
+typedef struct sweep_args {
+    const char *concurrency, *rates, *arrival;
+    long long gpus, points, max_concurrency;
+    tc_arrival arrival_kind;
+    int n;
+    double values[MAX_POINTS]; /* the concurrencies or rates, ascending */
+    int by_rate, auto_rates;
+} sweep_args;
+
+/* "1,2,4": positive numbers, ascending, integers for concurrencies. */
+static int parse_list(const char *opt, const char *text, int integers, sweep_args *s)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    s->n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double v = strtod(t, &end);
+        if (*end || !(v > 0) || !isfinite(v) || (integers && (v != floor(v) || v > 10000)) ||
+            s->n == MAX_POINTS || (s->n && v <= s->values[s->n - 1])) {
+            tc_cli_error("sweep: %s '%s': expected up to %d ascending %s above 0, e.g. %s", opt,
+                         text, MAX_POINTS, integers ? "whole numbers (at most 10000)" : "numbers",
+                         integers ? "1,2,4,8" : "2,4,8");
+            return -1;
+        }
+        s->values[s->n++] = v;
+    }
+    return s->n ? 0 : -1;
+}
+
+/* Takes out sweep's own options; the rest goes to run's parser. */
+static int split_args(int argc, char **argv, sweep_args *s, char **rest, int *n_rest)
+{
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("concurrency", 'c', &s->concurrency),
+        TC_OPT_S("rates", 0, &s->rates),
+        TC_OPT_I("gpus", 0, &s->gpus, 1, 100000),
+        TC_OPT_I("points", 0, &s->points, 2, MAX_POINTS),
+        TC_OPT_I("max-concurrency", 0, &s->max_concurrency, 1, 10000),
+        TC_OPT_S("arrival", 0, &s->arrival),
+        TC_OPT_END,
+    };
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const tc_cli_opt *hit = NULL;
+        for (const tc_cli_opt *o = opts; o->name; o++) {
+            size_t len = strlen(o->name);
+            if ((arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, o->name, len) == 0 &&
+                 (arg[2 + len] == '\0' || arg[2 + len] == '=')) ||
+                (o->letter && arg[0] == '-' && arg[1] == o->letter && !arg[2]))
+                hit = o;
+        }
+        if (!hit) {
+            rest[(*n_rest)++] = argv[i];
+            continue;
+        }
+        /* One option at a time through the table parser: its checks and
+         * messages. */
+        char *one[3] = {argv[0], argv[i], NULL};
+        int n = 2;
+        if (!strchr(arg, '=') && i + 1 < argc)
+            one[n++] = argv[++i];
+        int help = 0;
+        if (tc_cli_parse("sweep", n, one, opts, NULL, &help, NULL, 0, NULL) < 0)
+            return -1;
+    }
+    rest[*n_rest] = NULL;
+    return 0;
+}
+
+static int check_sweep_args(sweep_args *s, const run_args *a)
+{
+    if (s->concurrency && s->rates) {
+        tc_cli_error("sweep: give --concurrency or --rates, not both");
+        return -1;
+    }
+    if (a->rate > 0 || a->repeat > 1) {
+        tc_cli_error("sweep: --rate and --repeat belong to 'truecost run'; a sweep's points are "
+                     "--concurrency LIST or --rates LIST|auto");
+        return -1;
+    }
+    s->by_rate = s->rates != NULL;
+    s->auto_rates = s->rates && strcmp(s->rates, "auto") == 0;
+    s->arrival_kind = TC_ARRIVAL_POISSON;
+    if (s->arrival &&
+        (!s->by_rate || tc_arrival_parse(s->arrival, &s->arrival_kind) < 0 ||
+         s->arrival_kind == TC_ARRIVAL_CLOSED || s->arrival_kind == TC_ARRIVAL_GAMMA)) {
+        tc_cli_error("sweep: --arrival '%s': with --rates, poisson (default) or constant",
+                     s->arrival);
+        return -1;
+    }
+    if (s->max_concurrency && !s->by_rate) {
+        tc_cli_error("sweep: --max-concurrency caps the rate points of --rates; a concurrency "
+                     "sweep's points are -c");
+        return -1;
+    }
+    if (s->auto_rates)
+        return 0;
+    if (s->rates)
+        return parse_list("--rates", s->rates, 0, s);
+    if (s->concurrency)
+        return parse_list("--concurrency", s->concurrency, 1, s);
+    for (int c = 1; c <= 256; c *= 2) /* the default: powers of two */
+        s->values[s->n++] = c;
+    return 0;
+}
+
+/* The sweep's name: --label, else sweep-YYYYMMDD-HHMMSS; refused when a
+ * group of that name exists. */
+static int name_sweep(run_plan *p, const run_args *a)
+{
+    if (a->label)
+        snprintf(p->group, sizeof p->group, "%s", a->label);
+    else {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(p->group, sizeof p->group, "sweep-%Y%m%d-%H%M%S", &tm);
+    }
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    char err[512];
+    tc_run_info one;
+    if (tc_store_find_group(p->store, p->group, &runs, &n, err, sizeof err) != TC_OK) {
+        tc_cli_error("sweep: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    free(runs);
+    if (n == 0 && tc_store_find_run(p->store, p->group, &one, err, sizeof err) == TC_OK)
+        n = 1;
+    if (n > 0) {
+        tc_cli_error("sweep: '%s' already names %zu stored run(s); choose another --label",
+                     p->group, n);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The most requests an open-loop point keeps in flight (set at open), and
+ * its arrivals. */
+static long long open_ceiling;
+static tc_arrival sweep_arrival = TC_ARRIVAL_POISSON;
+
+/* One point: the loop set, measured, stored, read back. */
+static int one_point(run_plan *p, run_args *a, int by_rate, double value, tc_sweep_point *out)
+{
+    a->rate = by_rate ? value : 0;
+    a->arrival_kind = by_rate ? sweep_arrival : TC_ARRIVAL_CLOSED;
+    a->concurrency = by_rate ? open_ceiling : (long long)value;
+    p->has_last = 0;
+    int code = tc_cli_run_measure(p);
+    if (!p->has_last) /* nothing stored: the sweep cannot go on */
+        return code ? code : TC_EXIT_RUNTIME;
+    if (p->group[0])
+        p->group_runs_before++;
+    tc_figures f;
+    char err[512];
+    if (tc_figures_load(p->store, &p->last, TC_FIGURES_SUMMARY, &f, err, sizeof err) != TC_OK) {
+        tc_cli_error("sweep: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    tc_sweep_point_of(&f, out);
+    tc_figures_free(&f);
+    return code;
+}
+
+typedef struct sweep_state {
+    tc_sweep_point pts[MAX_POINTS + 2];
+    size_t n;
+    const char *stopped;
+} sweep_state;
+
+/* GuideLLM's auto: a synchronous run, a run at maximum throughput, then
+ * rates evenly spaced between their request rates. The two probes are
+ * stored as runs of their own ("NAME:synchronous", "NAME:throughput"),
+ * not as points of the sweep, whose points are all rates. */
+static int auto_rates(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
+{
+    long long cap = a->max_concurrency ? a->max_concurrency : 64;
+    char group[sizeof p->group], sync_label[160], max_label[160];
+    const char *label = a->label;
+    snprintf(group, sizeof group, "%s", p->group);
+    snprintf(sync_label, sizeof sync_label, "%s:synchronous", group);
+    snprintf(max_label, sizeof max_label, "%s:throughput", group);
+    p->group[0] = '\0';
+    p->group_kind = NULL;
+    a->label = sync_label;
+    int code = one_point(p, a, 0, 1, &st->pts[0]);
+    a->label = max_label;
+    if (code < TC_EXIT_SIGINT && code != TC_EXIT_RUNTIME)
+        code = one_point(p, a, 0, (double)cap, &st->pts[1]);
+    a->label = label;
+    snprintf(p->group, sizeof p->group, "%s", group);
+    p->group_kind = "sweep";
+    if (!p->has_last || code >= TC_EXIT_SIGINT || code == TC_EXIT_RUNTIME)
+        return code ? code : TC_EXIT_RUNTIME;
+    if (!a->json)
+        for (int i = 0; i < 2; i++)
+            tc_report_sweep_progress(stderr, (size_t)i, &st->pts[i]);
+    int want = s->points ? (int)s->points : DEFAULT_AUTO_POINTS;
+    s->n = tc_sweep_rates_between(st->pts[0].requests_per_s, st->pts[1].requests_per_s, want,
+                                  s->values);
+    if (s->n == 0)
+        tc_cli_error("sweep: --rates auto: the throughput point (%.3g requests/s) is no faster "
+                     "than the synchronous one (%.3g): nothing to sweep between them",
+                     st->pts[1].requests_per_s, st->pts[0].requests_per_s);
+    memset(st->pts, 0, 2 * sizeof st->pts[0]);
+    return s->n ? 0 : TC_EXIT_RUNTIME;
+}
+
+static const char *stop_reason(tc_sweep_stop why)
+{
+    return why == TC_SWEEP_STOP_ERRORS
+               ? "the last point's error rate is over 5%"
+               : "the last two points achieved under 90% of their offered rate (saturated)";
+}
+
+static int sweep_points(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
+{
+    int worst = 0;
+    for (int i = 0; i < s->n; i++) {
+        int code = one_point(p, a, s->by_rate, s->values[i], &st->pts[st->n]);
+        if (!p->has_last || code >= TC_EXIT_SIGINT || code == TC_EXIT_RUNTIME)
+            return code ? code : TC_EXIT_RUNTIME;
+        if (code > worst && code != TC_EXIT_CHECK) /* a failing point stops the sweep, below */
+            worst = code;
+        if (!a->json)
+            tc_report_sweep_progress(stderr, st->n, &st->pts[st->n]);
+        st->n++;
+        tc_sweep_stop why = tc_sweep_should_stop(st->pts, st->n);
+        if (why != TC_SWEEP_GO && i + 1 < s->n) {
+            st->stopped = stop_reason(why);
+            fprintf(stderr, "truecost: sweep: stopped going up: %s\n", st->stopped);
+            break;
+        }
+    }
+    return worst;
+}
+
+static int print_sweep(const run_plan *p, const run_args *a, const sweep_state *st)
+{
+    tc_sweep_view v = {.name = p->group,
+                       .slo = a->slo[0] ? a->slo : NULL,
+                       .stopped = st->stopped,
+                       .points = st->pts,
+                       .n = st->n};
+    if (a->json)
+        return tc_cli_emit_json("sweep", tc_report_sweep_json(&v));
+    return tc_cli_check(tc_report_sweep_text(stdout, &v), NULL);
+}
+
+int tc_cmd_sweep(int argc, char **argv)
+{
+    sweep_args s = {0};
+    char *rest[argc + 1];
+    int n_rest;
+    run_args a;
+    if (split_args(argc, argv, &s, rest, &n_rest) < 0 ||
+        tc_cli_run_parse_args(n_rest, rest, &a) < 0)
+        return tc_cli_usage_hint("sweep");
+    if (a.help) {
+        tc_cli_help("sweep", stdout);
+        return TC_EXIT_OK;
+    }
+    if (check_sweep_args(&s, &a) < 0)
+        return tc_cli_usage_hint("sweep");
+    a.max_concurrency = s.max_concurrency;
+    sweep_arrival = s.arrival_kind;
+    a.max_error_rate = 1; /* a point's errors stop the sweep, they do not end it */
+    run_plan p = {.quiet = 1, .group_kind = "sweep", .gpus = (int)s.gpus};
+    /* Files for the most connections any point opens: an open loop's
+     * ceiling (run's), or the highest concurrency. */
+    a.rate = s.by_rate ? 1 : 0;
+    a.concurrency = s.by_rate ? 0 : (long long)s.values[s.n - 1];
+    int code = tc_cli_run_open(&a, &p);
+    open_ceiling = a.concurrency;
+    if (!code)
+        code = name_sweep(&p, &a);
+    sweep_state *st = calloc(1, sizeof *st);
+    if (!st)
+        code = TC_EXIT_RUNTIME;
+    if (!code && s.auto_rates)
+        code = auto_rates(&p, &a, &s, st);
+    if (!code)
+        code = sweep_points(&p, &a, &s, st);
+    if (st && st->n && code < TC_EXIT_SIGINT) {
+        int c = print_sweep(&p, &a, st);
+        if (!code)
+            code = c;
+    }
+    free(st);
+    tc_cli_run_close(&p, code);
+    return code;
+}

@@ -1,0 +1,129 @@
+// truecost sweep against the simulator, whose timing model makes every
+// figure computable by hand (issue 14 part 6): with --decode-tps d and
+// --max-batch B, a closed loop at C <= B streams C*d tokens/s at
+// interactivity d; past B, d*B at d*B/C.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { runCli, startSim, tempDir } from './helpers.mjs';
+
+function scoped(t) {
+  const dir = tempDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, db: path.join(dir, 'db') };
+}
+
+const D = 400;
+const B = 4;
+const near = (got, want, what) => assert.ok(Math.abs(got - want) / want < 0.03, `${what}: ${got}, truth ${want}`);
+
+test('a concurrency sweep: throughput and interactivity of every point, the knee at C = B, goodput as the truth says', async (t) => {
+  const { dir, db } = scoped(t);
+  const truth = path.join(dir, 'truth.jsonl');
+  // 100 tokens at 400 tok/s: 250 ms a request; TTFT ~2 ms.
+  const sim = await startSim(['--ttft-ms', '2', '--prefill-tps', '100000', '--decode-tps', String(D), '--max-batch', String(B), '--truth', truth], { t });
+  // TPOT 2.5 ms up to C = B, 5 ms at 2B: the SLO's 3.5 ms splits them.
+  const r = await runCli(['sweep', sim.url, '--db', db, '-c', '1,2,4,8', '-n', '16', '--max-tokens', '100', '--warmup', '0',
+    '--slo', 'tpot=3.5ms', '--label', 'sw', '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.sweep.name, 'sw');
+  assert.equal(doc.sweep.simulated, true);
+  assert.equal(doc.sweep.offered, 'concurrency');
+  assert.equal(doc.sweep.slo, 'tpot=3.5ms');
+  assert.deepEqual(doc.points.map((p) => p.concurrency), [1, 2, 4, 8]);
+  for (const p of doc.points) {
+    const c = p.concurrency;
+    assert.equal(p.steady_state, true, `c=${c} reached a steady state`);
+    near(p.output_tokens_per_s, Math.min(c, B) * D, `c=${c} throughput`);
+    near(p.interactivity, c <= B ? D : (D * B) / c, `c=${c} interactivity`);
+    assert.equal(p.tokens_per_s_per_gpu, p.output_tokens_per_s); // one GPU by default
+    assert.equal(p.rate, null);
+  }
+  assert.deepEqual(doc.points.map((p) => p.goodput.attainment), [1, 1, 1, 0]);
+  assert.deepEqual(doc.knee && [doc.knee.concurrency, doc.knee.reason], [B, 'goodput falls after it']);
+  // Goodput against the truth file: the server's own TPOT per request.
+  const lines = readFileSync(truth, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((o) => o.client_seq >= 0);
+  assert.equal(lines.length, 4 * 16);
+  const serverGood = lines.filter((o) => {
+    const c = o.chunks;
+    return (c[c.length - 1].mono_ns - c[0].mono_ns) / (o.tokens_sent - 1) / 1e6 <= 3.5;
+  }).length;
+  assert.equal(serverGood, 3 * 16, 'the truth: every request of the first three points, none of the last');
+  // The window of the c=8 point: the 8 first streams all at half speed,
+  // from their first token (~2 ms) to the first end of the second round of
+  // eight (~1 s).
+  const shown = JSON.parse((await runCli(['show', String(doc.points[3].run_id), '--db', db, '--json'])).stdout);
+  assert.ok(shown.window.start_s < 0.02, `start ${shown.window.start_s}`);
+  near(shown.window.end_s - shown.window.start_s, 1.0, 'c=8 window length');
+  // show SWEEP: the same points and knee, as a table too.
+  const again = JSON.parse((await runCli(['show', 'sw', '--db', db, '--json'])).stdout);
+  assert.deepEqual(again.points, doc.points);
+  assert.deepEqual(again.knee, doc.knee);
+  const text = await runCli(['show', 'sw', '--db', db]);
+  assert.match(text.stdout, /^SIMULATED Sweep 'sw': 4 points, SLO tpot=3\.5ms$/m);
+  assert.match(text.stdout, /^\* c=4 /m);
+  assert.match(text.stdout, /^Knee \(\*\): c=4, run \d+: goodput falls after it$/m);
+});
+
+test('a rate sweep stops going up when the server saturates, and says why', async (t) => {
+  const { db } = scoped(t);
+  // One stream at 500 tok/s, 20 tokens: about 25 requests/s at most.
+  const sim = await startSim(['--ttft-ms', '2', '--prefill-tps', '100000', '--decode-tps', '500', '--max-batch', '1'], { t });
+  const r = await runCli(['sweep', sim.url, '--db', db, '--rates', '5,60,80,100', '-n', '30', '--max-tokens', '20',
+    '--warmup', '0', '--label', 'rates', '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.sweep.offered, 'rate');
+  assert.deepEqual(doc.points.map((p) => p.rate), [5, 60, 80], 'stopped after two short points');
+  assert.match(doc.sweep.stopped, /under 90% of their offered rate \(saturated\)/);
+  assert.match(r.stderr, /sweep: stopped going up: the last two points achieved under 90%/);
+  // The 5/s point keeps up with what its Poisson arrivals offered.
+  near(doc.points[0].requests_per_s, doc.points[0].arrival_rate, 'the 5/s point');
+  assert.ok(doc.points[1].requests_per_s < 0.9 * doc.points[1].arrival_rate);
+});
+
+test('sweep usage errors name the fix', async (t) => {
+  const { db } = scoped(t);
+  const cases = [
+    [['-c', '4,2'], /--concurrency '4,2': expected up to 64 ascending whole numbers/],
+    [['--rates', '1,x'], /--rates '1,x': expected up to 64 ascending numbers above 0/],
+    [['-c', '1,2', '--rates', '1'], /give --concurrency or --rates, not both/],
+    [['--rate', '5'], /--rate and --repeat belong to 'truecost run'/],
+    [['--gpus', '0'], /--gpus: 0 is out of range/],
+  ];
+  for (const [args, want] of cases) {
+    const r = await runCli(['sweep', 'http://127.0.0.1:9', '--db', db, ...args]);
+    assert.equal(r.code, 1, `${args}: ${r.stderr}`);
+    assert.match(r.stderr, want);
+  }
+});
+
+test('--rates auto: a synchronous run, a throughput run, then rates evenly between', async (t) => {
+  const { db } = scoped(t);
+  // 20 tokens at 500 tok/s: 40 ms a request, ~25 requests/s alone; two
+  // streams at full speed: ~50 requests/s.
+  const sim = await startSim(['--ttft-ms', '2', '--prefill-tps', '100000', '--decode-tps', '500', '--max-batch', '2'], { t });
+  const r = await runCli(['sweep', sim.url, '--db', db, '--rates', 'auto', '--points', '3', '--max-concurrency', '4',
+    '-n', '20', '--max-tokens', '20', '--warmup', '0', '--label', 'auto', '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.sweep.offered, 'rate');
+  const rates = doc.points.map((p) => p.rate);
+  assert.equal(rates.length, 3);
+  const sync = JSON.parse((await runCli(['show', 'auto:synchronous', '--db', db, '--json'])).stdout);
+  const max = JSON.parse((await runCli(['show', 'auto:throughput', '--db', db, '--json'])).stdout);
+  assert.equal(sync.run.concurrency, 1);
+  assert.equal(max.run.concurrency, 4);
+  const lo = sync.window.requests_per_s;
+  const hi = max.window.requests_per_s;
+  near(rates[0], lo, 'first rate: the synchronous rate');
+  near(rates[2], hi, 'last rate: the throughput run\'s');
+  near(rates[1], (lo + hi) / 2, 'evenly between');
+  assert.ok(hi > 1.5 * lo, `${hi} vs ${lo}`);
+  // The probes are runs of their own, not points of the sweep.
+  const shown = JSON.parse((await runCli(['show', 'auto', '--db', db, '--json'])).stdout);
+  assert.deepEqual(shown.points.map((p) => p.rate), rates);
+});
