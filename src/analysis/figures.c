@@ -103,10 +103,10 @@ static tc_err workload_figures(tc_store *st, const tc_run_info *run, const tc_ru
     tc_err rc = tc_workload_figures_compute(shape, shape ? src->recs : NULL,
                                             shape ? src->n_recs : 0, &out->w);
     tc_store_free_requests(tmp.recs, tmp.n_recs);
-    return rc == TC_OK ? TC_OK
-                       : tc_fail(err, errlen, TC_ERR_NOMEM,
-                                 "run %lld: out of memory computing its figures",
-                                 (long long)run->id);
+    return rc == TC_OK
+               ? TC_OK
+               : tc_fail(err, errlen, TC_ERR_NOMEM, "run %lld: out of memory computing its figures",
+                         (long long)run->id);
 }
 
 tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
@@ -291,16 +291,10 @@ tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *
     /* Stored figures are one row; else streamed, first chunks only: a run
      * of hundreds of millions of chunks is listed in memory that grows
      * with its requests alone. */
-    char *text = NULL;
-    tc_err rc = tc_store_get_figures(st, run->id, TC_FIGURES_VERSION, &text, err, errlen);
-    if (rc != TC_OK)
+    int found;
+    tc_err rc = tc_figures_stored(st, run, out, &found, err, errlen);
+    if (rc != TC_OK || found)
         return rc;
-    if (text) {
-        rc = tc_figures_decode(text, out, err, errlen);
-        free(text);
-        if (rc == TC_OK)
-            return TC_OK;
-    }
     if (errlen)
         err[0] = '\0';
     tc_run_metrics_begin(out, run, 1, 0);

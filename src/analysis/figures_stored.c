@@ -242,24 +242,29 @@ tc_err tc_figures_compute_stream(tc_store *st, const tc_run_info *run, size_t ke
     return rc;
 }
 
+tc_err tc_figures_stored(tc_store *st, const tc_run_info *run, tc_run_metrics *out, int *found,
+                         char *err, size_t errlen)
+{
+    char *text = NULL;
+    *found = 0;
+    tc_err rc = tc_store_get_figures(st, run->id, TC_FIGURES_VERSION, &text, err, errlen);
+    if (rc != TC_OK || !text)
+        return rc;
+    char ignored[256];
+    *found = tc_figures_decode(text, out, ignored, sizeof ignored) == TC_OK;
+    free(text);
+    return TC_OK;
+}
+
 tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
                           int *from_store, char *err, size_t errlen)
 {
-    char *text = NULL;
+    int found;
+    tc_err rc = tc_figures_stored(st, run, out, &found, err, errlen);
     if (from_store)
-        *from_store = 0;
-    tc_err rc = tc_store_get_figures(st, run->id, TC_FIGURES_VERSION, &text, err, errlen);
-    if (rc != TC_OK)
+        *from_store = found;
+    if (rc != TC_OK || found)
         return rc;
-    if (text) {
-        rc = tc_figures_decode(text, out, err, errlen);
-        free(text);
-        if (rc == TC_OK && from_store)
-            *from_store = 1;
-        if (rc == TC_OK)
-            return TC_OK;
-        /* A damaged row is not the truth: the records are. */
-    }
     return tc_figures_compute_stream(st, run, 0, out, err, errlen);
 }
 

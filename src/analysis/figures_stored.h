@@ -27,6 +27,12 @@ char *tc_figures_encode(const tc_run_metrics *m);
 TC_MUST_CHECK tc_err tc_figures_decode(const char *json, tc_run_metrics *m, char *err,
                                        size_t errlen);
 
+/* The run's stored figures of this version into *out, *found = 1; *found
+ * = 0 (TC_OK, *out untouched) when there are none or the row is damaged
+ * (the records are the truth: compute them). The store's errors. */
+TC_MUST_CHECK tc_err tc_figures_stored(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
+                                       int *found, char *err, size_t errlen);
+
 /* Computes the run's full figures from its records, streamed from the
  * store in two or three passes once it has more than `keep` inter-token
  * gaps (0: TC_POOLED_KEEP_DEFAULT). Free with tc_run_metrics_free. */
