@@ -211,7 +211,8 @@ static void finish_kept(tc_pooled *p)
         double d = ms((uint64_t)p->kept[i]) - p->mean_ms;
         p->ss += d * d;
     }
-    qsort(p->kept, p->n, sizeof *p->kept, cmp_i64);
+    if (p->n > 0) /* an empty pool holds no array: qsort takes none */
+        qsort(p->kept, p->n, sizeof *p->kept, cmp_i64);
 }
 
 int tc_pooled_end_pass(tc_pooled *p)
