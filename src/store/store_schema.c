@@ -124,8 +124,8 @@ static const char *const migrations[] = {
     "ALTER TABLE requests ADD COLUMN sched_ns INTEGER;",
     /* 9: sweeps: a group's kind, and the GPUs a point's throughput is
      * shared by */
-    "ALTER TABLE runs ADD COLUMN group_kind TEXT NOT NULL DEFAULT '';"
-    "ALTER TABLE runs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 0;",
+    ("ALTER TABLE runs ADD COLUMN group_kind TEXT NOT NULL DEFAULT '';"
+     "ALTER TABLE runs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 0;"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
