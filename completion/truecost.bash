@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export cost compare roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep runs show export cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -22,6 +22,8 @@ _truecost_options() {
     cost) echo "--profile --json --db --help" ;;
     compare)
         echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --json --db --help" ;;
+    frontier)
+        echo "--profile --profile-b --at --claim --resamples --seed --json --db --help" ;;
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;

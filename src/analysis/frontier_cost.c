@@ -1,0 +1,435 @@
+#include "frontier_cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/stats.h"
+#include "core/tc_rng.h"
+
+/* ---- loading ------------------------------------------------------------- */
+
+static tc_err keep_requests(const tc_figures *f, tc_frontier_req **out, size_t *n)
+{
+    *out = calloc(f->n_recs ? f->n_recs : 1, sizeof **out);
+    *n = 0;
+    if (!*out)
+        return TC_ERR_NOMEM;
+    for (size_t i = 0; i < f->n_recs; i++) {
+        const tc_req_record *r = &f->recs[i];
+        int64_t e2e = tc_req_e2e_ns(r);
+        if (r->warmup || r->error != TC_REQ_OK || r->output_tokens <= 0 || e2e <= 0)
+            continue;
+        double tpot = tc_req_tpot_ns(r);
+        (*out)[(*n)++] = (tc_frontier_req){(double)r->output_tokens, (double)e2e / 1e9,
+                                           tpot >= 0 ? tpot / 1e6 : -1};
+    }
+    return TC_OK;
+}
+
+tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
+                             const tc_cost_profile *profile, tc_frontier_side *out, char *err,
+                             size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->label = label;
+    out->profile = profile;
+    tc_err rc = tc_runset_find(st, which, &out->set, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    size_t n = out->set.n;
+    if (n > TC_FRONTIER_MAX_POINTS)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "'%s' has %zu runs: at most %d points a side",
+                       which, n, TC_FRONTIER_MAX_POINTS);
+    out->pts = calloc(n, sizeof *out->pts);
+    out->reqs = calloc(n, sizeof *out->reqs);
+    out->n_reqs = calloc(n, sizeof *out->n_reqs);
+    if (!out->pts || !out->reqs || !out->n_reqs)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        tc_figures f;
+        rc = tc_figures_load(st, &out->set.runs[i], TC_FIGURES_REQUESTS, &f, err, errlen);
+        if (rc != TC_OK)
+            return rc;
+        tc_sweep_point_of(&f, &out->pts[i]);
+        out->simulated |= out->pts[i].simulated;
+        rc = keep_requests(&f, &out->reqs[i], &out->n_reqs[i]);
+        tc_figures_free(&f);
+        if (rc != TC_OK)
+            return tc_fail(err, errlen, rc, "out of memory");
+        out->n++;
+    }
+    return TC_OK;
+}
+
+void tc_frontier_side_free(tc_frontier_side *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->reqs && i < s->n; i++)
+        free(s->reqs[i]);
+    free(s->reqs);
+    free(s->n_reqs);
+    free(s->pts);
+    tc_runset_free(&s->set);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- one reading ------------------------------------------------------- */
+
+/* The figures of a side's points: x interactivity, y tokens/s per GPU, w
+ * watts (NAN unknown). */
+typedef struct side_figs {
+    double x[TC_FRONTIER_MAX_POINTS], y[TC_FRONTIER_MAX_POINTS], w[TC_FRONTIER_MAX_POINTS];
+} side_figs;
+
+static void nominal(const tc_frontier_side *s, side_figs *fg)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const tc_sweep_point *p = &s->pts[i];
+        fg->x[i] = p->has_interactivity ? p->interactivity : NAN;
+        fg->y[i] = p->tokens_per_s_per_gpu;
+        fg->w[i] = p->has_watts ? p->watts : NAN;
+    }
+}
+
+static void price(const tc_frontier_side *s, double tps_gpu, double watts, int gpus,
+                  tc_frontier_value *v)
+{
+    tc_cost_measured m = {.output_tokens_per_s = tps_gpu * gpus,
+                          .has_power = !isnan(watts),
+                          .busy_power_w = isnan(watts) ? 0 : watts,
+                          .joules_per_token = isnan(watts) ? 0 : watts / (tps_gpu * gpus),
+                          .power_scope = isnan(watts) ? TC_SCOPE_NONE : TC_SCOPE_BOARD,
+                          .steady = 1};
+    tc_cost_result r;
+    v->has_cost = s->profile && tc_cost_compute(s->profile, &m, &r) == TC_OK && r.has_cost;
+    v->cost_per_million_tokens = v->has_cost ? r.cost_per_million_tokens : 0;
+    v->has_energy = !isnan(watts) && watts > 0;
+    if (v->has_energy) {
+        double pue = s->profile && s->profile->pue.valid ? s->profile->pue.value : 1;
+        v->watts = watts;
+        v->joules_per_output_token = watts / (tps_gpu * gpus);
+        v->tokens_per_mw = tps_gpu * gpus / (watts * pue) * 1e6;
+    }
+}
+
+/* The side read at target x from its point figures. */
+static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, tc_frontier_pt *fr,
+                    size_t *n_fr, tc_frontier_value *v)
+{
+    memset(v, 0, sizeof *v);
+    *n_fr = tc_frontier_build(fg->x, fg->y, s->n, fr);
+    size_t lo;
+    double t, y;
+    v->reading = tc_frontier_at(fr, *n_fr, x, &y, &lo, &t);
+    if (v->reading == TC_AT_NOT_REACHED)
+        return;
+    v->tokens_per_s_per_gpu = y;
+    /* Power between the two points as a straight line: it moves slowly. */
+    double w0 = fg->w[fr[lo].src];
+    double w = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < *n_fr
+                   ? w0 + (fg->w[fr[lo + 1].src] - w0) * t
+                   : w0;
+    price(s, y, w, s->pts[fr[lo].src].gpus, v);
+}
+
+/* ---- the bootstrap -------------------------------------------------------- */
+
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[(lo + hi) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j] = t;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* numpy's median of the n values (sorted order not needed). */
+static double median(double *v, size_t n)
+{
+    double a = select_kth(v, n, (n - 1) / 2);
+    if (n % 2)
+        return a;
+    return (a + select_kth(v, n, n / 2)) / 2;
+}
+
+/* One resample of every point of a side into fg (w kept). */
+static void resample(const tc_frontier_side *s, const side_figs *nom, tc_rng *rng, double *scratch,
+                     side_figs *fg)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const tc_frontier_req *q = s->reqs[i];
+        size_t n = s->n_reqs[i], k = 0;
+        double tok = 0, sec = 0, tok0 = 0, sec0 = 0;
+        for (size_t j = 0; j < n; j++) {
+            tok0 += q[j].tokens;
+            sec0 += q[j].seconds;
+            const tc_frontier_req *r = &q[tc_rng_next(rng) % n];
+            tok += r->tokens;
+            sec += r->seconds;
+            if (r->tpot_ms > 0)
+                scratch[k++] = r->tpot_ms;
+        }
+        fg->w[i] = nom->w[i];
+        fg->x[i] = k && n ? 1000.0 / median(scratch, k) : NAN;
+        fg->y[i] = n && sec > 0 && sec0 > 0 ? nom->y[i] * (tok / sec) / (tok0 / sec0) : NAN;
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentile q of the finite values of v[0..n) (sorts them in place). */
+static double pct(double *v, size_t n, double q)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            v[k++] = v[i];
+    if (k == 0)
+        return NAN;
+    qsort(v, k, sizeof *v, cmp_double);
+    return tc_stats_percentile(v, k, q);
+}
+
+/* Per target and side, the resampled throughput and cost. */
+typedef struct draws {
+    double *tps[2][TC_FRONTIER_MAX_TARGETS], *cost[2][TC_FRONTIER_MAX_TARGETS];
+    double *ratio[TC_FRONTIER_MAX_TARGETS];
+} draws;
+
+static void draws_free(draws *d)
+{
+    for (int t = 0; t < TC_FRONTIER_MAX_TARGETS; t++) {
+        free(d->tps[0][t]);
+        free(d->tps[1][t]);
+        free(d->cost[0][t]);
+        free(d->cost[1][t]);
+        free(d->ratio[t]);
+    }
+}
+
+static int draws_alloc(draws *d, size_t nt, int b)
+{
+    memset(d, 0, sizeof *d);
+    for (size_t t = 0; t < nt; t++) {
+        for (int s = 0; s < 2; s++) {
+            d->tps[s][t] = malloc((size_t)b * sizeof(double));
+            d->cost[s][t] = malloc((size_t)b * sizeof(double));
+            if (!d->tps[s][t] || !d->cost[s][t])
+                return -1;
+        }
+        if (!(d->ratio[t] = malloc((size_t)b * sizeof(double))))
+            return -1;
+    }
+    return 0;
+}
+
+static size_t most_requests(const tc_frontier_side *s)
+{
+    size_t m = 1;
+    for (size_t i = 0; s && i < s->n; i++)
+        if (s->n_reqs[i] > m)
+            m = s->n_reqs[i];
+    return m;
+}
+
+/* One value's resampled figure: NAN where the resample did not reach it. */
+static void note(const tc_frontier_value *v, double *tps, double *cost)
+{
+    *tps = v->reading == TC_AT_NOT_REACHED ? NAN : v->tokens_per_s_per_gpu;
+    *cost = v->reading != TC_AT_NOT_REACHED && v->has_cost ? v->cost_per_million_tokens : NAN;
+}
+
+static void interval(double *tps, double *cost, int b, tc_frontier_value *v)
+{
+    v->tps_lo = pct(tps, (size_t)b, 2.5);
+    v->tps_hi = pct(tps, (size_t)b, 97.5);
+    v->cost_lo = pct(cost, (size_t)b, 2.5);
+    v->cost_hi = pct(cost, (size_t)b, 97.5);
+    v->has_ci = isfinite(v->tps_lo);
+}
+
+static tc_err bootstrap(const tc_frontier_side *sides[2], const tc_frontier_ask *ask,
+                        tc_frontier_result *out)
+{
+    int b = ask->resamples;
+    draws d;
+    size_t most = most_requests(sides[0]);
+    if (sides[1] && most_requests(sides[1]) > most)
+        most = most_requests(sides[1]);
+    double *scratch = malloc(most * sizeof *scratch);
+    if (!scratch || draws_alloc(&d, out->n_targets, b) < 0) {
+        free(scratch);
+        draws_free(&d);
+        return TC_ERR_NOMEM;
+    }
+    tc_rng rng;
+    tc_rng_seed(&rng, ask->seed);
+    tc_frontier_pt fr[TC_FRONTIER_MAX_POINTS];
+    size_t nfr;
+    for (int k = 0; k < b; k++) {
+        tc_frontier_value v[2][TC_FRONTIER_MAX_TARGETS];
+        for (int s = 0; s < 2 && sides[s]; s++) {
+            side_figs nom, fg;
+            nominal(sides[s], &nom);
+            resample(sides[s], &nom, &rng, scratch, &fg);
+            for (size_t t = 0; t < out->n_targets; t++) {
+                read_at(sides[s], &fg, out->t[t].x, fr, &nfr, &v[s][t]);
+                note(&v[s][t], &d.tps[s][t][k], &d.cost[s][t][k]);
+            }
+        }
+        for (size_t t = 0; sides[1] && t < out->n_targets; t++)
+            d.ratio[t][k] = d.cost[1][t][k] / d.cost[0][t][k];
+    }
+    for (size_t t = 0; t < out->n_targets; t++) {
+        tc_frontier_target *tg = &out->t[t];
+        interval(d.tps[0][t], d.cost[0][t], b, &tg->a);
+        if (!sides[1])
+            continue;
+        interval(d.tps[1][t], d.cost[1][t], b, &tg->b);
+        size_t cheaper = 0, valid = 0;
+        for (int k = 0; k < b; k++)
+            if (isfinite(d.ratio[t][k])) {
+                valid++;
+                cheaper += d.ratio[t][k] < 1;
+            }
+        tg->p_b_cheaper = valid ? (double)cheaper / (double)valid : NAN;
+        tg->ratio_lo = pct(d.ratio[t], (size_t)b, 2.5);
+        tg->ratio_hi = pct(d.ratio[t], (size_t)b, 97.5);
+    }
+    free(scratch);
+    draws_free(&d);
+    return TC_OK;
+}
+
+/* ---- the claim ------------------------------------------------------------- */
+
+/* "A is X times more cost-efficient than B": cost B / cost A >= X. */
+static const char *verdict(const tc_frontier_target *t, double claim)
+{
+    if (!t->has_ratio)
+        return NULL;
+    /* Without an interval, the point decides. */
+    double r_lo = isfinite(t->ratio_lo) ? t->ratio_lo : t->ratio;
+    double r_hi = isfinite(t->ratio_hi) ? t->ratio_hi : t->ratio;
+    if (r_lo >= claim)
+        return "supported";
+    if (r_hi < claim)
+        return "refuted";
+    return "inconclusive";
+}
+
+static void overall(tc_frontier_result *out)
+{
+    size_t n = 0, sup = 0, last_sup = 0, first_fail = 0;
+    int seen_fail = 0, broken = 0;
+    for (size_t i = 0; i < out->n_targets; i++) {
+        const char *v = out->t[i].verdict;
+        if (!v)
+            continue;
+        n++;
+        if (strcmp(v, "supported") == 0) {
+            sup++;
+            last_sup = i;
+            broken |= seen_fail;
+        } else if (!seen_fail) {
+            seen_fail = 1;
+            first_fail = i;
+        }
+    }
+    if (n == 0)
+        snprintf(out->overall, sizeof out->overall, "not judged: no target has both costs");
+    else if (sup == n)
+        snprintf(out->overall, sizeof out->overall, "holds at every target");
+    else if (sup == 0)
+        snprintf(out->overall, sizeof out->overall, "fails at every target");
+    else if (!broken && last_sup < first_fail)
+        snprintf(out->overall, sizeof out->overall,
+                 "holds at interactivity <= %g tokens/s per user, fails above", out->t[last_sup].x);
+    else
+        snprintf(out->overall, sizeof out->overall,
+                 "holds at %zu of %zu targets, not in one stretch: see each", sup, n);
+}
+
+/* ---- the whole ------------------------------------------------------------- */
+
+static int usable(const tc_frontier_side *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->pts[i].has_interactivity && s->pts[i].tokens_per_s_per_gpu > 0)
+            return 1;
+    return 0;
+}
+
+tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
+                           const tc_frontier_ask *ask, tc_frontier_result *out, char *err,
+                           size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const tc_frontier_side *sides[2] = {a, b};
+    if (ask->n_targets == 0 || ask->n_targets > TC_FRONTIER_MAX_TARGETS)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "--at: give 1 to %d target interactivities",
+                       TC_FRONTIER_MAX_TARGETS);
+    for (int s = 0; s < 2 && sides[s]; s++)
+        if (!usable(sides[s]))
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "%s: no point has both a throughput and an interactivity (completed "
+                           "requests of two tokens or more)",
+                           sides[s]->label);
+    out->two = b != NULL;
+    out->n_targets = ask->n_targets;
+    out->resamples = ask->resamples;
+    out->seed = ask->seed;
+    out->has_claim = ask->has_claim;
+    out->claim = ask->claim;
+    side_figs fg;
+    for (size_t t = 0; t < ask->n_targets; t++) {
+        tc_frontier_target *tg = &out->t[t];
+        tg->x = ask->targets[t];
+        tg->ratio_lo = tg->ratio_hi = tg->p_b_cheaper = NAN;
+        nominal(a, &fg);
+        read_at(a, &fg, tg->x, out->fa, &out->n_fa, &tg->a);
+        if (!b)
+            continue;
+        nominal(b, &fg);
+        read_at(b, &fg, tg->x, out->fb, &out->n_fb, &tg->b);
+        tg->has_ratio = tg->a.reading != TC_AT_NOT_REACHED && tg->b.reading != TC_AT_NOT_REACHED &&
+                        tg->a.has_cost && tg->b.has_cost;
+        tg->ratio =
+            tg->has_ratio ? tg->b.cost_per_million_tokens / tg->a.cost_per_million_tokens : NAN;
+    }
+    if (ask->resamples > 0 && bootstrap(sides, ask, out) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory resampling");
+    for (size_t t = 0; out->has_claim && t < out->n_targets; t++)
+        out->t[t].verdict = verdict(&out->t[t], ask->claim);
+    if (out->has_claim)
+        overall(out);
+    return TC_OK;
+}

@@ -1,0 +1,99 @@
+/* Cost per million tokens at equal interactivity: each platform's sweep
+ * (any set of runs of one platform) as a Pareto frontier (frontier.h),
+ * read at target interactivities and priced with the cost model, each
+ * point with its own measured window power; a bootstrap interval on every
+ * reading and, with two platforms, on the cost ratio B/A.
+ *
+ * The bootstrap resamples the requests within each point: a point's
+ * interactivity becomes 1000 / the median TPOT of the resample, its
+ * throughput scales by the resample's tokens per second of request time;
+ * the frontier is rebuilt and read again. */
+#ifndef TC_FRONTIER_COST_H
+#define TC_FRONTIER_COST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/cost.h"
+#include "analysis/cost_profile.h"
+#include "analysis/frontier.h"
+#include "analysis/sweep.h"
+
+#define TC_FRONTIER_MAX_TARGETS 16
+#define TC_FRONTIER_MAX_POINTS 64
+
+/* One request of a point, as the bootstrap resamples it. */
+typedef struct tc_frontier_req {
+    double tokens, seconds; /* output tokens, E2E */
+    double tpot_ms;         /* < 0: undefined (one token) */
+} tc_frontier_req;
+
+/* One platform: its points, each point's completed requests and power. */
+typedef struct tc_frontier_side {
+    const char *label;
+    const tc_cost_profile *profile;
+    tc_runset set;
+    tc_sweep_point *pts;
+    size_t n;
+    tc_frontier_req **reqs;
+    size_t *n_reqs;
+    int simulated;
+} tc_frontier_side;
+
+/* Loads `which` (a sweep, a group, or one run) from the store. Free with
+ * tc_frontier_side_free (also after a failure). */
+TC_MUST_CHECK tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
+                                           const tc_cost_profile *profile, tc_frontier_side *out,
+                                           char *err, size_t errlen);
+void tc_frontier_side_free(tc_frontier_side *s);
+
+/* A platform's figures at one target. */
+typedef struct tc_frontier_value {
+    tc_frontier_reading reading;
+    double tokens_per_s_per_gpu;
+    int has_cost;
+    double cost_per_million_tokens; /* output tokens */
+    int has_energy;
+    double watts, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
+    int has_ci;
+    double tps_lo, tps_hi, cost_lo, cost_hi; /* 95% */
+} tc_frontier_value;
+
+typedef struct tc_frontier_target {
+    double x; /* target interactivity, tokens/s per user */
+    tc_frontier_value a, b;
+    int has_ratio; /* cost B / A, with both costs */
+    double ratio, ratio_lo, ratio_hi, p_b_cheaper;
+    const char *verdict; /* of the claim: "supported", "refuted", "inconclusive", or NULL */
+} tc_frontier_target;
+
+typedef struct tc_frontier_result {
+    int two;
+    size_t n_targets;
+    tc_frontier_target t[TC_FRONTIER_MAX_TARGETS];
+    tc_frontier_pt fa[TC_FRONTIER_MAX_POINTS], fb[TC_FRONTIER_MAX_POINTS];
+    size_t n_fa, n_fb;
+    int resamples;
+    uint64_t seed;
+    int has_claim;
+    double claim;      /* "A is X times more cost-efficient than B": cost B / cost A >= X */
+    char overall[200]; /* the claim across the targets, in words */
+} tc_frontier_result;
+
+typedef struct tc_frontier_ask {
+    const double *targets;
+    size_t n_targets; /* at most TC_FRONTIER_MAX_TARGETS */
+    int resamples;    /* 0: no interval */
+    uint64_t seed;
+    int has_claim;
+    double claim;
+} tc_frontier_ask;
+
+/* Reads a (and b, which may be NULL) at every target. TC_ERR_INVALID when
+ * a side has no point with a throughput and an interactivity, or too many
+ * points or targets; TC_ERR_NOMEM. */
+TC_MUST_CHECK tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
+                                         const tc_frontier_ask *ask, tc_frontier_result *out,
+                                         char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,75 @@
+// truecost frontier against two simulators of known capacity (issue 15):
+// with --decode-tps d and --max-batch B, a closed loop at C <= B serves C*d
+// tokens/s at interactivity d, so each platform's frontier is the point
+// (d, B*d) and every reading of it is known by hand.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
+
+const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
+const near = (got, want, what) => assert.ok(Math.abs(got - want) / want < 0.05, `${what}: ${got}, truth ${want}`);
+
+test('two frontiers read at equal interactivity: bound below, measured on, not reached above; cost and its interval', async (t) => {
+  const dir = tempDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = path.join(dir, 'db');
+  const fast = ['--ttft-ms', '1', '--prefill-tps', '100000'];
+  const a = await startSim([...fast, '--decode-tps', '400', '--max-batch', '8'], { t });
+  const b = await startSim([...fast, '--decode-tps', '200', '--max-batch', '16'], { t });
+  const sweep = (sim, c, label) => runCli(['sweep', sim.url, '--db', db, '-c', c, '-n', '16', '--max-tokens', '40',
+    '--warmup', '0', '--label', label, '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+  assert.equal((await sweep(a, '2,4,8', 'A')).code, 0);
+  assert.equal((await sweep(b, '4,8,16', 'B')).code, 0);
+  const r = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,150,250,350,450',
+    '--resamples', '300', '--claim', '0.9', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.simulated, true);
+  // Every point streams at d; the frontier's first point (lowest
+  // interactivity, most throughput) is C = B. Points whose interactivity
+  // differs by noise alone may join it: Pareto, as measured.
+  for (const p of doc.frontier_a) near(p.interactivity, 400, 'A frontier x');
+  for (const p of doc.frontier_b) near(p.interactivity, 200, 'B frontier x');
+  near(doc.frontier_a[0].tokens_per_s_per_gpu, 3200, 'A frontier y');
+  near(doc.frontier_b[0].tokens_per_s_per_gpu, 3200, 'B frontier y');
+  const at = Object.fromEntries(doc.targets.map((x) => [x.interactivity, x]));
+  const xs = [100, 150, 250, 350, 450];
+  assert.deepEqual(xs.map((x) => at[x].a.reading), ['bound', 'bound', 'bound', 'bound', 'not reached']);
+  assert.deepEqual(xs.map((x) => at[x].b.reading), ['bound', 'bound', 'not reached', 'not reached', 'not reached']);
+  for (const x of [100, 150]) {
+    near(at[x].a.tokens_per_s_per_gpu, 3200, `A at ${x}`);
+    near(at[x].b.tokens_per_s_per_gpu, 3200, `B at ${x}`);
+    near(at[x].ratio.value, 1, `cost B/A at ${x}`);
+    const [lo, hi] = at[x].a.ci95;
+    assert.ok(lo <= at[x].a.cost_per_million_tokens && at[x].a.cost_per_million_tokens <= hi);
+    assert.equal(at[x].verdict, 'supported'); // B costs as much as A: at least 0.9x
+  }
+  assert.equal(at[450].a.reached, false);
+  assert.equal(at[450].a.cost_per_million_tokens, null);
+  assert.equal(at[250].ratio, null); // B does not reach it: no ratio, no verdict
+  assert.equal(at[250].verdict, null);
+  assert.equal(doc.claim.overall, 'holds at every target'); // of those with both costs
+  // The cost at the frontier point is the point's own cost, as `cost` prices it.
+  const runA = doc.frontier_a[0].run_id;
+  const cost = JSON.parse((await runCli(['cost', String(runA), '--db', db, '--profile', PROFILE, '--json'])).stdout);
+  near(at[350].a.cost_per_million_tokens, cost.cost_per_million_tokens, 'A at 350 (bound) vs cost');
+  const text = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,450', '--resamples', '0']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^SIMULATED Cost at equal interactivity: A = A, B = B$/m);
+  assert.match(text.stdout, /^At 450 tokens\/s per user:\n  A  not reached/m);
+});
+
+test('frontier usage errors name the fix', async () => {
+  const r1 = await runCli(['frontier', 'A']);
+  assert.equal(r1.code, 1);
+  assert.match(r1.stderr, /give a sweep .* and --profile FILE/);
+  const r2 = await runCli(['frontier', 'A', '--profile', PROFILE, '--claim', '5']);
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /--claim compares two platforms: give SWEEP_B too/);
+  const r3 = await runCli(['frontier', 'A', '--profile', PROFILE, '--at', '0,5']);
+  assert.equal(r3.code, 1);
+  assert.match(r3.stderr, /--at '0,5': expected up to 16 interactivities/);
+});
