@@ -20,13 +20,14 @@ typedef enum tc_sim_route {
 
 typedef struct tc_sim_request {
     tc_sim_route route;
-    char model[TC_SIM_MODEL_NAME_MAX]; /* "" when the body names none */
     int prompt_tokens;
     int max_tokens;
     int stream;        /* 1: streamed response */
     int include_usage; /* OpenAI stream_options.include_usage */
     int load_only;     /* Ollama: empty prompt / no messages = load the model */
     uint64_t prompt_hash;
+    /* Last: every token reads the fields above, never the name. */
+    char model[TC_SIM_MODEL_NAME_MAX]; /* "" when the body names none */
 } tc_sim_request;
 
 /* The route's path, e.g. "/api/generate". */
