@@ -42,6 +42,7 @@ struct tc_sim_server {
     struct sim_stream *streams;
     struct tc_sim_pending *pending; /* truth lines of replies still being written */
     struct evbuffer *chunk_buf;     /* reused for every chunk sent through evhttp */
+    tc_buf chunk_text;              /* every stream's chunks are built here (sim_stream.c) */
     tc_sim_sched *sched;            /* every stream's token timer */
 
     uint64_t ticks;

@@ -20,9 +20,8 @@ typedef enum tc_sim_route {
 
 typedef struct tc_sim_request {
     tc_sim_route route;
-    char model[TC_SIM_MODEL_NAME_MAX]; /* "" when the body names none */
-    int prompt_tokens;                 /* at one token per word (tc_sim_scale_prompt scales it) */
-    int prompt_words;                  /* of the prompt text, the part tokens_per_word scales */
+    int prompt_tokens; /* at one token per word (tc_sim_scale_prompt scales it) */
+    int prompt_words;  /* of the prompt text, the part tokens_per_word scales */
     int max_tokens;
     int ignore_eos;    /* the body asked to ignore EOS (honoured off Ollama's routes) */
     int eos;           /* the reply ends at the model's EOS before max_tokens */
@@ -30,6 +29,8 @@ typedef struct tc_sim_request {
     int include_usage; /* OpenAI stream_options.include_usage */
     int load_only;     /* Ollama: empty prompt / no messages = load the model */
     uint64_t prompt_hash;
+    /* Last: every token reads the fields above, never the name. */
+    char model[TC_SIM_MODEL_NAME_MAX]; /* "" when the body names none */
 } tc_sim_request;
 
 /* The route's path, e.g. "/api/generate". */

@@ -56,6 +56,8 @@ typedef struct tc_sim_stats {
     int64_t late_p50_ns;
     int64_t late_p99_ns;
     int64_t late_max_ns;
+    uint64_t wakeups;       /* times the loop woke for the token timers */
+    uint64_t timer_arms;    /* timer syscalls that armed or disarmed the wake-ups */
     uint64_t accept_pauses; /* times accepting paused for 100 ms (e.g. out of fds) */
     int accept_errno;       /* the errno of the last of them, 0 if none */
 } tc_sim_stats;

@@ -13,11 +13,11 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
@@ -33,27 +33,38 @@ typedef struct chunk_time {
 } chunk_time;
 
 typedef struct sim_stream {
-    struct sim_stream *prev, *next;
+    /* What every token reads first, together in a few cache lines: a token
+     * touches 2,000 streams' memory in turn, so each line is a miss. */
     tc_sim_server *srv;
     struct evhttp_request *req; /* NULL once the connection is gone */
-    struct evhttp_connection *conn;
-    struct event *watch; /* EOF on the socket while nothing is sent; NULL when off */
-    tc_sim_timer timer;  /* its token timer; on_timer finds the stream from it */
-    tc_sim_request rq;
-    tc_sim_wire_ctx wire;
-    uint64_t no;
-    long long client_seq; /* the client's X-Truecost-Seq header, -1 when absent */
-    tc_sim_fault_decision fault;
-    int fault_pos;
-    int fault_done; /* the fault was applied: only then does the truth name it */
-    tc_rng rng;
+    tc_sim_timer timer;         /* its token timer; on_timer finds the stream from it */
+    int64_t due;
+    int tokens;
     stream_state state;
     int decoding; /* counted in srv->decoding */
     int chunked;  /* the reply uses chunked transfer encoding (HTTP/1.1) */
-    int64_t t_arrival, t_arrival_wall, t_start, due;
+    /* The connection's socket and output buffer, looked up once when the
+     * reply starts: every token needs them (send_direct). */
+    int fd;
+    int queued; /* bytes may wait in `out`: look before writing past them */
+    struct evbuffer *out;
+    int has_tmpl;
+    int fault_pos;
+    int fault_done; /* the fault was applied: only then does the truth name it */
+    tc_sim_fault_decision fault;
+    tc_rng rng;
+    tc_sim_wire_tmpl tmpl; /* its token chunks; empty until it streams */
+    tc_sim_request rq;     /* its model name last */
+
+    struct sim_stream *prev, *next;
+    struct evhttp_connection *conn;
+    struct event *watch; /* EOF on the socket while nothing is sent; NULL when off */
+    tc_sim_wire_ctx wire;
+    uint64_t no;
+    long long client_seq; /* the client's X-Truecost-Seq header, -1 when absent */
+    int64_t t_arrival, t_arrival_wall, t_start;
     int64_t first_due;     /* when the first token was due */
     int64_t first_step_ns; /* the first token's decode step (tc_sim_split) */
-    int tokens;
     int status;
     tc_buf text; /* whole completion, for non-streamed replies */
     tc_buf scratch;
@@ -112,6 +123,7 @@ static void free_stream(sim_stream *st)
     tc_sim_sched_cancel(st->srv->sched, &st->timer);
     tc_buf_free(&st->text);
     tc_buf_free(&st->scratch);
+    tc_sim_wire_tmpl_free(&st->tmpl);
     free(st->chunks);
     free(st);
 }
@@ -322,37 +334,65 @@ static void watch_client(sim_stream *st)
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* Writes one HTTP chunk straight to the socket when nothing is queued
- * before it: one writev instead of evhttp's queue-then-poll round (two
- * epoll_ctl calls and a loop turn per token), and the truth stamp is the
- * moment the kernel took the bytes. Returns 0 when the caller must use the
- * evhttp path (something queued, socket full, or not a chunked reply). */
-static int send_direct(sim_stream *st, const tc_buf *b)
+/* A chunk's body is built in the server's chunk_text (one buffer for all
+ * streams, so it stays in cache) after room for its HTTP chunk size line
+ * (at most 8 hex digits and CRLF): the whole chunk then goes out in one
+ * write from one buffer. */
+#define FRAME_ROOM 10
+
+/* Empties the chunk buffer for the next chunk's body and returns it. */
+static tc_buf *chunk_start(sim_stream *st)
 {
-    struct evhttp_connection *conn = st->chunked ? evhttp_request_get_connection(st->req) : NULL;
-    struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
-    if (!bev || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+    tc_buf *b = &st->srv->chunk_text;
+    tc_buf_reset(b);
+    tc_buf_append(b, "          ", FRAME_ROOM);
+    return b;
+}
+
+/* Writes the chunk built in `b` straight to the socket when nothing is
+ * queued before it: one write instead of evhttp's queue-then-poll round
+ * (two epoll_ctl calls and a loop turn per token), and the truth stamp is
+ * the moment the kernel took the bytes. Returns 0 when the caller must use
+ * the evhttp path (something queued, socket full, or not a chunked reply). */
+static int send_direct(sim_stream *st, tc_buf *b)
+{
+    if (!st->chunked || st->fd < 0)
         return 0;
-    char head[24];
-    int hl = snprintf(head, sizeof head, "%zx\r\n", b->len);
-    struct iovec iov[3] = {{head, (size_t)hl}, {b->data, b->len}, {(char *)"\r\n", 2}};
-    size_t total = (size_t)hl + b->len + 2;
-    ssize_t n = writev(bufferevent_getfd(bev), iov, 3);
+    if (st->queued) {
+        if (evbuffer_get_length(st->out) != 0)
+            return 0;
+        st->queued = 0; /* drained: until the next time something is queued */
+    }
+    size_t body_len = b->len - FRAME_ROOM;
+    tc_buf_append(b, "\r\n", 2);
+    if (tc_buf_status(b) != TC_OK)
+        return 0; /* out of memory: the append did nothing, b holds the body alone */
+    static const char hex[] = "0123456789abcdef";
+    char *start = b->data + FRAME_ROOM - 2;
+    memcpy(start, "\r\n", 2);
+    size_t v = body_len;
+    do {
+        *--start = hex[v & 15];
+        v >>= 4;
+    } while (v && start > b->data);
+    size_t total = (size_t)(b->data + b->len - start);
+    ssize_t n = write(st->fd, start, total);
+    b->len -= 2; /* the body alone again, should the evhttp path need it */
     if (n <= 0)
         return 0;            /* EAGAIN, or a broken connection that evhttp will notice and report */
     if ((size_t)n < total) { /* the rest goes out in order through libevent */
-        for (int i = 0, off = 0; i < 3; off += (int)iov[i].iov_len, i++) {
-            size_t from = (size_t)n > (size_t)off ? (size_t)n - (size_t)off : 0;
-            if (from < iov[i].iov_len)
-                bufferevent_write(bev, (char *)iov[i].iov_base + from, iov[i].iov_len - from);
-        }
+        evbuffer_add(st->out, start + n, total - (size_t)n); /* the bufferevent sends it */
+        st->queued = 1;
     }
     return 1;
 }
 
-static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
+/* Sends the chunk built since chunk_start. */
+static void send_chunk(sim_stream *st, int tokens)
 {
-    if (!st->req || !b->len)
+    tc_buf *b = &st->srv->chunk_text;
+    /* Out of memory: better no chunk than a cut one. */
+    if (!st->req || tc_buf_status(b) != TC_OK || b->len <= FRAME_ROOM)
         return;
     note_chunk(st, tokens);
     if (send_direct(st, b)) {
@@ -361,8 +401,9 @@ static void send_chunk(sim_stream *st, const tc_buf *b, int tokens)
         return;
     }
     struct evbuffer *eb = st->srv->chunk_buf;
-    evbuffer_add(eb, b->data, b->len); /* evhttp drains it: reused, never reallocated */
+    evbuffer_add(eb, b->data + FRAME_ROOM, b->len - FRAME_ROOM); /* evhttp drains it: reused */
     evhttp_send_reply_chunk_with_cb(st->req, eb, st->srv->truth ? on_written : NULL, st);
+    st->queued = 1;
 }
 
 static void arm(sim_stream *st)
@@ -419,10 +460,8 @@ static void end_stream(sim_stream *st, int64_t now)
 {
     tc_sim_metrics m;
     metrics_of(st, now, &m);
-    tc_buf *b = &st->scratch;
-    tc_buf_reset(b);
-    tc_sim_wire_stream_end(&st->wire, tc_wall_ns(), &m, b);
-    send_chunk(st, b, 0);
+    tc_sim_wire_stream_end(&st->wire, tc_wall_ns(), &m, chunk_start(st));
+    send_chunk(st, 0);
     before_last_send(st);
     if (st->req)
         evhttp_send_reply_end(st->req);
@@ -431,6 +470,19 @@ static void end_stream(sim_stream *st, int64_t now)
 }
 
 /* ---- the state machine -------------------------------------------------- */
+
+/* The reply starts streaming: looks up what every token will need. The
+ * headers were just queued in the connection's output, hence `queued`. */
+static void use_connection(sim_stream *st)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(st->req);
+    struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+    st->fd = bev ? bufferevent_getfd(bev) : -1;
+    st->out = bev ? bufferevent_get_output(bev) : NULL;
+    st->queued = 1;
+    /* Out of memory: the tokens are formatted the slow way. */
+    st->has_tmpl = tc_sim_wire_tmpl_init(&st->wire, &st->tmpl) == TC_OK;
+}
 
 static void begin(sim_stream *st)
 {
@@ -466,9 +518,9 @@ static void begin(sim_stream *st)
         const char *te =
             evhttp_find_header(evhttp_request_get_output_headers(st->req), "Transfer-Encoding");
         st->chunked = te && strcmp(te, "chunked") == 0;
-        tc_buf_reset(&st->scratch);
-        tc_sim_wire_stream_start(&st->wire, tc_wall_ns(), &st->scratch);
-        send_chunk(st, &st->scratch, 0);
+        use_connection(st);
+        tc_sim_wire_stream_start(&st->wire, tc_wall_ns(), chunk_start(st));
+        send_chunk(st, 0);
     }
     st->state = ST_PREFILL;
     /* The first token costs one decode step at the load it joins (the
@@ -502,9 +554,8 @@ static int mid_stream_fault(sim_stream *st)
         if (!st->rq.stream)
             return 0; /* the whole reply is cut short instead (reply_whole) */
         st->fault_done = 1;
-        tc_buf_reset(&st->scratch);
-        tc_sim_wire_malformed(&st->wire, &st->scratch);
-        send_chunk(st, &st->scratch, 0);
+        tc_sim_wire_malformed(&st->wire, chunk_start(st));
+        send_chunk(st, 0);
         return 0;
     case TC_FAULT_STALL:
         st->fault_done = 1;
@@ -536,21 +587,45 @@ static void emit_token(sim_stream *st, int64_t now)
         tc_buf_append(&st->text, word, n);
         return;
     }
-    tc_sim_metrics m;
-    if (is_last)
-        metrics_of(st, now, &m);
-    tc_buf_reset(&st->scratch);
-    tc_sim_wire_token(&st->wire, word, n, st->tokens - 1, tc_wall_ns(), is_last,
-                      is_last ? &m : NULL, &st->scratch);
-    send_chunk(st, &st->scratch, 1);
+    tc_buf *b = chunk_start(st);
+    if (!is_last && st->has_tmpl) {
+        int64_t wall = tc_sim_wire_tmpl_needs_time(&st->tmpl) ? tc_wall_ns() : 0;
+        tc_sim_wire_token_fast(&st->tmpl, word, n, st->tokens - 1, wall, b);
+    } else {
+        tc_sim_metrics m;
+        if (is_last)
+            metrics_of(st, now, &m);
+        tc_sim_wire_token(&st->wire, word, n, st->tokens - 1, tc_wall_ns(), is_last,
+                          is_last ? &m : NULL, b);
+    }
+    send_chunk(st, 1);
+}
+
+static sim_stream *stream_of(tc_sim_timer *t)
+{
+    return (sim_stream *)((char *)t - offsetof(sim_stream, timer));
+}
+
+/* Starts loading what the next stream's token will read (its fields up to
+ * and with its template) while this one's write is in the kernel: the
+ * streams take turns, so that memory has long left the cache. */
+static void prefetch_next(const tc_sim_server *s)
+{
+    tc_sim_timer *t = tc_sim_sched_peek(s->sched);
+    if (!t)
+        return;
+    const char *p = (const char *)stream_of(t);
+    for (size_t off = 0; off < offsetof(sim_stream, rq); off += 64)
+        __builtin_prefetch(p + off, 1);
 }
 
 /* The scheduler fires it only once due: never early, which would flatter
  * the client. */
 static void on_timer(tc_sim_timer *t, int64_t now)
 {
-    sim_stream *st = (sim_stream *)((char *)t - offsetof(sim_stream, timer));
+    sim_stream *st = stream_of(t);
     tc_sim_server *s = st->srv;
+    prefetch_next(s);
     if (st->state == ST_ACCEPT_WAIT) {
         begin(st);
         return;
@@ -637,6 +712,7 @@ void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_ro
         return;
     }
     tc_sim_timer_init(&st->timer, on_timer);
+    st->fd = -1;
     st->srv = s;
     st->req = req;
     st->conn = evhttp_request_get_connection(req);

@@ -1,5 +1,6 @@
 #include "sim_wire.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/tc_time.h"
@@ -70,31 +71,43 @@ static void put_ollama_metrics(tc_buf *out, const tc_sim_metrics *m)
             tc_buf_printf(out, ",\"%s\":%lld", f[i].key, (long long)f[i].v);
 }
 
-static void ollama_head(const tc_sim_wire_ctx *c, int64_t wall_ns, tc_buf *out)
+/* `{"model":...,"created_at":"`: what precedes the time of an Ollama object. */
+static void ollama_head_open(const tc_sim_wire_ctx *c, tc_buf *out)
 {
-    char when[40];
     tc_buf_puts(out, "{\"model\":");
     put_str(out, c->model);
-    tc_buf_printf(out, ",\"created_at\":\"%s\",", tc_rfc3339_ns(wall_ns, when, sizeof when));
+    tc_buf_puts(out, ",\"created_at\":\"");
 }
 
-static void ollama_text(const tc_sim_wire_ctx *c, const char *text, size_t len, tc_buf *out)
+/* What sits between the time and the text of an Ollama object. */
+static void ollama_text_open(const tc_sim_wire_ctx *c, tc_buf *out)
 {
-    if (c->route == TC_ROUTE_OLLAMA_CHAT) {
-        tc_buf_puts(out, "\"message\":{\"role\":\"assistant\",\"content\":");
-        tc_buf_json_str(out, text, len);
+    tc_buf_puts(out, c->route == TC_ROUTE_OLLAMA_CHAT
+                         ? "\",\"message\":{\"role\":\"assistant\",\"content\":"
+                         : "\",\"response\":");
+}
+
+static void ollama_text_close(const tc_sim_wire_ctx *c, tc_buf *out)
+{
+    if (c->route == TC_ROUTE_OLLAMA_CHAT)
         tc_buf_puts(out, "}");
-    } else {
-        tc_buf_puts(out, "\"response\":");
-        tc_buf_json_str(out, text, len);
-    }
+}
+
+static void ollama_head_text(const tc_sim_wire_ctx *c, const char *text, size_t len,
+                             int64_t wall_ns, tc_buf *out)
+{
+    char when[40];
+    ollama_head_open(c, out);
+    tc_buf_puts(out, tc_rfc3339_ns(wall_ns, when, sizeof when));
+    ollama_text_open(c, out);
+    tc_buf_json_str(out, text, len);
+    ollama_text_close(c, out);
 }
 
 static void ollama_done(const tc_sim_wire_ctx *c, const char *text, size_t len, int64_t wall_ns,
                         const tc_sim_metrics *m, tc_buf *out)
 {
-    ollama_head(c, wall_ns, out);
-    ollama_text(c, text, len, out);
+    ollama_head_text(c, text, len, wall_ns, out);
     tc_buf_puts(out, ",\"done\":true,\"done_reason\":");
     put_str(out, m->done_reason);
     put_ollama_metrics(out, m);
@@ -145,43 +158,163 @@ void tc_sim_wire_stream_start(const tc_sim_wire_ctx *c, int64_t wall_ns, tc_buf 
     oai_chunk_close(c, NULL, NULL, out);
 }
 
-static void llama_chunk(const tc_sim_wire_ctx *c, const char *text, size_t len, int index,
-                        tc_buf *out)
+/* The pieces of a token chunk around its text (and, for llama.cpp, its
+ * count), shared by tc_sim_wire_token and the template of a stream. */
+static void token_open(const tc_sim_wire_ctx *c, tc_buf *out)
 {
-    (void)c;
-    tc_buf_puts(out, "data: {\"index\":0,\"content\":");
-    tc_buf_json_str(out, text, len);
-    tc_buf_printf(out, ",\"tokens\":[],\"stop\":false,\"id_slot\":0,\"tokens_predicted\":%d}\n\n",
-                  index + 1);
+    switch (c->route) {
+    case TC_ROUTE_OLLAMA_GENERATE:
+    case TC_ROUTE_OLLAMA_CHAT:
+        ollama_text_open(c, out);
+        return;
+    case TC_ROUTE_LLAMA_COMPLETION:
+        tc_buf_puts(out, "data: {\"index\":0,\"content\":");
+        return;
+    case TC_ROUTE_OAI_COMPLETIONS:
+        oai_chunk_open(c, out);
+        tc_buf_puts(out, "\"text\":");
+        return;
+    case TC_ROUTE_OAI_CHAT:
+        oai_chunk_open(c, out);
+        tc_buf_puts(out, "\"delta\":{\"content\":");
+        return;
+    }
+}
+
+static const char llama_count[] =
+    ",\"tokens\":[],\"stop\":false,\"id_slot\":0,\"tokens_predicted\":";
+
+/* After the text (after the count, for llama.cpp). */
+static void token_close(const tc_sim_wire_ctx *c, int is_last, const tc_sim_metrics *m, tc_buf *out)
+{
+    switch (c->route) {
+    case TC_ROUTE_OLLAMA_GENERATE:
+    case TC_ROUTE_OLLAMA_CHAT:
+        ollama_text_close(c, out);
+        tc_buf_puts(out, ",\"done\":false}\n");
+        return;
+    case TC_ROUTE_LLAMA_COMPLETION:
+        tc_buf_puts(out, "}\n\n");
+        return;
+    case TC_ROUTE_OAI_COMPLETIONS:
+        tc_buf_puts(out, ",");
+        break;
+    case TC_ROUTE_OAI_CHAT:
+        tc_buf_puts(out, "},");
+        break;
+    }
+    oai_chunk_close(c, is_last ? m->done_reason : NULL, is_last ? m : NULL, out);
 }
 
 void tc_sim_wire_token(const tc_sim_wire_ctx *c, const char *text, size_t len, int index,
                        int64_t wall_ns, int is_last, const tc_sim_metrics *m, tc_buf *out)
 {
-    switch (c->route) {
-    case TC_ROUTE_OLLAMA_GENERATE:
-    case TC_ROUTE_OLLAMA_CHAT:
-        ollama_head(c, wall_ns, out);
-        ollama_text(c, text, len, out);
-        tc_buf_puts(out, ",\"done\":false}\n");
-        return;
-    case TC_ROUTE_LLAMA_COMPLETION:
-        llama_chunk(c, text, len, index, out);
-        return;
-    case TC_ROUTE_OAI_COMPLETIONS:
-        oai_chunk_open(c, out);
-        tc_buf_puts(out, "\"text\":");
-        tc_buf_json_str(out, text, len);
-        tc_buf_puts(out, ",");
-        break;
-    case TC_ROUTE_OAI_CHAT:
-        oai_chunk_open(c, out);
-        tc_buf_puts(out, "\"delta\":{\"content\":");
-        tc_buf_json_str(out, text, len);
-        tc_buf_puts(out, "},");
-        break;
+    if (is_ollama(c->route)) {
+        char when[40];
+        ollama_head_open(c, out);
+        tc_buf_puts(out, tc_rfc3339_ns(wall_ns, when, sizeof when));
     }
-    oai_chunk_close(c, is_last ? m->done_reason : NULL, is_last ? m : NULL, out);
+    token_open(c, out);
+    tc_buf_json_str(out, text, len);
+    if (c->route == TC_ROUTE_LLAMA_COMPLETION)
+        tc_buf_printf(out, "%s%d", llama_count, index + 1);
+    token_close(c, is_last, m, out);
+}
+
+/* ---- a stream's token template ------------------------------------------ */
+
+tc_err tc_sim_wire_tmpl_init(const tc_sim_wire_ctx *c, tc_sim_wire_tmpl *t)
+{
+    memset(t, 0, sizeof *t);
+    t->route = c->route;
+    tc_buf b = {0};
+    if (is_ollama(c->route))
+        ollama_head_open(c, &b);
+    t->open_len = b.len;
+    token_open(c, &b);
+    t->text_open_len = b.len - t->open_len;
+    token_close(c, 0, NULL, &b);
+    t->len = b.len;
+    tc_err rc = tc_buf_status(&b);
+    if (rc == TC_OK && b.len <= sizeof t->inline_bytes)
+        memcpy(t->inline_bytes, b.data, b.len);
+    else if (rc == TC_OK)
+        t->heap = b.data; /* kept, not freed */
+    else
+        memset(t, 0, sizeof *t);
+    if (!t->heap)
+        tc_buf_free(&b);
+    return rc;
+}
+
+void tc_sim_wire_tmpl_free(tc_sim_wire_tmpl *t)
+{
+    free(t->heap);
+    t->heap = NULL;
+}
+
+/* `v` in decimal, as %d writes it. */
+static void put_int(tc_buf *out, long long v)
+{
+    char digits[24];
+    size_t n = sizeof digits;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        digits[--n] = '-';
+    tc_buf_append(out, digits + n, sizeof digits - n);
+}
+
+/* tc_rfc3339_ns's text, its date and time of day formatted once a second:
+ * only the nine digits of the fraction change in between. */
+static void put_time(tc_sim_wire_tmpl *t, int64_t wall_ns, tc_buf *out)
+{
+    int64_t secs = wall_ns / TC_NS_PER_S, frac = wall_ns % TC_NS_PER_S;
+    if (frac < 0) {
+        frac += TC_NS_PER_S;
+        secs -= 1;
+    }
+    if (!t->second_len || secs != t->second) {
+        char when[40];
+        const char *dot = strchr(tc_rfc3339_ns(wall_ns, when, sizeof when), '.');
+        if (!dot || (size_t)(dot + 1 - when) >= sizeof t->second_text)
+            return; /* tc_rfc3339_ns wrote nothing: neither does this */
+        t->second = secs;
+        t->second_len = (size_t)(dot + 1 - when);
+        memcpy(t->second_text, when, t->second_len);
+    }
+    char digits[10];
+    for (int i = 8; i >= 0; i--, frac /= 10)
+        digits[i] = (char)('0' + frac % 10);
+    digits[9] = 'Z';
+    tc_buf_append(out, t->second_text, t->second_len);
+    tc_buf_append(out, digits, sizeof digits);
+}
+
+void tc_sim_wire_token_fast(tc_sim_wire_tmpl *t, const char *text, size_t len, int index,
+                            int64_t wall_ns, tc_buf *out)
+{
+    const char *p = t->heap ? t->heap : t->inline_bytes;
+    size_t close_at = t->open_len + t->text_open_len;
+    if (is_ollama(t->route)) {
+        tc_buf_append(out, p, t->open_len);
+        put_time(t, wall_ns, out);
+    }
+    tc_buf_append(out, p + t->open_len, t->text_open_len);
+    tc_buf_json_str(out, text, len);
+    if (t->route == TC_ROUTE_LLAMA_COMPLETION) {
+        tc_buf_append(out, llama_count, sizeof llama_count - 1);
+        put_int(out, (long long)index + 1);
+    }
+    tc_buf_append(out, p + close_at, t->len - close_at);
+}
+
+int tc_sim_wire_tmpl_needs_time(const tc_sim_wire_tmpl *t)
+{
+    return is_ollama(t->route);
 }
 
 static void llama_final(const tc_sim_wire_ctx *c, const char *text, size_t len,

@@ -198,6 +198,49 @@ static void error_shapes(void **state)
     tc_buf_free(&b);
 }
 
+/* The template's chunks are tc_sim_wire_token's, byte for byte: every route,
+ * with and without usage, short and long model names (inline and heap
+ * templates), texts that need escapes, counts across digit
+ * boundaries and times across second (and day) boundaries. */
+static void token_template_matches_token(void **state)
+{
+    (void)state;
+    static const tc_sim_route routes[] = {TC_ROUTE_OLLAMA_GENERATE, TC_ROUTE_OLLAMA_CHAT,
+                                          TC_ROUTE_OAI_COMPLETIONS, TC_ROUTE_OAI_CHAT,
+                                          TC_ROUTE_LLAMA_COMPLETION};
+    static const char *const texts[] = {"", " ka", "\"q\\\n\t\x01", "\xc3\xa9 \xe2\x82\xac"};
+    static const int indexes[] = {0, 1, 8, 9, 99, 12345, 2147483646};
+    static const int64_t walls[] = {
+        WALL, WALL + 876543210, 1795967999999999999LL, 1795968000000000001LL, 5, 0, -1};
+    char long_model[201]; /* a template too long to sit inline */
+    memset(long_model, 'm', sizeof long_model - 1);
+    long_model[sizeof long_model - 1] = '\0';
+    for (size_t r = 0; r < sizeof routes / sizeof routes[0]; r++)
+        for (int variant = 0; variant < 3; variant++) {
+            tc_sim_wire_ctx c = ctx(routes[r], variant == 1);
+            if (variant == 2)
+                c.model = long_model;
+            tc_sim_wire_tmpl t;
+            assert_int_equal(tc_sim_wire_tmpl_init(&c, &t), TC_OK);
+            assert_int_equal(tc_sim_wire_tmpl_needs_time(&t),
+                             routes[r] == TC_ROUTE_OLLAMA_GENERATE ||
+                                 routes[r] == TC_ROUTE_OLLAMA_CHAT);
+            for (size_t x = 0; x < sizeof texts / sizeof texts[0]; x++)
+                for (size_t i = 0; i < sizeof indexes / sizeof indexes[0]; i++)
+                    for (size_t w = 0; w < sizeof walls / sizeof walls[0]; w++) {
+                        tc_buf want = {0}, got = {0};
+                        size_t len = strlen(texts[x]);
+                        tc_sim_wire_token(&c, texts[x], len, indexes[i], walls[w], 0, NULL, &want);
+                        tc_buf_append(&got, "prefix", 6); /* it appends */
+                        tc_sim_wire_token_fast(&t, texts[x], len, indexes[i], walls[w], &got);
+                        assert_string_equal(got.data + 6, want.data);
+                        tc_buf_free(&want);
+                        tc_buf_free(&got);
+                    }
+            tc_sim_wire_tmpl_free(&t);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +251,7 @@ int main(void)
         cmocka_unit_test(llama_native_chunks),
         cmocka_unit_test(malformed_chunk_keeps_framing_but_not_json),
         cmocka_unit_test(error_shapes),
+        cmocka_unit_test(token_template_matches_token),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
