@@ -93,6 +93,11 @@ static void print_confidence(FILE *out, const tc_compare_result *r)
                 fewest);
 }
 
+/* A claim is true or false at a service level; two runs are one each. */
+#define TC_CLAIM_SCOPE                                                                             \
+    "the verdict holds at the operating points measured only: sweep each platform and judge "      \
+    "it across interactivity with 'truecost frontier SWEEP_A SWEEP_B --claim X'"
+
 static void print_claim(FILE *out, const tc_compare_claim *c)
 {
     if (!c->given)
@@ -105,6 +110,7 @@ static void print_claim(FILE *out, const tc_compare_claim *c)
             c->ci.lo, c->ci.hi);
     if (!c->on_cost)
         fprintf(out, "  (%s)\n", c->why);
+    fprintf(out, "  %s\n", TC_CLAIM_SCOPE);
 }
 
 static void print_differences(FILE *out, const json_t *differences)
@@ -195,6 +201,8 @@ static json_t *claim_json(const tc_compare_claim *c)
                   "verdict", tc_claim_verdict_name(c->verdict), "measured", ci_json(&c->ci));
     if (o && !c->on_cost)
         json_object_set_new(o, "note", json_string(c->why));
+    if (o)
+        json_object_set_new(o, "scope", json_string(TC_CLAIM_SCOPE));
     return o;
 }
 
