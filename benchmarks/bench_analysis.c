@@ -148,7 +148,7 @@ static int bench_frontier(void)
     if (fake_side(&a, &p, 10, 1000, 1, &rng) < 0 || fake_side(&b, &p, 10, 1000, 1.3, &rng) < 0)
         return -1;
     const double at[] = {20, 35, 50, 100};
-    tc_frontier_ask ask = {at, 4, 2000, TC_BOOT_SEED, 1, 1.2};
+    tc_frontier_ask ask = {at, 4, 2000, TC_BOOT_SEED, 1, 1.2, 0};
     tc_frontier_result *r = malloc(sizeof *r);
     double ms[REPS];
     for (int i = 0; r && i < REPS; i++) {

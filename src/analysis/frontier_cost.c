@@ -115,9 +115,24 @@ static void price(const tc_frontier_side *s, double tps_gpu, double watts, int g
     }
 }
 
+/* The fleet one side needs for `demand` output tokens a month. */
+static void fleet(const tc_frontier_side *s, double demand, int gpus, tc_frontier_value *v)
+{
+    const tc_cost_profile *p = s->profile;
+    if (!(demand > 0) || !p || !(v->tokens_per_s_per_gpu > 0))
+        return;
+    double u = p->utilization.valid ? p->utilization.value : 1;
+    double per_gpu = v->tokens_per_s_per_gpu * u * TC_COST_MONTH_S;
+    v->has_fleet = 1;
+    v->gpus_needed = (long long)ceil(demand / per_gpu);
+    v->boxes_needed = (v->gpus_needed + gpus - 1) / (gpus > 0 ? gpus : 1);
+    v->has_capex = !p->is_cloud && p->hw_price.valid;
+    v->capex = v->has_capex ? (double)v->boxes_needed * p->hw_price.value : 0;
+}
+
 /* The side read at target x from its point figures. */
-static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, tc_frontier_pt *fr,
-                    size_t *n_fr, tc_frontier_value *v)
+static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, double demand,
+                    tc_frontier_pt *fr, size_t *n_fr, tc_frontier_value *v)
 {
     memset(v, 0, sizeof *v);
     *n_fr = tc_frontier_build(fg->x, fg->y, s->n, fr);
@@ -133,6 +148,7 @@ static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, tc
                    ? w0 + (fg->w[fr[lo + 1].src] - w0) * t
                    : w0;
     price(s, y, w, s->pts[fr[lo].src].gpus, v);
+    fleet(s, demand, s->pts[fr[lo].src].gpus, v);
 }
 
 /* ---- the bootstrap -------------------------------------------------------- */
@@ -301,7 +317,7 @@ static tc_err bootstrap(const tc_frontier_side *sides[2], const tc_frontier_ask 
             nominal(sides[s], &nom);
             resample(sides[s], &nom, &rng, scratch, &fg);
             for (size_t t = 0; t < out->n_targets; t++) {
-                read_at(sides[s], &fg, out->t[t].x, fr, &nfr, &v[s][t]);
+                read_at(sides[s], &fg, out->t[t].x, 0, fr, &nfr, &v[s][t]);
                 note(&v[s][t], &d.tps[s][t][k], &d.cost[s][t][k]);
             }
         }
@@ -380,6 +396,46 @@ static void overall(tc_frontier_result *out)
 
 /* ---- the whole ------------------------------------------------------------- */
 
+/* --demand, else the side's profile's tokens_per_month; 0 for none. */
+static double demand_of(const tc_frontier_side *s, const tc_frontier_ask *ask)
+{
+    if (ask->demand > 0)
+        return ask->demand;
+    return s->profile && s->profile->tokens_per_month.valid ? s->profile->tokens_per_month.value
+                                                            : 0;
+}
+
+static void warn(tc_frontier_result *out, const char *fmt, const char *a, const char *b)
+{
+    if (out->n_warnings < 4)
+        snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0], fmt, a, b);
+}
+
+/* What differs between the sides besides the hardware. */
+static void mixed_inputs(const tc_frontier_side *a, const tc_frontier_side *b,
+                         tc_frontier_result *out)
+{
+    const tc_run_info *ra = &a->set.runs[0], *rb = &b->set.runs[0];
+    if (strcmp(ra->prompt_set, rb->prompt_set) != 0 || ra->max_tokens != rb->max_tokens)
+        warn(out,
+             "the workloads differ (prompts '%s' vs '%s', or the token limit): the frontiers "
+             "measure different work",
+             ra->prompt_set[0] ? ra->prompt_set : "not recorded",
+             rb->prompt_set[0] ? rb->prompt_set : "not recorded");
+    char ga[16], gb[16];
+    snprintf(ga, sizeof ga, "%d", a->pts[0].gpus);
+    snprintf(gb, sizeof gb, "%d", b->pts[0].gpus);
+    if (a->pts[0].gpus != b->pts[0].gpus)
+        warn(out, "GPUs per point differ (%s vs %s): throughput is per GPU, but the boxes differ",
+             ga, gb);
+    int wa = a->pts[0].has_watts, wb = b->pts[0].has_watts;
+    if (wa != wb)
+        warn(out,
+             "power was measured on %s only; the other side is priced with its profile's "
+             "busy_watts%s",
+             wa ? "A" : "B", "");
+}
+
 static int usable(const tc_frontier_side *s)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -415,16 +471,22 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
         tg->x = ask->targets[t];
         tg->ratio_lo = tg->ratio_hi = tg->p_b_cheaper = NAN;
         nominal(a, &fg);
-        read_at(a, &fg, tg->x, out->fa, &out->n_fa, &tg->a);
+        read_at(a, &fg, tg->x, demand_of(a, ask), out->fa, &out->n_fa, &tg->a);
         if (!b)
             continue;
         nominal(b, &fg);
-        read_at(b, &fg, tg->x, out->fb, &out->n_fb, &tg->b);
+        read_at(b, &fg, tg->x, demand_of(b, ask), out->fb, &out->n_fb, &tg->b);
+        tg->has_capex_diff = tg->a.has_capex && tg->b.has_capex;
+        tg->capex_diff = tg->has_capex_diff ? tg->b.capex - tg->a.capex : 0;
         tg->has_ratio = tg->a.reading != TC_AT_NOT_REACHED && tg->b.reading != TC_AT_NOT_REACHED &&
                         tg->a.has_cost && tg->b.has_cost;
         tg->ratio =
             tg->has_ratio ? tg->b.cost_per_million_tokens / tg->a.cost_per_million_tokens : NAN;
     }
+    out->has_demand = demand_of(a, ask) > 0;
+    out->demand = demand_of(a, ask);
+    if (b)
+        mixed_inputs(a, b, out);
     if (ask->resamples > 0 && bootstrap(sides, ask, out) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory resampling");
     for (size_t t = 0; out->has_claim && t < out->n_targets; t++)

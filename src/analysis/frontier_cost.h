@@ -57,12 +57,21 @@ typedef struct tc_frontier_value {
     double watts, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
     int has_ci;
     double tps_lo, tps_hi, cost_lo, cost_hi; /* 95% */
+    /* With a demand (ask->demand, else the profile's tokens_per_month):
+     * GPUs = ceil(demand / (tokens/s per GPU x utilization x month)),
+     * boxes = ceil(GPUs / GPUs a box), capex = boxes x hardware price
+     * (has_capex 0 for a cloud profile). */
+    int has_fleet, has_capex;
+    long long gpus_needed, boxes_needed;
+    double capex;
 } tc_frontier_value;
 
 typedef struct tc_frontier_target {
     double x; /* target interactivity, tokens/s per user */
     tc_frontier_value a, b;
-    int has_ratio; /* cost B / A, with both costs */
+    int has_capex_diff;
+    double capex_diff; /* B's fleet capex - A's */
+    int has_ratio;     /* cost B / A, with both costs */
     double ratio, ratio_lo, ratio_hi, p_b_cheaper;
     const char *verdict; /* of the claim: "supported", "refuted", "inconclusive", or NULL */
 } tc_frontier_target;
@@ -78,6 +87,12 @@ typedef struct tc_frontier_result {
     int has_claim;
     double claim;      /* "A is X times more cost-efficient than B": cost B / cost A >= X */
     char overall[200]; /* the claim across the targets, in words */
+    int has_demand;
+    double demand; /* output tokens per month */
+    /* What makes the two sides measure more than the hardware: workload,
+     * GPUs per point, power measured on one side only. */
+    char warnings[4][240];
+    int n_warnings;
 } tc_frontier_result;
 
 typedef struct tc_frontier_ask {
@@ -87,6 +102,7 @@ typedef struct tc_frontier_ask {
     uint64_t seed;
     int has_claim;
     double claim;
+    double demand; /* output tokens per month; 0: the profiles' own, if any */
 } tc_frontier_ask;
 
 /* Reads a (and b, which may be NULL) at every target. TC_ERR_INVALID when

@@ -16,7 +16,7 @@
 typedef struct frontier_args {
     const char *db, *profile, *profile_b, *at, *pos[2];
     long long resamples, seed;
-    double claim;
+    double claim, demand;
     int json, help, has_claim;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
@@ -62,6 +62,7 @@ static int parse(int argc, char **argv, frontier_args *a)
         TC_OPT_I("resamples", 0, &a->resamples, 0, 1000000),
         TC_OPT_I("seed", 0, &a->seed, 0, (long long)(~0ULL >> 1)),
         TC_OPT_C("claim", 0, take_claim, 1),
+        TC_OPT_D("demand", 0, &a->demand, 1, 1e18),
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_END,
     };
@@ -127,7 +128,8 @@ int tc_cmd_frontier(int argc, char **argv)
                            .resamples = (int)a.resamples,
                            .seed = (uint64_t)a.seed,
                            .has_claim = a.has_claim,
-                           .claim = a.claim};
+                           .claim = a.claim,
+                           .demand = a.demand};
     if (rc == TC_OK && !r)
         rc = tc_fail(err, sizeof err, TC_ERR_NOMEM, "out of memory");
     if (rc == TC_OK)

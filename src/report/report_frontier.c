@@ -28,6 +28,12 @@ static json_t *value_json(const tc_frontier_value *v)
                         tc_json_num(reached && v->has_energy, v->joules_per_output_token));
     json_object_set_new(o, "tokens_per_mw",
                         tc_json_num(reached && v->has_energy, v->tokens_per_mw));
+    json_object_set_new(o, "fleet",
+                        reached && v->has_fleet
+                            ? json_pack("{s:I, s:I, s:o}", "gpus", (json_int_t)v->gpus_needed,
+                                        "boxes", (json_int_t)v->boxes_needed, "capex",
+                                        tc_json_num(v->has_capex, v->capex))
+                            : json_null());
     return o;
 }
 
@@ -54,6 +60,7 @@ static json_t *target_json(const tc_frontier_target *t, int two)
     json_object_set_new(o, "probability_b_cheaper",
                         tc_json_num(two && isfinite(t->p_b_cheaper), t->p_b_cheaper));
     json_object_set_new(o, "verdict", tc_json_str_or_null(t->verdict));
+    json_object_set_new(o, "capex_difference", tc_json_num(t->has_capex_diff, t->capex_diff));
     return o;
 }
 
@@ -76,6 +83,13 @@ json_t *tc_report_frontier_json(const tc_frontier_side *a, const tc_frontier_sid
                         r->has_claim
                             ? json_pack("{s:f, s:s}", "value", r->claim, "overall", r->overall)
                             : json_null());
+    json_object_set_new(doc, "fleet",
+                        r->has_demand ? json_pack("{s:f}", "demand_tokens_per_month", r->demand)
+                                      : json_null());
+    json_t *warn = json_array();
+    for (int i = 0; i < r->n_warnings; i++)
+        json_array_append_new(warn, json_string(r->warnings[i]));
+    json_object_set_new(doc, "warnings", warn);
     json_object_set_new(doc, "frontier_a", frontier_json(a, r->fa, r->n_fa));
     json_object_set_new(doc, "frontier_b", b ? frontier_json(b, r->fb, r->n_fb) : json_null());
     return doc;
@@ -102,6 +116,11 @@ static void value_line(FILE *out, const char *side, const tc_frontier_value *v)
     }
     if (v->has_energy)
         fprintf(out, "  %s J/tok", tc_report_fmt(e, sizeof e, 1, v->joules_per_output_token));
+    if (v->has_fleet) {
+        fprintf(out, "  fleet %lld GPUs in %lld boxes", v->gpus_needed, v->boxes_needed);
+        if (v->has_capex)
+            fprintf(out, ", capex %.0f", v->capex);
+    }
     fputc('\n', out);
 }
 
@@ -135,6 +154,8 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
                 fprintf(out, "; claim %s", t->verdict);
             fputc('\n', out);
         }
+        if (t->has_capex_diff)
+            fprintf(out, "  fleet capex B - A %.0f\n", t->capex_diff);
     }
     if (r->resamples > 0)
         fprintf(out,
@@ -146,6 +167,11 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
                 "Claim \"A is %g times more cost-efficient than B\" (cost B / cost A >= %g): "
                 "%s\n",
                 r->claim, r->claim, r->overall);
+    if (r->has_demand)
+        fprintf(out, "Fleet: for %.4g output tokens a month, at the profile's utilization\n",
+                r->demand);
+    for (int i = 0; i < r->n_warnings; i++)
+        fprintf(out, "WARNING %s\n", r->warnings[i]);
     frontier_line(out, "A", r->fa, r->n_fa);
     if (b)
         frontier_line(out, "B", r->fb, r->n_fb);

@@ -24,7 +24,7 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   assert.equal((await sweep(a, '2,4,8', 'A')).code, 0);
   assert.equal((await sweep(b, '4,8,16', 'B')).code, 0);
   const r = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,150,250,350,450',
-    '--resamples', '300', '--claim', '0.9', '--json'], { timeoutMs: 60_000 });
+    '--resamples', '300', '--claim', '0.9', '--demand', '1e10', '--json'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout);
   assert.equal(doc.simulated, true);
@@ -52,10 +52,31 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   assert.equal(at[250].ratio, null); // B does not reach it: no ratio, no verdict
   assert.equal(at[250].verdict, null);
   assert.equal(doc.claim.overall, 'holds at every target'); // of those with both costs
+  // The fleet for 1e10 output tokens a month at the profile's utilization
+  // (0.4) and a 30.44-day month; one GPU a box, 3200 a box.
+  assert.deepEqual(doc.fleet, { demand_tokens_per_month: 1e10 });
+  const month = 30.44 * 86400;
+  for (const x of [100, 150]) {
+    for (const side of ['a', 'b']) {
+      const v = at[x][side];
+      const gpus = Math.ceil(1e10 / (v.tokens_per_s_per_gpu * 0.4 * month));
+      assert.deepEqual(v.fleet, { gpus, boxes: gpus, capex: gpus * 3200 }, `${side} at ${x}`);
+    }
+    assert.equal(at[x].capex_difference, at[x].b.fleet.capex - at[x].a.fleet.capex);
+  }
+  assert.deepEqual(doc.warnings, []); // the same workload, GPUs and (no) power on both sides
   // The cost at the frontier point is the point's own cost, as `cost` prices it.
   const runA = doc.frontier_a[0].run_id;
   const cost = JSON.parse((await runCli(['cost', String(runA), '--db', db, '--profile', PROFILE, '--json'])).stdout);
   near(at[350].a.cost_per_million_tokens, cost.cost_per_million_tokens, 'A at 350 (bound) vs cost');
+  // Another workload on one side is flagged: more than the hardware differs.
+  const other = await runCli(['run', b.url, '--db', db, '-n', '8', '-c', '4', '--max-tokens', '20', '--warmup', '0',
+    '--label', 'other', '--telemetry', 'none', '--no-progress']);
+  assert.equal(other.code, 0, other.stderr);
+  const mixed = JSON.parse((await runCli(['frontier', 'A', 'other', '--db', db, '--profile', PROFILE, '--at', '100',
+    '--resamples', '0', '--json'])).stdout);
+  assert.equal(mixed.warnings.length, 1, JSON.stringify(mixed.warnings));
+  assert.match(mixed.warnings[0], /^the workloads differ/);
   const text = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,450', '--resamples', '0']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^SIMULATED Cost at equal interactivity: A = A, B = B$/m);
