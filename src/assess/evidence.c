@@ -9,6 +9,7 @@
 #include "analysis/cost.h"
 #include "analysis/cost_profile.h"
 #include "analysis/figures.h"
+#include "analysis/frontier_cost.h"
 #include "assess/gaps.h"
 
 /* What could not be read is never a usage error (TC_ERR_INVALID). */
@@ -251,4 +252,73 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
                  (r->has_running_saving ? r->running_saving_per_month * r->inputs.months.value : 0);
     double alt = r->inputs.price_alternative.value;
     in->price_ratio = alt > 0 ? r->inputs.price_incumbent.value / alt : 0;
+}
+
+/* ---- the fleets at one interactivity ---------------------------------------- */
+
+static tc_err fleet_capex(const tc_frontier_side *a, const tc_frontier_side *b, double at,
+                          double demand, tc_frontier_result *r, char *err, size_t errlen)
+{
+    tc_frontier_ask ask = {.targets = &at, .n_targets = 1, .demand = demand};
+    tc_err rc = tc_frontier_compute(a, b, &ask, r, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    const tc_frontier_target *t = &r->t[0];
+    const tc_frontier_value *v[2] = {&t->a, &t->b};
+    for (int i = 0; i < 2; i++) {
+        if (v[i]->reading == TC_AT_NOT_REACHED)
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "--at %g: %s does not reach it (above its highest measured "
+                           "interactivity): choose a lower target",
+                           at, i ? "the alternative" : "the incumbent");
+        if (!v[i]->has_capex)
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "--at %g: no fleet capex for the %s: its profile needs [hardware] "
+                           "price and [workload] tokens_per_month",
+                           at, i ? "alternative" : "incumbent");
+    }
+    return TC_OK;
+}
+
+tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src, const tc_lockin *as,
+                              tc_lockin_overrides *ov, char *err, size_t errlen)
+{
+    if (!as->tokens_per_month.valid || !(as->tokens_per_month.value > 0))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--at sizes each fleet for the assessment's demand: give [horizon] "
+                       "tokens_per_month in %s",
+                       as->name);
+    if (!src->run_a || !src->profile_a || !src->profile_b)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--at prices each platform's fleet: give the two sweeps and "
+                       "--profile-a/--profile-b");
+    tc_cost_profile pa, pb;
+    tc_err rc = tc_cost_profile_load(src->profile_a, &pa, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_cost_profile_load(src->profile_b, &pb, err, errlen);
+    if (rc != TC_OK)
+        return TC_ERR_INVALID;
+    tc_frontier_side a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    tc_frontier_result *r = calloc(1, sizeof *r);
+    rc = r ? tc_frontier_side_load(st, src->run_a, "the incumbent", &pa, &a, err, errlen)
+           : tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    if (rc == TC_OK)
+        rc = tc_frontier_side_load(st, src->run_b, "the alternative", &pb, &b, err, errlen);
+    if (rc == TC_OK)
+        rc = fleet_capex(&a, &b, src->at, as->tokens_per_month.value, r, err, errlen);
+    if (rc == TC_OK) {
+        const tc_frontier_target *t = &r->t[0];
+        ov->has_hardware_saving = 1;
+        ov->hardware_saving = t->a.capex - t->b.capex;
+        snprintf(ov->hardware_source, sizeof ov->hardware_source,
+                 "fleet capex at %g tokens/s per user for %.4g tokens/month, %lld vs %lld boxes",
+                 src->at, r->demand, t->a.boxes_needed, t->b.boxes_needed);
+        ov->simulated |= a.simulated || b.simulated;
+    }
+    free(r);
+    tc_frontier_side_free(&a);
+    tc_frontier_side_free(&b);
+    return rc;
 }

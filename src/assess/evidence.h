@@ -30,6 +30,7 @@ typedef struct tc_evidence_sources {
     const char *run_a, *run_b;
     const char *profile_a, *profile_b;
     const char *soak; /* a long run on the alternative */
+    double at;        /* > 0: the fleets' capex at this interactivity is the hardware saving */
 } tc_evidence_sources;
 
 #define TC_EVIDENCE_MAX_NOTES 4
@@ -79,6 +80,16 @@ TC_MUST_CHECK tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev,
 TC_MUST_CHECK tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src,
                                            const tc_lockin *a, tc_evidence *ev,
                                            tc_lockin_overrides *ov, char *err, size_t errlen);
+
+/* With src->at: reads run_a and run_b as frontiers (sweeps, frontier_cost.h)
+ * priced with profile_a and profile_b, the fleet each needs at interactivity
+ * src->at for the assessment's [horizon] tokens_per_month, and puts capex A
+ * - capex B in ov as the measured hardware saving. TC_ERR_INVALID when a
+ * profile is missing or has no hardware price, the assessment has no
+ * tokens_per_month, or a side does not reach the target. */
+TC_MUST_CHECK tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src,
+                                            const tc_lockin *a, tc_lockin_overrides *ov, char *err,
+                                            size_t errlen);
 
 /* Reads the longest-measured run of RUN argument `soak` from st into ev
  * (status, hours, measured and failed requests); marks ov simulated when

@@ -300,6 +300,10 @@ tc_err tc_lockin_evaluate(const tc_lockin *a, const tc_lockin_overrides *o, size
     if (rc == TC_OK) {
         tc_lockin_point(&out->inputs, &out->point);
         out->hardware_saving = tc_lockin_hardware_saving(&out->inputs);
+        if (o && o->has_hardware_saving) {
+            out->hardware_saving = o->hardware_saving;
+            snprintf(out->hardware_source, sizeof out->hardware_source, "%s", o->hardware_source);
+        }
         out->n_sensitivity = tc_lockin_sensitivity(&out->inputs, out->sensitivity);
         rc = simulate(out, samples, seed);
         if (rc == TC_ERR_NOMEM)

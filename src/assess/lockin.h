@@ -172,6 +172,12 @@ typedef struct tc_lockin_overrides {
     int has_running_saving;          /* running cost incumbent - alternative, per month */
     double running_saving_per_month; /* currency; negative: the alternative costs more */
     char running_source[96];
+    /* The hardware saving measured instead of units x price gap: the
+     * capex of the incumbent's fleet - the alternative's, at one
+     * interactivity (frontier --demand). */
+    int has_hardware_saving;
+    double hardware_saving;
+    char hardware_source[160];
     int simulated; /* 1: some evidence was measured on a SIMULATED server */
 } tc_lockin_overrides;
 
@@ -226,6 +232,7 @@ typedef struct tc_lockin_result {
     tc_lockin inputs; /* the assessment after the overrides */
     tc_lockin_terms point;
     double hardware_saving;
+    char hardware_source[160]; /* "" = the assessment's units x price gap */
     tc_lockin_swing sensitivity[TC_LOCKIN_MAX_SWINGS];
     int n_sensitivity;
 

@@ -27,6 +27,12 @@ int tc_cli_evidence_check(const tc_cli_evidence_opts *o)
                      "neither");
         return -1;
     }
+    if (o->src.at > 0 && !o->src.profile_a) {
+        tc_cli_error("--at prices each platform's fleet at that interactivity: give %s SWEEP_A "
+                     "SWEEP_B and --profile-a/--profile-b (with [workload] tokens_per_month)",
+                     o->runs_name);
+        return -1;
+    }
     if (o->src.profile_a && !o->src.run_a) {
         tc_cli_error("--profile-a/--profile-b price the runs of %s A B: give them too",
                      o->runs_name);
@@ -57,6 +63,8 @@ static int read_stored(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_evi
         for (int i = 0; i < ev->n_notes; i++)
             tc_cli_error("%s", ev->notes[i]);
     }
+    if (rc == TC_OK && o->src.at > 0)
+        rc = tc_evidence_read_fleet(st, &o->src, a, ov, err, sizeof err);
     if (rc == TC_OK && o->src.soak)
         rc = tc_evidence_read_soak(st, o->src.soak, ev, ov, err, sizeof err);
     tc_store_close(st);

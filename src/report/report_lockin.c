@@ -93,7 +93,7 @@ json_t *tc_report_lockin_json(const tc_lockin_result *r, const tc_lockin_overrid
     tc_lockin_reading(r, reading, sizeof reading);
     return json_pack(
         "{s:b,s:o,s:o,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
-        "s:o,s:o,s:o,s:o}",
+        "s:o,s:o,s:o,s:o,s:o}",
         "simulated", o && o->simulated, "assessment", tc_json_string(r->inputs.name), "currency",
         tc_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs), "point_estimate",
         r->point.total, "terms", terms_json(&r->point), "samples", (json_int_t)r->samples, "seed",
@@ -102,7 +102,9 @@ json_t *tc_report_lockin_json(const tc_lockin_result *r, const tc_lockin_overrid
         "probability_exceeds_saving", r->probability_exceeds_saving, "sensitivity", sens,
         "performance", perf_json(r, o), "running_saving_per_month",
         tc_json_num(r->has_running_saving, r->running_saving_per_month), "break_even",
-        break_even_json(r), "net_benefit", net, "reading", tc_json_string(reading));
+        break_even_json(r), "net_benefit", net, "reading", tc_json_string(reading),
+        "hardware_saving_source",
+        tc_json_string(r->hardware_source[0] ? r->hardware_source : "assessment"));
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -149,8 +151,14 @@ static void print_distribution(FILE *out, const tc_lockin_result *r)
             "Monte Carlo (%zu samples, seed %llu): P10 %.2f, P50 %.2f, P90 %.2f, mean %.2f %s\n",
             r->samples, (unsigned long long)r->seed, r->total.p10, r->total.p50, r->total.p90,
             r->mean, cur);
-    fprintf(out, "Hardware saving: %.0f units x (%.2f - %.2f) = %.2f %s\n", in->units.value,
-            in->price_incumbent.value, in->price_alternative.value, r->hardware_saving, cur);
+    if (r->hardware_source[0])
+        fprintf(out,
+                "Hardware saving: %.2f %s (measured: %s; not the assessment's units x price "
+                "gap)\n",
+                r->hardware_saving, cur, r->hardware_source);
+    else
+        fprintf(out, "Hardware saving: %.0f units x (%.2f - %.2f) = %.2f %s\n", in->units.value,
+                in->price_incumbent.value, in->price_alternative.value, r->hardware_saving, cur);
     fprintf(out, "P(lock-in cost > hardware saving) = %.1f%%\n",
             100 * r->probability_exceeds_saving);
     fputs("Sensitivity (each range low -> high, the others at their point values):\n", out);

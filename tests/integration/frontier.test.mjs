@@ -69,6 +69,25 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   const runA = doc.frontier_a[0].run_id;
   const cost = JSON.parse((await runCli(['cost', String(runA), '--db', db, '--profile', PROFILE, '--json'])).stdout);
   near(at[350].a.cost_per_million_tokens, cost.cost_per_million_tokens, 'A at 350 (bound) vs cost');
+  // lockin --at: the measured fleets' capex difference is the hardware
+  // saving, for the assessment's own demand (2e9 tokens a month).
+  const FP16 = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
+  const fl = JSON.parse((await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '150',
+    '--demand', '2e9', '--resamples', '0', '--json'])).stdout);
+  const lk = await runCli(['lockin', FP16, '--db', db, '--perf', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE,
+    '--at', '150', '--json', '--samples', '2000']);
+  assert.equal(lk.code, 0, lk.stderr);
+  const l = JSON.parse(lk.stdout);
+  assert.equal(l.hardware_saving, fl.targets[0].a.fleet.capex - fl.targets[0].b.fleet.capex);
+  assert.match(l.hardware_saving_source, /^fleet capex at 150 tokens\/s per user for 2e\+09 tokens\/month, \d+ vs \d+ boxes$/);
+  const lt = await runCli(['lockin', FP16, '--db', db, '--perf', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE, '--at', '150']);
+  assert.match(lt.stdout, /^Hardware saving: -?[\d.]+ USD \(measured: fleet capex at 150 /m);
+  const unreached = await runCli(['lockin', FP16, '--db', db, '--perf', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE, '--at', '300']);
+  assert.equal(unreached.code, 1);
+  assert.match(unreached.stderr, /--at 300: the alternative does not reach it/);
+  const noProfiles = await runCli(['decide', FP16, '--db', db, '--runs', 'A', 'B', '--at', '150']);
+  assert.equal(noProfiles.code, 1);
+  assert.match(noProfiles.stderr, /--at prices each platform's fleet/);
   // Another workload on one side is flagged: more than the hardware differs.
   const other = await runCli(['run', b.url, '--db', db, '-n', '8', '-c', '4', '--max-tokens', '20', '--warmup', '0',
     '--label', 'other', '--telemetry', 'none', '--no-progress']);
