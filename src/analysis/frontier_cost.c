@@ -147,8 +147,14 @@ static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, do
     double w = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < *n_fr
                    ? w0 + (fg->w[fr[lo + 1].src] - w0) * t
                    : w0;
-    price(s, y, w, s->pts[fr[lo].src].gpus, v);
-    fleet(s, demand, s->pts[fr[lo].src].gpus, v);
+    const tc_sweep_point *p = &s->pts[fr[lo].src];
+    price(s, y, w, p->gpus, v);
+    /* Total tokens in the point's own prompt/output mix. */
+    v->has_total_cost = v->has_cost && p->has_total && p->total_tokens_per_s > 0;
+    if (v->has_total_cost)
+        v->cost_per_million_total_tokens =
+            v->cost_per_million_tokens * p->output_tokens_per_s / p->total_tokens_per_s;
+    fleet(s, demand, p->gpus, v);
 }
 
 /* ---- the bootstrap -------------------------------------------------------- */
@@ -487,6 +493,15 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
     out->demand = demand_of(a, ask);
     if (b)
         mixed_inputs(a, b, out);
+    /* Each frontier point read on itself: its own cost and energy. */
+    for (int s = 0; s < 2 && sides[s]; s++) {
+        tc_frontier_pt fr[TC_FRONTIER_MAX_POINTS];
+        size_t nfr, n = s ? out->n_fb : out->n_fa;
+        nominal(sides[s], &fg);
+        for (size_t i = 0; i < n; i++)
+            read_at(sides[s], &fg, (s ? out->fb : out->fa)[i].x, demand_of(sides[s], ask), fr, &nfr,
+                    &(s ? out->vb : out->va)[i]);
+    }
     if (ask->resamples > 0 && bootstrap(sides, ask, out) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory resampling");
     for (size_t t = 0; out->has_claim && t < out->n_targets; t++)

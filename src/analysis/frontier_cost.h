@@ -52,7 +52,9 @@ typedef struct tc_frontier_value {
     tc_frontier_reading reading;
     double tokens_per_s_per_gpu;
     int has_cost;
-    double cost_per_million_tokens; /* output tokens */
+    double cost_per_million_tokens;       /* output tokens */
+    int has_total_cost;                   /* the point's prompt count is known */
+    double cost_per_million_total_tokens; /* prompt + output, at the point's mix */
     int has_energy;
     double watts, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
     int has_ci;
@@ -82,6 +84,8 @@ typedef struct tc_frontier_result {
     tc_frontier_target t[TC_FRONTIER_MAX_TARGETS];
     tc_frontier_pt fa[TC_FRONTIER_MAX_POINTS], fb[TC_FRONTIER_MAX_POINTS];
     size_t n_fa, n_fb;
+    /* Each frontier point's own figures, as a reading on it gives them. */
+    tc_frontier_value va[TC_FRONTIER_MAX_POINTS], vb[TC_FRONTIER_MAX_POINTS];
     int resamples;
     uint64_t seed;
     int has_claim;

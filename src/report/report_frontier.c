@@ -24,6 +24,9 @@ static json_t *value_json(const tc_frontier_value *v)
     json_object_set_new(o, "cost_per_million_tokens",
                         tc_json_num(reached && v->has_cost, v->cost_per_million_tokens));
     json_object_set_new(o, "ci95", ci(v->has_ci && v->has_cost, v->cost_lo, v->cost_hi));
+    json_object_set_new(
+        o, "cost_per_million_total_tokens",
+        tc_json_num(reached && v->has_total_cost, v->cost_per_million_total_tokens));
     json_object_set_new(o, "joules_per_output_token",
                         tc_json_num(reached && v->has_energy, v->joules_per_output_token));
     json_object_set_new(o, "tokens_per_mw",
@@ -37,13 +40,20 @@ static json_t *value_json(const tc_frontier_value *v)
     return o;
 }
 
-static json_t *frontier_json(const tc_frontier_side *s, const tc_frontier_pt *f, size_t n)
+static json_t *frontier_json(const tc_frontier_side *s, const tc_frontier_pt *f,
+                             const tc_frontier_value *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:I, s:f, s:f}", "run_id",
-                                           (json_int_t)s->pts[f[i].src].run_id, "interactivity",
-                                           f[i].x, "tokens_per_s_per_gpu", f[i].y));
+        json_array_append_new(
+            a, json_pack("{s:I, s:f, s:f, s:o, s:o, s:o}", "run_id",
+                         (json_int_t)s->pts[f[i].src].run_id, "interactivity", f[i].x,
+                         "tokens_per_s_per_gpu", f[i].y, "cost_per_million_tokens",
+                         tc_json_num(v[i].has_cost, v[i].cost_per_million_tokens),
+                         "cost_per_million_total_tokens",
+                         tc_json_num(v[i].has_total_cost, v[i].cost_per_million_total_tokens),
+                         "joules_per_output_token",
+                         tc_json_num(v[i].has_energy, v[i].joules_per_output_token)));
     return a;
 }
 
@@ -90,8 +100,9 @@ json_t *tc_report_frontier_json(const tc_frontier_side *a, const tc_frontier_sid
     for (int i = 0; i < r->n_warnings; i++)
         json_array_append_new(warn, json_string(r->warnings[i]));
     json_object_set_new(doc, "warnings", warn);
-    json_object_set_new(doc, "frontier_a", frontier_json(a, r->fa, r->n_fa));
-    json_object_set_new(doc, "frontier_b", b ? frontier_json(b, r->fb, r->n_fb) : json_null());
+    json_object_set_new(doc, "frontier_a", frontier_json(a, r->fa, r->va, r->n_fa));
+    json_object_set_new(doc, "frontier_b",
+                        b ? frontier_json(b, r->fb, r->vb, r->n_fb) : json_null());
     return doc;
 }
 

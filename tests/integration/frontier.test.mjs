@@ -69,6 +69,13 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   const runA = doc.frontier_a[0].run_id;
   const cost = JSON.parse((await runCli(['cost', String(runA), '--db', db, '--profile', PROFILE, '--json'])).stdout);
   near(at[350].a.cost_per_million_tokens, cost.cost_per_million_tokens, 'A at 350 (bound) vs cost');
+  // Each frontier point carries its own cost, and the cost of all its
+  // tokens (prompt + output) is the output cost over that mix.
+  near(doc.frontier_a[0].cost_per_million_tokens, cost.cost_per_million_tokens, 'frontier point cost');
+  const shownA = JSON.parse((await runCli(['show', String(runA), '--db', db, '--json'])).stdout);
+  const mix = shownA.tokens.output / (shownA.tokens.output + shownA.tokens.prompt);
+  near(doc.frontier_a[0].cost_per_million_total_tokens, cost.cost_per_million_tokens * mix, 'total-token cost');
+  near(at[350].a.cost_per_million_total_tokens, cost.cost_per_million_tokens * mix, 'total-token cost at 350');
   // lockin --at: the measured fleets' capex difference is the hardware
   // saving, for the assessment's own demand (2e9 tokens a month).
   const FP16 = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
