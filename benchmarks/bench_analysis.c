@@ -120,7 +120,7 @@ static int fake_side(tc_frontier_side *s, const tc_cost_profile *p, size_t point
         for (size_t k = 0; k < per; k++)
             s->reqs[i][k] =
                 (tc_frontier_req){128, 1.27 * tpot / 10 * (0.9 + 0.2 * tc_rng_unit(rng)),
-                                  tpot * (0.9 + 0.2 * tc_rng_unit(rng))};
+                                  tpot * (0.9 + 0.2 * tc_rng_unit(rng)), 1};
         s->n_reqs[i] = per;
         s->n++;
     }

@@ -23,7 +23,7 @@ _truecost_options() {
     compare)
         echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --json --db --help" ;;
     frontier)
-        echo "--profile --profile-b --at --claim --demand --resamples --seed --json --db --help" ;;
+        echo "--profile --profile-b --at --claim --demand --slo --resamples --seed --json --db --help" ;;
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;

@@ -10,7 +10,8 @@
 
 /* ---- loading ------------------------------------------------------------- */
 
-static tc_err keep_requests(const tc_figures *f, tc_frontier_req **out, size_t *n)
+static tc_err keep_requests(const tc_figures *f, const tc_slo *slo, tc_frontier_req **out,
+                            size_t *n)
 {
     *out = calloc(f->n_recs ? f->n_recs : 1, sizeof **out);
     *n = 0;
@@ -22,15 +23,30 @@ static tc_err keep_requests(const tc_figures *f, tc_frontier_req **out, size_t *
         if (r->warmup || r->error != TC_REQ_OK || r->output_tokens <= 0 || e2e <= 0)
             continue;
         double tpot = tc_req_tpot_ns(r);
-        (*out)[(*n)++] = (tc_frontier_req){(double)r->output_tokens, (double)e2e / 1e9,
-                                           tpot >= 0 ? tpot / 1e6 : -1};
+        (*out)[(*n)++] =
+            (tc_frontier_req){(double)r->output_tokens, (double)e2e / 1e9,
+                              tpot >= 0 ? tpot / 1e6 : -1, slo ? tc_slo_good(slo, r) : 0};
     }
     return TC_OK;
 }
 
+/* A point's good-token share and attainment under the side's SLO. */
+static void judge(tc_frontier_side *s, size_t i)
+{
+    double good = 0, all = 0;
+    size_t n_good = 0;
+    for (size_t k = 0; k < s->n_reqs[i]; k++) {
+        all += s->reqs[i][k].tokens;
+        good += s->reqs[i][k].good ? s->reqs[i][k].tokens : 0;
+        n_good += (size_t)s->reqs[i][k].good;
+    }
+    s->good_share[i] = all > 0 ? good / all : 0;
+    s->attainment[i] = s->pts[i].measured > 0 ? (double)n_good / (double)s->pts[i].measured : 0;
+}
+
 tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
-                             const tc_cost_profile *profile, tc_frontier_side *out, char *err,
-                             size_t errlen)
+                             const tc_cost_profile *profile, const tc_slo *slo,
+                             tc_frontier_side *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->label = label;
@@ -45,7 +61,10 @@ tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
     out->pts = calloc(n, sizeof *out->pts);
     out->reqs = calloc(n, sizeof *out->reqs);
     out->n_reqs = calloc(n, sizeof *out->n_reqs);
-    if (!out->pts || !out->reqs || !out->n_reqs)
+    out->good_share = calloc(n ? n : 1, sizeof *out->good_share);
+    out->attainment = calloc(n ? n : 1, sizeof *out->attainment);
+    out->has_slo = slo != NULL;
+    if (!out->pts || !out->reqs || !out->n_reqs || !out->good_share || !out->attainment)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         tc_figures f;
@@ -54,11 +73,12 @@ tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
             return rc;
         tc_sweep_point_of(&f, &out->pts[i]);
         out->simulated |= out->pts[i].simulated;
-        rc = keep_requests(&f, &out->reqs[i], &out->n_reqs[i]);
+        rc = keep_requests(&f, slo, &out->reqs[i], &out->n_reqs[i]);
         tc_figures_free(&f);
         if (rc != TC_OK)
             return tc_fail(err, errlen, rc, "out of memory");
         out->n++;
+        judge(out, i);
     }
     return TC_OK;
 }
@@ -72,6 +92,8 @@ void tc_frontier_side_free(tc_frontier_side *s)
     free(s->reqs);
     free(s->n_reqs);
     free(s->pts);
+    free(s->good_share);
+    free(s->attainment);
     tc_runset_free(&s->set);
     memset(s, 0, sizeof *s);
 }
@@ -149,6 +171,16 @@ static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, do
                    : w0;
     const tc_sweep_point *p = &s->pts[fr[lo].src];
     price(s, y, w, p->gpus, v);
+    /* Good tokens: the share of the point's output from good requests,
+     * straight-line between the two points, as the power. */
+    if (s->has_slo && v->has_cost) {
+        double g0 = s->good_share[fr[lo].src];
+        double g = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < *n_fr
+                       ? g0 + (s->good_share[fr[lo + 1].src] - g0) * t
+                       : g0;
+        v->has_good_cost = g > 0;
+        v->cost_per_million_good_tokens = g > 0 ? v->cost_per_million_tokens / g : 0;
+    }
     /* Total tokens in the point's own prompt/output mix. */
     v->has_total_cost = v->has_cost && p->has_total && p->total_tokens_per_s > 0;
     if (v->has_total_cost)
@@ -400,6 +432,40 @@ static void overall(tc_frontier_result *out)
                  "holds at %zu of %zu targets, not in one stretch: see each", sup, n);
 }
 
+/* ---- the highest load meeting an SLO -------------------------------------- */
+
+static void slo_points(const tc_frontier_side *sides[2], tc_frontier_result *out)
+{
+    for (int k = 0; k < 2; k++) {
+        const tc_frontier_side *s = sides[k];
+        out->slo_point[k] = -1;
+        if (!s || !s->has_slo)
+            continue;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->attainment[i] >= TC_FRONTIER_SLO_ATTAINMENT &&
+                s->pts[i].tokens_per_s_per_gpu > 0 &&
+                (out->slo_point[k] < 0 ||
+                 s->pts[i].tokens_per_s_per_gpu > s->pts[out->slo_point[k]].tokens_per_s_per_gpu))
+                out->slo_point[k] = (int)i;
+        if (out->slo_point[k] < 0)
+            continue;
+        const tc_sweep_point *p = &s->pts[out->slo_point[k]];
+        tc_frontier_value *v = &out->slo_value[k];
+        memset(v, 0, sizeof *v);
+        v->reading = TC_AT_MEASURED;
+        v->tokens_per_s_per_gpu = p->tokens_per_s_per_gpu;
+        price(s, p->tokens_per_s_per_gpu, p->has_watts ? p->watts : NAN, p->gpus, v);
+        v->has_good_cost = v->has_cost && s->good_share[out->slo_point[k]] > 0;
+        v->cost_per_million_good_tokens =
+            v->has_good_cost ? v->cost_per_million_tokens / s->good_share[out->slo_point[k]] : 0;
+    }
+    out->has_slo_ratio = sides[1] && out->slo_point[0] >= 0 && out->slo_point[1] >= 0 &&
+                         out->slo_value[0].has_cost && out->slo_value[1].has_cost;
+    out->slo_ratio = out->has_slo_ratio ? out->slo_value[1].cost_per_million_tokens /
+                                              out->slo_value[0].cost_per_million_tokens
+                                        : NAN;
+}
+
 /* ---- the whole ------------------------------------------------------------- */
 
 /* --demand, else the side's profile's tokens_per_month; 0 for none. */
@@ -493,6 +559,7 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
     out->demand = demand_of(a, ask);
     if (b)
         mixed_inputs(a, b, out);
+    slo_points(sides, out);
     /* Each frontier point read on itself: its own cost and energy. */
     for (int s = 0; s < 2 && sides[s]; s++) {
         tc_frontier_pt fr[TC_FRONTIER_MAX_POINTS];

@@ -17,6 +17,7 @@
 #include "analysis/cost.h"
 #include "analysis/cost_profile.h"
 #include "analysis/frontier.h"
+#include "analysis/slo.h"
 #include "analysis/sweep.h"
 
 #define TC_FRONTIER_MAX_TARGETS 16
@@ -26,6 +27,7 @@
 typedef struct tc_frontier_req {
     double tokens, seconds; /* output tokens, E2E */
     double tpot_ms;         /* < 0: undefined (one token) */
+    int good;               /* met the SLO given at load (0 without one) */
 } tc_frontier_req;
 
 /* One platform: its points, each point's completed requests and power. */
@@ -38,13 +40,21 @@ typedef struct tc_frontier_side {
     tc_frontier_req **reqs;
     size_t *n_reqs;
     int simulated;
+    /* With an SLO: each point's share of output tokens from good requests,
+     * and its attainment (good / measured). */
+    int has_slo;
+    double *good_share, *attainment;
 } tc_frontier_side;
 
-/* Loads `which` (a sweep, a group, or one run) from the store. Free with
- * tc_frontier_side_free (also after a failure). */
+/* Loads `which` (a sweep, a group, or one run) from the store; slo (may be
+ * NULL) judges each request. Free with tc_frontier_side_free (also after
+ * a failure). */
 TC_MUST_CHECK tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
-                                           const tc_cost_profile *profile, tc_frontier_side *out,
-                                           char *err, size_t errlen);
+                                           const tc_cost_profile *profile, const tc_slo *slo,
+                                           tc_frontier_side *out, char *err, size_t errlen);
+
+/* A point meets an SLO when this share of its measured requests is good. */
+#define TC_FRONTIER_SLO_ATTAINMENT 0.99
 void tc_frontier_side_free(tc_frontier_side *s);
 
 /* A platform's figures at one target. */
@@ -52,7 +62,9 @@ typedef struct tc_frontier_value {
     tc_frontier_reading reading;
     double tokens_per_s_per_gpu;
     int has_cost;
-    double cost_per_million_tokens;       /* output tokens */
+    double cost_per_million_tokens; /* output tokens */
+    int has_good_cost;              /* with an SLO: per million output tokens of good requests */
+    double cost_per_million_good_tokens;
     int has_total_cost;                   /* the point's prompt count is known */
     double cost_per_million_total_tokens; /* prompt + output, at the point's mix */
     int has_energy;
@@ -84,6 +96,12 @@ typedef struct tc_frontier_result {
     tc_frontier_target t[TC_FRONTIER_MAX_TARGETS];
     tc_frontier_pt fa[TC_FRONTIER_MAX_POINTS], fb[TC_FRONTIER_MAX_POINTS];
     size_t n_fa, n_fb;
+    /* With an SLO: each side's highest-throughput point that meets it
+     * (TC_FRONTIER_SLO_ATTAINMENT), priced as it stands; -1 when none. */
+    int slo_point[2];
+    tc_frontier_value slo_value[2];
+    int has_slo_ratio;
+    double slo_ratio; /* cost B / A at those points */
     /* Each frontier point's own figures, as a reading on it gives them. */
     tc_frontier_value va[TC_FRONTIER_MAX_POINTS], vb[TC_FRONTIER_MAX_POINTS];
     int resamples;

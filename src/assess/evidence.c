@@ -302,10 +302,10 @@ tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src, cons
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     tc_frontier_result *r = calloc(1, sizeof *r);
-    rc = r ? tc_frontier_side_load(st, src->run_a, "the incumbent", &pa, &a, err, errlen)
+    rc = r ? tc_frontier_side_load(st, src->run_a, "the incumbent", &pa, NULL, &a, err, errlen)
            : tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     if (rc == TC_OK)
-        rc = tc_frontier_side_load(st, src->run_b, "the alternative", &pb, &b, err, errlen);
+        rc = tc_frontier_side_load(st, src->run_b, "the alternative", &pb, NULL, &b, err, errlen);
     if (rc == TC_OK)
         rc = fleet_capex(&a, &b, src->at, as->tokens_per_month.value, r, err, errlen);
     if (rc == TC_OK) {

@@ -14,7 +14,8 @@
 #include "report/report_frontier.h"
 
 typedef struct frontier_args {
-    const char *db, *profile, *profile_b, *at, *pos[2];
+    const char *db, *profile, *profile_b, *at, *slo_text, *pos[2];
+    tc_slo slo;
     long long resamples, seed;
     double claim, demand;
     int json, help, has_claim;
@@ -63,6 +64,7 @@ static int parse(int argc, char **argv, frontier_args *a)
         TC_OPT_I("seed", 0, &a->seed, 0, (long long)(~0ULL >> 1)),
         TC_OPT_C("claim", 0, take_claim, 1),
         TC_OPT_D("demand", 0, &a->demand, 1, 1e18),
+        TC_OPT_S("slo", 0, &a->slo_text),
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_END,
     };
@@ -73,6 +75,11 @@ static int parse(int argc, char **argv, frontier_args *a)
     if (!a->pos[0] || !a->profile) {
         tc_cli_error("frontier: give a sweep (or run, or group) and --profile FILE; a second "
                      "sweep to compare, with --profile-b for its hardware");
+        return -1;
+    }
+    char err[512];
+    if (a->slo_text && tc_slo_parse(a->slo_text, &a->slo, err, sizeof err) != TC_OK) {
+        tc_cli_error("frontier: %s", err);
         return -1;
     }
     if (a->has_claim && !a->pos[1]) {
@@ -116,12 +123,14 @@ int tc_cmd_frontier(int argc, char **argv)
     if (code)
         return code;
     tc_frontier_side sa, sb;
+    memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
     char err[1024];
-    tc_err rc = tc_frontier_side_load(st, a.pos[0], "A", &pa, &sa, err, sizeof err);
+    const tc_slo *slo = a.slo_text ? &a.slo : NULL;
+    tc_err rc = tc_frontier_side_load(st, a.pos[0], "A", &pa, slo, &sa, err, sizeof err);
     if (rc == TC_OK && a.pos[1])
-        rc =
-            tc_frontier_side_load(st, a.pos[1], "B", a.profile_b ? &pb : &pa, &sb, err, sizeof err);
+        rc = tc_frontier_side_load(st, a.pos[1], "B", a.profile_b ? &pb : &pa, slo, &sb, err,
+                                   sizeof err);
     tc_frontier_result *r = calloc(1, sizeof *r);
     tc_frontier_ask ask = {.targets = a.targets,
                            .n_targets = a.n_targets,

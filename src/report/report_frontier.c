@@ -27,6 +27,8 @@ static json_t *value_json(const tc_frontier_value *v)
     json_object_set_new(
         o, "cost_per_million_total_tokens",
         tc_json_num(reached && v->has_total_cost, v->cost_per_million_total_tokens));
+    json_object_set_new(o, "cost_per_million_good_tokens",
+                        tc_json_num(reached && v->has_good_cost, v->cost_per_million_good_tokens));
     json_object_set_new(o, "joules_per_output_token",
                         tc_json_num(reached && v->has_energy, v->joules_per_output_token));
     json_object_set_new(o, "tokens_per_mw",
@@ -74,6 +76,32 @@ static json_t *target_json(const tc_frontier_target *t, int two)
     return o;
 }
 
+/* The highest load meeting the SLO on each side. */
+static json_t *slo_json(const tc_frontier_side *a, const tc_frontier_side *b,
+                        const tc_frontier_result *r)
+{
+    if (!a->has_slo)
+        return json_null();
+    json_t *o = json_object();
+    const tc_frontier_side *sides[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        const char *key = k ? "b" : "a";
+        if (!sides[k] || r->slo_point[k] < 0) {
+            json_object_set_new(o, key, json_null());
+            continue;
+        }
+        const tc_sweep_point *p = &sides[k]->pts[r->slo_point[k]];
+        json_t *v = value_json(&r->slo_value[k]);
+        json_object_set_new(v, "run_id", json_integer(p->run_id));
+        json_object_set_new(v, "interactivity",
+                            tc_json_num(p->has_interactivity, p->interactivity));
+        json_object_set_new(v, "attainment", json_real(sides[k]->attainment[r->slo_point[k]]));
+        json_object_set_new(o, key, v);
+    }
+    json_object_set_new(o, "ratio", tc_json_num(r->has_slo_ratio, r->slo_ratio));
+    return o;
+}
+
 json_t *tc_report_frontier_json(const tc_frontier_side *a, const tc_frontier_side *b,
                                 const tc_frontier_result *r)
 {
@@ -93,6 +121,7 @@ json_t *tc_report_frontier_json(const tc_frontier_side *a, const tc_frontier_sid
                         r->has_claim
                             ? json_pack("{s:f, s:s}", "value", r->claim, "overall", r->overall)
                             : json_null());
+    json_object_set_new(doc, "slo", slo_json(a, b, r));
     json_object_set_new(doc, "fleet",
                         r->has_demand ? json_pack("{s:f}", "demand_tokens_per_month", r->demand)
                                       : json_null());
@@ -178,6 +207,26 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
                 "Claim \"A is %g times more cost-efficient than B\" (cost B / cost A >= %g): "
                 "%s\n",
                 r->claim, r->claim, r->overall);
+    for (int k = 0; a->has_slo && k < (b ? 2 : 1); k++) {
+        const tc_frontier_side *sd = k ? b : a;
+        if (r->slo_point[k] < 0) {
+            fprintf(out,
+                    "Highest load meeting the SLO, %s: none of its points (%.0f%% of "
+                    "requests good)\n",
+                    k ? "B" : "A", TC_FRONTIER_SLO_ATTAINMENT * 100);
+            continue;
+        }
+        const tc_frontier_value *v = &r->slo_value[k];
+        fprintf(out, "Highest load meeting the SLO, %s: run %lld, %.4g tok/s/GPU, ", k ? "B" : "A",
+                (long long)sd->pts[r->slo_point[k]].run_id, v->tokens_per_s_per_gpu);
+        if (v->has_cost)
+            fprintf(out, "%.4g /Mtok, %.4g /M good tokens\n", v->cost_per_million_tokens,
+                    v->cost_per_million_good_tokens);
+        else
+            fprintf(out, "cost n/a\n");
+    }
+    if (r->has_slo_ratio)
+        fprintf(out, "  cost B/A at those loads %.4g\n", r->slo_ratio);
     if (r->has_demand)
         fprintf(out, "Fleet: for %.4g output tokens a month, at the profile's utilization\n",
                 r->demand);

@@ -95,6 +95,22 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   const noProfiles = await runCli(['decide', FP16, '--db', db, '--runs', 'A', 'B', '--at', '150']);
   assert.equal(noProfiles.code, 1);
   assert.match(noProfiles.stderr, /--at prices each platform's fleet/);
+  // --slo: A streams at TPOT 2.5 ms and meets tpot=3ms everywhere; B's 5 ms
+  // never does. A's highest load meeting it is its C = B point; B has none.
+  const withSlo = JSON.parse((await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100',
+    '--slo', 'tpot=3ms', '--resamples', '0', '--json'])).stdout);
+  const sloA = withSlo.slo.a;
+  assert.equal(sloA.run_id, doc.frontier_a[0].run_id);
+  near(sloA.tokens_per_s_per_gpu, 3200, 'A at its SLO load');
+  assert.ok(sloA.attainment >= 0.99);
+  assert.equal(sloA.cost_per_million_good_tokens, sloA.cost_per_million_tokens); // every token good
+  assert.equal(withSlo.slo.b, null);
+  assert.equal(withSlo.slo.ratio, null);
+  assert.equal(withSlo.targets[0].a.cost_per_million_good_tokens, withSlo.targets[0].a.cost_per_million_tokens);
+  assert.equal(withSlo.targets[0].b.cost_per_million_good_tokens, null); // no good token at all
+  assert.equal(doc.slo, null); // no --slo, no SLO figures
+  const sloText = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100', '--slo', 'tpot=3ms', '--resamples', '0']);
+  assert.match(sloText.stdout, /^Highest load meeting the SLO, B: none of its points \(99% of requests good\)$/m);
   // Another workload on one side is flagged: more than the hardware differs.
   const other = await runCli(['run', b.url, '--db', db, '-n', '8', '-c', '4', '--max-tokens', '20', '--warmup', '0',
     '--label', 'other', '--telemetry', 'none', '--no-progress']);
