@@ -9,6 +9,9 @@
 #include <math.h>
 
 #include "analysis/frontier.h"
+#include "analysis/frontier_cost.h"
+
+#include <string.h>
 
 static void keeps_the_points_not_beaten(void **state)
 {
@@ -65,9 +68,69 @@ static void linear_data_reads_linear(void **state)
     assert_true(fabs(v - 330) < 1e-9);
 }
 
+/* A side of hand-made points (interactivity, tokens/s per GPU), one GPU,
+ * no measured power: its cost per token is the profile's monthly cost over
+ * its tokens, so cost B / cost A = throughput A / throughput B. */
+static void hand_side(tc_frontier_side *s, tc_run_info *run, tc_sweep_point *pts, const double *x,
+                      const double *y, size_t n, const tc_cost_profile *p)
+{
+    memset(s, 0, sizeof *s);
+    memset(run, 0, sizeof *run);
+    s->label = "hand";
+    s->profile = p;
+    s->set.runs = run;
+    s->set.n = 1;
+    for (size_t i = 0; i < n; i++) {
+        memset(&pts[i], 0, sizeof pts[i]);
+        pts[i].has_interactivity = 1;
+        pts[i].interactivity = x[i];
+        pts[i].tokens_per_s_per_gpu = y[i];
+        pts[i].gpus = 1;
+    }
+    s->pts = pts;
+    s->n = n;
+}
+
+static void a_claim_that_flips_across_interactivity(void **state)
+{
+    (void)state;
+    static const char text[] = "[hardware]\nprice = 3200\namortize_months = 36\n[power]\n"
+                               "price_per_kwh = 0.30\nidle_watts = 80\nbusy_watts = 420\n"
+                               "[operations]\nhours_per_month = 4\nhourly_rate = 80\n"
+                               "[workload]\nutilization = 0.4\n";
+    tc_cost_profile p;
+    char err[256];
+    assert_int_equal(tc_cost_profile_parse("hand", text, sizeof text - 1, &p, err, sizeof err),
+                     TC_OK);
+    /* A is fast at low interactivity and falls steeply; B is flatter. */
+    double x[] = {10, 20, 40, 80}, ya[] = {1000, 900, 600, 200}, yb[] = {800, 760, 680, 500};
+    tc_frontier_side a, b;
+    tc_run_info ra, rb;
+    tc_sweep_point pa[4], pb[4];
+    hand_side(&a, &ra, pa, x, ya, 4, &p);
+    hand_side(&b, &rb, pb, x, yb, 4, &p);
+    const double at[] = {10, 20, 40, 80, 100};
+    tc_frontier_ask ask = {.targets = at, .n_targets = 5, .has_claim = 1, .claim = 1.1};
+    tc_frontier_result r;
+    assert_int_equal(tc_frontier_compute(&a, &b, &ask, &r, err, sizeof err), TC_OK);
+    /* On the points the ratio is throughput A / B exactly: 1.25, 1.18, 0.88, 0.4. */
+    const double want[] = {1000.0 / 800, 900.0 / 760, 600.0 / 680, 200.0 / 500};
+    const char *verdict[] = {"supported", "supported", "refuted", "refuted"};
+    for (int i = 0; i < 4; i++) {
+        assert_true(r.t[i].has_ratio);
+        assert_true(fabs(r.t[i].ratio - want[i]) < 1e-9);
+        assert_string_equal(r.t[i].verdict, verdict[i]);
+    }
+    assert_false(r.t[4].has_ratio); /* 100: neither reaches it */
+    assert_null(r.t[4].verdict);
+    assert_string_equal(r.overall, "holds at interactivity <= 20 tokens/s per user, fails above");
+    assert_int_equal(r.n_warnings, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_claim_that_flips_across_interactivity),
         cmocka_unit_test(keeps_the_points_not_beaten),
         cmocka_unit_test(reads_monotone_between_and_never_beyond),
         cmocka_unit_test(linear_data_reads_linear),
