@@ -204,15 +204,29 @@ static tc_err exec(tc_store *s, const char *sql, const char *what, char *err, si
  * turns it off again). NORMAL sync in WAL
  * mode survives a crash of the process (only a power cut can lose the
  * last batch) and makes each batch's commit cheap. */
-static tc_err set_wal(tc_store *s, char *err, size_t errlen)
+static int journal_wal(tc_store *s, int *wal)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
-    int wal =
+    *wal =
         rc == SQLITE_ROW && sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
     sqlite3_finalize(st);
+    return rc;
+}
+
+static tc_err set_wal(tc_store *s, char *err, size_t errlen)
+{
+    /* Changing the journal mode wants the file to itself, and SQLite
+     * answers busy at once, without its busy handler, while another
+     * connection opens or closes (its own switch back to rollback mode):
+     * try again for as long as any other statement would wait. */
+    int wal, rc, waited = 0;
+    while ((rc = journal_wal(s, &wal)) == SQLITE_BUSY && waited < s->busy_ms) {
+        sqlite3_sleep(10);
+        waited += 10;
+    }
     if (rc != SQLITE_ROW)
         return tc_store_sql_fail(s, rc, "turning on WAL mode", err, errlen);
     if (!wal)
