@@ -103,7 +103,9 @@ static int fake_side(tc_frontier_side *s, const tc_cost_profile *p, size_t point
     s->pts = calloc(points, sizeof *s->pts);
     s->reqs = calloc(points, sizeof *s->reqs);
     s->n_reqs = calloc(points, sizeof *s->n_reqs);
-    if (!s->pts || !s->reqs || !s->n_reqs)
+    s->set.runs = calloc(1, sizeof *s->set.runs); /* one workload, as a sweep's runs */
+    s->set.n = 1;
+    if (!s->pts || !s->reqs || !s->n_reqs || !s->set.runs)
         return -1;
     for (size_t i = 0; i < points; i++) {
         double c = (double)(1u << i), tpot = 10 * (1 + 0.3 * (double)i);
@@ -164,7 +166,6 @@ static int bench_frontier(void)
            "%.1f ms (target < 2000 ms: %s)\n",
            m, m < 2000 ? "PASS" : "FAIL");
     free(r);
-    a.set.runs = b.set.runs = NULL;
     tc_frontier_side_free(&a);
     tc_frontier_side_free(&b);
     return 0;

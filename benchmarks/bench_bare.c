@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_machine.h"
 #include "core/tc_time.h"
 
 #define MAX_CHUNKS 4096
@@ -48,13 +49,6 @@ void bench_view_free(bench_view *v)
     free(v->send_ns);
     free(v->n_chunks);
     memset(v, 0, sizeof *v);
-}
-
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * TC_NS_PER_S + ts.tv_nsec;
 }
 
 /* Starts the next request on k: a new connection, the request written
@@ -167,7 +161,7 @@ int bench_bare_run(uint16_t port, int streams, int64_t requests, int64_t max_tok
         free(conns);
         return -1;
     }
-    int64_t cpu0 = thread_cpu_ns();
+    int64_t cpu0 = bench_thread_cpu_ns();
     for (int i = 0; i < streams; i++)
         start(&b, &conns[i], i);
     struct epoll_event evs[256];
@@ -178,7 +172,7 @@ int bench_bare_run(uint16_t port, int streams, int64_t requests, int64_t max_tok
         for (int i = 0; i < n; i++)
             on_event(&b, conns, &evs[i], now);
     }
-    *cpu_ns = thread_cpu_ns() - cpu0;
+    *cpu_ns = bench_thread_cpu_ns() - cpu0;
     for (int i = 0; i < streams; i++)
         if (conns[i].fd >= 0)
             close(conns[i].fd);

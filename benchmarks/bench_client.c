@@ -49,13 +49,6 @@ typedef struct round_result {
     tc_summary ttft, itl, queue;
 } round_result;
 
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * TC_NS_PER_S + ts.tv_nsec;
-}
-
 static void *serve(void *arg)
 {
     tc_sim_server_run(arg);
@@ -328,14 +321,14 @@ static int run_round(const opts *o, int bare, int *server_cpu, round_result *out
                               .on_batch = keep,
                               .ctx = &v};
         tc_runner_result res;
-        int64_t cpu0 = thread_cpu_ns();
+        int64_t cpu0 = bench_thread_cpu_ns();
         if (tc_prompts_single("hello from the client benchmark", &prompts) != TC_OK ||
             tc_endpoint_parse(url, &c.endpoint, err, sizeof err) != TC_OK ||
             tc_runner_run(&c, &res, err, sizeof err) != TC_OK) {
             fprintf(stderr, "bench_client: %s\n", err[0] ? err : "out of memory");
             rc = -1;
         }
-        cpu = thread_cpu_ns() - cpu0;
+        cpu = bench_thread_cpu_ns() - cpu0;
     }
     out->wall_ns = tc_mono_ns() - wall0;
     tc_sim_server_stop(srv);

@@ -276,3 +276,10 @@ int bench_machine_wake_across(int from_cpu, int to_cpu, double seconds, double *
     free(a.delay);
     return rc;
 }
+
+int64_t bench_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * TC_NS_PER_S + ts.tv_nsec;
+}

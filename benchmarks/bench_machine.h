@@ -17,6 +17,7 @@
 #define TC_BENCH_MACHINE_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* A CPU that vanishes for longer than this, with nothing else to run, is
@@ -71,6 +72,9 @@ int bench_cmp_i64(const void *a, const void *b);
  * client. Returns the server's CPU, or -1 when not pinned (one CPU, or
  * pinning refused). */
 int bench_machine_pin_apart(pthread_t server);
+
+/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID). */
+int64_t bench_thread_cpu_ns(void);
 
 /* One line, "machine  <when>: STEADY|UNSTEADY ...", with the figures. */
 void bench_machine_print(const bench_machine *m, const char *when, FILE *out);

@@ -40,13 +40,6 @@ typedef struct seen {
     int64_t chunks, failed, in_flight_max;
 } seen;
 
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * TC_NS_PER_S + ts.tv_nsec;
-}
-
 static void *serve(void *arg)
 {
     tc_sim_server_run(arg);
@@ -185,13 +178,13 @@ static int run_load(const opts *o, int64_t streams, int closed_c, int64_t reques
                           .on_progress = progress,
                           .ctx = s};
     tc_runner_result res;
-    int64_t cpu0 = thread_cpu_ns(), wall0 = tc_mono_ns();
+    int64_t cpu0 = bench_thread_cpu_ns(), wall0 = tc_mono_ns();
     int rc = tc_prompts_single("hello from the open-loop benchmark", &prompts) == TC_OK &&
                      tc_endpoint_parse(url, &c.endpoint, err, sizeof err) == TC_OK &&
                      tc_runner_run(&c, &res, err, sizeof err) == TC_OK
                  ? 0
                  : 2;
-    *cpu = thread_cpu_ns() - cpu0;
+    *cpu = bench_thread_cpu_ns() - cpu0;
     *wall = tc_mono_ns() - wall0;
     tc_sim_server_stop(srv);
     pthread_join(th, NULL);

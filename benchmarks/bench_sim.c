@@ -98,13 +98,6 @@ typedef struct server_run {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * TC_NS_PER_S + ts.tv_nsec;
-}
-
 /* 1234567 -> "1,234,567": rates are read at a glance. */
 static const char *with_commas(long v, char *buf, size_t len)
 {
@@ -255,7 +248,7 @@ static void *server_main(void *arg)
     int64_t t0 = tc_mono_ns();
     r->rc = tc_sim_server_run(r->srv);
     /* Read here: CLOCK_THREAD_CPUTIME_ID is this thread's clock only. */
-    r->cpu_ns = thread_cpu_ns();
+    r->cpu_ns = bench_thread_cpu_ns();
     r->wall_ns = tc_mono_ns() - t0;
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0)
@@ -719,9 +712,9 @@ static int run_bench(const options *o, tc_sim_server *srv)
     bench_loopback lo, lo_after;
     bench_loopback_measure(cpu, o->streams, CHUNK_BYTES, 1.0, &lo);
     fflush(stdout);
-    int64_t cpu0 = thread_cpu_ns();
+    int64_t cpu0 = bench_thread_cpu_ns();
     client_loop(&c);
-    int64_t client_cpu = thread_cpu_ns() - cpu0;
+    int64_t client_cpu = bench_thread_cpu_ns() - cpu0;
     tc_sim_server_stop(srv);
     pthread_join(th, NULL);
     client_finish(&c);

@@ -152,21 +152,27 @@ static void fleet(const tc_frontier_side *s, double demand, int gpus, tc_frontie
     v->capex = v->has_capex ? (double)v->boxes_needed * p->hw_price.value : 0;
 }
 
-/* The side read at target x from its point figures. */
-static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, double demand,
-                    tc_frontier_pt *fr, size_t *n_fr, tc_frontier_value *v)
+/* The frontier of a side's point figures into fr; how many are on it. */
+static size_t build(const tc_frontier_side *s, const side_figs *fg, tc_frontier_pt *fr)
+{
+    return tc_frontier_build(fg->x, fg->y, s->n, fr);
+}
+
+/* The side read at target x on its frontier fr (n_fr points, built from
+ * fg). */
+static void read_at(const tc_frontier_side *s, const side_figs *fg, const tc_frontier_pt *fr,
+                    size_t n_fr, double x, double demand, tc_frontier_value *v)
 {
     memset(v, 0, sizeof *v);
-    *n_fr = tc_frontier_build(fg->x, fg->y, s->n, fr);
     size_t lo;
     double t, y;
-    v->reading = tc_frontier_at(fr, *n_fr, x, &y, &lo, &t);
+    v->reading = tc_frontier_at(fr, n_fr, x, &y, &lo, &t);
     if (v->reading == TC_AT_NOT_REACHED)
         return;
     v->tokens_per_s_per_gpu = y;
     /* Power between the two points as a straight line: it moves slowly. */
     double w0 = fg->w[fr[lo].src];
-    double w = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < *n_fr
+    double w = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < n_fr
                    ? w0 + (fg->w[fr[lo + 1].src] - w0) * t
                    : w0;
     const tc_sweep_point *p = &s->pts[fr[lo].src];
@@ -175,7 +181,7 @@ static void read_at(const tc_frontier_side *s, const side_figs *fg, double x, do
      * straight-line between the two points, as the power. */
     if (s->has_slo && v->has_cost) {
         double g0 = s->good_share[fr[lo].src];
-        double g = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < *n_fr
+        double g = v->reading == TC_AT_MEASURED && t > 0 && lo + 1 < n_fr
                        ? g0 + (s->good_share[fr[lo + 1].src] - g0) * t
                        : g0;
         v->has_good_cost = g > 0;
@@ -330,8 +336,8 @@ static void interval(double *tps, double *cost, int b, tc_frontier_value *v)
     v->has_ci = isfinite(v->tps_lo);
 }
 
-static tc_err bootstrap(const tc_frontier_side *sides[2], const tc_frontier_ask *ask,
-                        tc_frontier_result *out)
+static tc_err bootstrap(const tc_frontier_side *sides[2], const side_figs nom[2],
+                        const tc_frontier_ask *ask, tc_frontier_result *out)
 {
     int b = ask->resamples;
     draws d;
@@ -347,15 +353,14 @@ static tc_err bootstrap(const tc_frontier_side *sides[2], const tc_frontier_ask 
     tc_rng rng;
     tc_rng_seed(&rng, ask->seed);
     tc_frontier_pt fr[TC_FRONTIER_MAX_POINTS];
-    size_t nfr;
     for (int k = 0; k < b; k++) {
         tc_frontier_value v[2][TC_FRONTIER_MAX_TARGETS];
         for (int s = 0; s < 2 && sides[s]; s++) {
-            side_figs nom, fg;
-            nominal(sides[s], &nom);
-            resample(sides[s], &nom, &rng, scratch, &fg);
+            side_figs fg;
+            resample(sides[s], &nom[s], &rng, scratch, &fg);
+            size_t nfr = build(sides[s], &fg, fr);
             for (size_t t = 0; t < out->n_targets; t++) {
-                read_at(sides[s], &fg, out->t[t].x, 0, fr, &nfr, &v[s][t]);
+                read_at(sides[s], &fg, fr, nfr, out->t[t].x, 0, &v[s][t]);
                 note(&v[s][t], &d.tps[s][t][k], &d.cost[s][t][k]);
             }
         }
@@ -537,17 +542,21 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
     out->seed = ask->seed;
     out->has_claim = ask->has_claim;
     out->claim = ask->claim;
-    side_figs fg;
+    side_figs nom[2];
+    nominal(a, &nom[0]);
+    out->n_fa = build(a, &nom[0], out->fa);
+    if (b) {
+        nominal(b, &nom[1]);
+        out->n_fb = build(b, &nom[1], out->fb);
+    }
     for (size_t t = 0; t < ask->n_targets; t++) {
         tc_frontier_target *tg = &out->t[t];
         tg->x = ask->targets[t];
         tg->ratio_lo = tg->ratio_hi = tg->p_b_cheaper = NAN;
-        nominal(a, &fg);
-        read_at(a, &fg, tg->x, demand_of(a, ask), out->fa, &out->n_fa, &tg->a);
+        read_at(a, &nom[0], out->fa, out->n_fa, tg->x, demand_of(a, ask), &tg->a);
         if (!b)
             continue;
-        nominal(b, &fg);
-        read_at(b, &fg, tg->x, demand_of(b, ask), out->fb, &out->n_fb, &tg->b);
+        read_at(b, &nom[1], out->fb, out->n_fb, tg->x, demand_of(b, ask), &tg->b);
         tg->has_capex_diff = tg->a.has_capex && tg->b.has_capex;
         tg->capex_diff = tg->has_capex_diff ? tg->b.capex - tg->a.capex : 0;
         tg->has_ratio = tg->a.reading != TC_AT_NOT_REACHED && tg->b.reading != TC_AT_NOT_REACHED &&
@@ -557,19 +566,15 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
     }
     out->has_demand = demand_of(a, ask) > 0;
     out->demand = demand_of(a, ask);
-    if (b)
+    if (b && a->set.n && b->set.n)
         mixed_inputs(a, b, out);
     slo_points(sides, out);
     /* Each frontier point read on itself: its own cost and energy. */
-    for (int s = 0; s < 2 && sides[s]; s++) {
-        tc_frontier_pt fr[TC_FRONTIER_MAX_POINTS];
-        size_t nfr, n = s ? out->n_fb : out->n_fa;
-        nominal(sides[s], &fg);
-        for (size_t i = 0; i < n; i++)
-            read_at(sides[s], &fg, (s ? out->fb : out->fa)[i].x, demand_of(sides[s], ask), fr, &nfr,
-                    &(s ? out->vb : out->va)[i]);
-    }
-    if (ask->resamples > 0 && bootstrap(sides, ask, out) != TC_OK)
+    for (size_t i = 0; i < out->n_fa; i++)
+        read_at(a, &nom[0], out->fa, out->n_fa, out->fa[i].x, demand_of(a, ask), &out->va[i]);
+    for (size_t i = 0; b && i < out->n_fb; i++)
+        read_at(b, &nom[1], out->fb, out->n_fb, out->fb[i].x, demand_of(b, ask), &out->vb[i]);
+    if (ask->resamples > 0 && bootstrap(sides, nom, ask, out) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory resampling");
     for (size_t t = 0; out->has_claim && t < out->n_targets; t++)
         out->t[t].verdict = verdict(&out->t[t], ask->claim);

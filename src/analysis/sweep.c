@@ -133,6 +133,18 @@ tc_sweep_stop tc_sweep_should_stop(const tc_sweep_point *p, size_t n)
     return TC_SWEEP_GO;
 }
 
+const char *tc_sweep_stop_text(tc_sweep_stop why)
+{
+    switch (why) {
+    case TC_SWEEP_STOP_ERRORS:
+        return "the last point's error rate is over 5%";
+    case TC_SWEEP_STOP_SATURATED:
+        return "the last two points achieved under 90% of their offered rate (saturated)";
+    default:
+        return NULL;
+    }
+}
+
 int tc_sweep_rates_between(double lo, double hi, int n, double *out)
 {
     if (n < 2 || !isfinite(lo) || !isfinite(hi) || !(lo > 0) || !(hi > lo))

@@ -75,6 +75,9 @@ typedef enum tc_sweep_stop {
 /* Whether the sweep should stop going up after the last of n points. */
 tc_sweep_stop tc_sweep_should_stop(const tc_sweep_point *p, size_t n);
 
+/* Why, in words, for a stop other than TC_SWEEP_GO (NULL for it). */
+const char *tc_sweep_stop_text(tc_sweep_stop why);
+
 /* n rates evenly spaced over [lo, hi] (GuideLLM's "auto": from the
  * synchronous rate to the maximum throughput), ascending, into out.
  * Returns n, or 0 when lo and hi give no range (hi <= lo or not finite). */

@@ -20,7 +20,8 @@
 typedef struct sweep_args {
     const char *concurrency, *rates, *arrival;
     long long gpus, points, max_concurrency;
-    tc_arrival arrival_kind;
+    tc_arrival arrival_kind; /* of the rate points */
+    long long open_ceiling;  /* the most requests a rate point keeps in flight */
     int n;
     double values[MAX_POINTS]; /* the concurrencies or rates, ascending */
     int by_rate, auto_rates;
@@ -157,17 +158,13 @@ static int name_sweep(run_plan *p, const run_args *a)
     return 0;
 }
 
-/* The most requests an open-loop point keeps in flight (set at open), and
- * its arrivals. */
-static long long open_ceiling;
-static tc_arrival sweep_arrival = TC_ARRIVAL_POISSON;
-
 /* One point: the loop set, measured, stored, read back. */
-static int one_point(run_plan *p, run_args *a, int by_rate, double value, tc_sweep_point *out)
+static int one_point(run_plan *p, run_args *a, const sweep_args *s, int by_rate, double value,
+                     tc_sweep_point *out)
 {
     a->rate = by_rate ? value : 0;
-    a->arrival_kind = by_rate ? sweep_arrival : TC_ARRIVAL_CLOSED;
-    a->concurrency = by_rate ? open_ceiling : (long long)value;
+    a->arrival_kind = by_rate ? s->arrival_kind : TC_ARRIVAL_CLOSED;
+    a->concurrency = by_rate ? s->open_ceiling : (long long)value;
     p->has_last = 0;
     int code = tc_cli_run_measure(p);
     if (!p->has_last) /* nothing stored: the sweep cannot go on */
@@ -206,10 +203,10 @@ static int auto_rates(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
     p->group[0] = '\0';
     p->group_kind = NULL;
     a->label = sync_label;
-    int code = one_point(p, a, 0, 1, &st->pts[0]);
+    int code = one_point(p, a, s, 0, 1, &st->pts[0]);
     a->label = max_label;
     if (code < TC_EXIT_SIGINT && code != TC_EXIT_RUNTIME)
-        code = one_point(p, a, 0, (double)cap, &st->pts[1]);
+        code = one_point(p, a, s, 0, (double)cap, &st->pts[1]);
     a->label = label;
     snprintf(p->group, sizeof p->group, "%s", group);
     p->group_kind = "sweep";
@@ -229,18 +226,11 @@ static int auto_rates(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
     return s->n ? 0 : TC_EXIT_RUNTIME;
 }
 
-static const char *stop_reason(tc_sweep_stop why)
-{
-    return why == TC_SWEEP_STOP_ERRORS
-               ? "the last point's error rate is over 5%"
-               : "the last two points achieved under 90% of their offered rate (saturated)";
-}
-
 static int sweep_points(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
 {
     int worst = 0;
     for (int i = 0; i < s->n; i++) {
-        int code = one_point(p, a, s->by_rate, s->values[i], &st->pts[st->n]);
+        int code = one_point(p, a, s, s->by_rate, s->values[i], &st->pts[st->n]);
         if (!p->has_last || code >= TC_EXIT_SIGINT || code == TC_EXIT_RUNTIME)
             return code ? code : TC_EXIT_RUNTIME;
         if (code > worst && code != TC_EXIT_CHECK) /* a failing point stops the sweep, below */
@@ -250,7 +240,7 @@ static int sweep_points(run_plan *p, run_args *a, sweep_args *s, sweep_state *st
         st->n++;
         tc_sweep_stop why = tc_sweep_should_stop(st->pts, st->n);
         if (why != TC_SWEEP_GO && i + 1 < s->n) {
-            st->stopped = stop_reason(why);
+            st->stopped = tc_sweep_stop_text(why);
             fprintf(stderr, "truecost: sweep: stopped going up: %s\n", st->stopped);
             break;
         }
@@ -286,7 +276,6 @@ int tc_cmd_sweep(int argc, char **argv)
     if (check_sweep_args(&s, &a) < 0)
         return tc_cli_usage_hint("sweep");
     a.max_concurrency = s.max_concurrency;
-    sweep_arrival = s.arrival_kind;
     a.max_error_rate = 1; /* a point's errors stop the sweep, they do not end it */
     run_plan p = {.quiet = 1, .group_kind = "sweep", .gpus = (int)s.gpus};
     /* Files for the most connections any point opens: an open loop's
@@ -294,7 +283,7 @@ int tc_cmd_sweep(int argc, char **argv)
     a.rate = s.by_rate ? 1 : 0;
     a.concurrency = s.by_rate ? 0 : (long long)s.values[s.n - 1];
     int code = tc_cli_run_open(&a, &p);
-    open_ceiling = a.concurrency;
+    s.open_ceiling = a.concurrency;
     if (!code)
         code = name_sweep(&p, &a);
     sweep_state *st = calloc(1, sizeof *st);
