@@ -21,7 +21,8 @@ _truecost_options() {
     export) echo "--what --format -o --output --db --help" ;;
     cost) echo "--profile --json --db --help" ;;
     compare)
-        echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --json --db --help" ;;
+        echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --at --json --db
+              --help" ;;
     frontier)
         echo "--profile --profile-b --at --claim --demand --slo --resamples --seed --json --db --help" ;;
     roofline)
@@ -39,7 +40,7 @@ _truecost_options() {
     doctor) echo "--json --root --no-server --user --nvml-lib --rocm-lib --help" ;;
     sim)
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
-              --max-batch --fault --seed --truth --tokens-per-word --eos-after
+              --max-batch --batch-slowdown --fault --seed --truth --tokens-per-word --eos-after
               --max-body-bytes --help" ;;
     esac
 }

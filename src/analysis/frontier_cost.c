@@ -405,36 +405,59 @@ static const char *verdict(const tc_frontier_target *t, double claim)
     return "inconclusive";
 }
 
+/* Where the claim holds, in words: everywhere, nowhere, at the low or the
+ * high interactivity end (targets are in rising order), or scattered.
+ * Inconclusive targets count as not holding. */
+static void by_interactivity(const tc_frontier_result *out, size_t *order)
+{
+    for (size_t i = 0; i < out->n_targets; i++) {
+        size_t j = i;
+        for (; j > 0 && out->t[order[j - 1]].x > out->t[i].x; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+}
+
 static void overall(tc_frontier_result *out)
 {
-    size_t n = 0, sup = 0, last_sup = 0, first_fail = 0;
-    int seen_fail = 0, broken = 0;
-    for (size_t i = 0; i < out->n_targets; i++) {
+    size_t n = 0, sup = 0, runs = 0;
+    size_t first_sup = 0, last_sup = 0, first_judged = 0, last_judged = 0;
+    int prev = -1;
+    size_t order[TC_FRONTIER_MAX_TARGETS];
+    by_interactivity(out, order);
+    for (size_t k = 0; k < out->n_targets; k++) {
+        size_t i = order[k];
         const char *v = out->t[i].verdict;
         if (!v)
             continue;
-        n++;
-        if (strcmp(v, "supported") == 0) {
-            sup++;
-            last_sup = i;
-            broken |= seen_fail;
-        } else if (!seen_fail) {
-            seen_fail = 1;
-            first_fail = i;
+        int holds = strcmp(v, "supported") == 0;
+        if (n++ == 0)
+            first_judged = k;
+        last_judged = k;
+        if (holds) {
+            if (sup++ == 0)
+                first_sup = k;
+            last_sup = k;
         }
+        runs += holds != prev;
+        prev = holds;
     }
+    char *o = out->overall;
+    size_t len = sizeof out->overall;
     if (n == 0)
-        snprintf(out->overall, sizeof out->overall, "not judged: no target has both costs");
+        snprintf(o, len, "not judged: no target has both costs");
     else if (sup == n)
-        snprintf(out->overall, sizeof out->overall, "holds at every target");
+        snprintf(o, len, "holds at every target");
     else if (sup == 0)
-        snprintf(out->overall, sizeof out->overall, "fails at every target");
-    else if (!broken && last_sup < first_fail)
-        snprintf(out->overall, sizeof out->overall,
-                 "holds at interactivity <= %g tokens/s per user, fails above", out->t[last_sup].x);
+        snprintf(o, len, "fails at every target");
+    else if (runs == 2 && first_sup == first_judged)
+        snprintf(o, len, "holds at interactivity <= %g tokens/s per user, fails above",
+                 out->t[order[last_sup]].x);
+    else if (runs == 2 && last_sup == last_judged)
+        snprintf(o, len, "holds at interactivity >= %g tokens/s per user, fails below",
+                 out->t[order[first_sup]].x);
     else
-        snprintf(out->overall, sizeof out->overall,
-                 "holds at %zu of %zu targets, not in one stretch: see each", sup, n);
+        snprintf(o, len, "holds at %zu of %zu targets, not in one stretch: see each", sup, n);
 }
 
 /* ---- the highest load meeting an SLO -------------------------------------- */

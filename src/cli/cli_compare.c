@@ -1,28 +1,41 @@
 /* truecost compare RUN_A RUN_B: two platforms side by side, ratios B/A
  * with bootstrap confidence intervals, the verdict on a claimed ratio, and
- * what else differs between the runs. */
+ * what else differs between the runs. Two sweeps (or --at) are compared on
+ * their frontiers instead, at equal interactivity, a verdict per target. */
 #include <math.h>
 #include <string.h>
 
 #include "analysis/compare.h"
 #include "analysis/figures.h"
 #include "cli.h"
+#include "cli_frontier.h"
 #include "cli_opts.h"
 #include "cli_results.h"
 #include "cli_roofline.h"
+#include "cli_runset.h"
 #include "report/report_compare.h"
 
 typedef struct compare_args {
-    const char *run_a, *run_b, *profile_a, *profile_b, *db, *specs;
+    const char *run_a, *run_b, *profile_a, *profile_b, *db, *specs, *at;
     int json, help;
+    double targets[TC_FRONTIER_MAX_TARGETS];
+    size_t n_targets;
     double claim; /* NaN: no --claim */
     long long resamples, seed;
+    int resamples_given; /* frontiers default to fewer: each resample rebuilds two */
 } compare_args;
 
 /* --seed: any non-negative 64-bit value (beyond a table row's double). */
 static int take_seed(const char *value, void *ctx)
 {
     return tc_cli_int("--seed", value, 0, INT64_MAX, &((compare_args *)ctx)->seed);
+}
+
+static int take_resamples(const char *value, void *ctx)
+{
+    compare_args *a = ctx;
+    a->resamples_given = 1;
+    return tc_cli_int("--resamples", value, TC_BOOT_MIN_RESAMPLES, 10000000, &a->resamples);
 }
 
 static int parse_args(int argc, char **argv, compare_args *a)
@@ -37,9 +50,10 @@ static int parse_args(int argc, char **argv, compare_args *a)
         TC_OPT_S("profile-a", 0, &a->profile_a),
         TC_OPT_S("profile-b", 0, &a->profile_b),
         TC_OPT_D("claim", 0, &a->claim, 1e-6, 1e6),
-        TC_OPT_I("resamples", 0, &a->resamples, TC_BOOT_MIN_RESAMPLES, 10000000),
+        TC_OPT_C("resamples", 0, take_resamples, 1),
         TC_OPT_C("seed", 0, take_seed, 1),
         TC_OPT_S("gpu-specs", 0, &a->specs),
+        TC_OPT_S("at", 0, &a->at),
         TC_OPT_END,
     };
     const char *runs[2] = {NULL, NULL};
@@ -59,7 +73,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                      "profile), or neither");
         return -1;
     }
-    return 0;
+    return tc_cli_frontier_targets("compare", a->at, a->targets, &a->n_targets);
 }
 
 static int load_profiles(const compare_args *a, tc_cost_profile *pa, tc_cost_profile *pb)
@@ -120,6 +134,38 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
     return 0;
 }
 
+/* 1 when `which` names a sweep, 0 when not, -1 after saying it is not found. */
+static int is_sweep(tc_store *st, const char *which)
+{
+    tc_runset set;
+    if (tc_cli_runset_find(st, which, &set))
+        return -1;
+    int sweep = set.is_group && set.n && strcmp(set.runs[0].group_kind, "sweep") == 0;
+    tc_runset_free(&set);
+    return sweep;
+}
+
+/* A claim is only true at a service level: two sweeps (or any two sides
+ * with --at) are read on their frontiers at equal interactivity, priced
+ * with each side's profile, and judged at every target. */
+static int compare_frontiers(tc_store *st, const compare_args *a, const tc_cost_profile *pa,
+                             const tc_cost_profile *pb)
+{
+    if (!a->profile_a) {
+        tc_cli_error("compare: two sweeps are compared by cost at equal interactivity: give "
+                     "--profile-a and --profile-b");
+        return TC_EXIT_USAGE;
+    }
+    tc_frontier_ask ask = {.targets = a->targets,
+                           .n_targets = a->n_targets,
+                           .resamples =
+                               a->resamples_given ? (int)a->resamples : TC_CLI_FRONTIER_RESAMPLES,
+                           .seed = (uint64_t)a->seed,
+                           .has_claim = !isnan(a->claim),
+                           .claim = a->claim};
+    return tc_cli_frontier_pair(st, a->run_a, a->run_b, pa, pb, NULL, &ask, a->json);
+}
+
 int tc_cmd_compare(int argc, char **argv)
 {
     compare_args a;
@@ -136,6 +182,17 @@ int tc_cmd_compare(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
+    int sweep_a = a.at ? 1 : is_sweep(st, a.run_a);
+    int sweep_b = a.at || sweep_a < 0 ? 1 : is_sweep(st, a.run_b);
+    if (sweep_a < 0 || sweep_b < 0) {
+        tc_store_close(st);
+        return TC_EXIT_RUNTIME;
+    }
+    if (a.at || (sweep_a && sweep_b)) {
+        code = compare_frontiers(st, &a, &pa, &pb);
+        tc_store_close(st);
+        return code;
+    }
     tc_compare_result r;
     memset(&r, 0, sizeof r);
     code = compare(st, &a, &pa, &pb, &r);

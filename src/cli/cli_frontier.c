@@ -10,8 +10,8 @@
 #include "analysis/frontier_cost.h"
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_frontier.h"
 #include "cli_results.h"
-#include "report/report_frontier.h"
 
 typedef struct frontier_args {
     const char *db, *profile, *profile_b, *at, *slo_text, *pos[2];
@@ -30,30 +30,10 @@ static int take_claim(const char *v, void *ctx)
     return tc_cli_double("--claim", v, 1e-9, 1e9, &a->claim);
 }
 
-/* "20,35,50,100": interactivities above 0. */
-static int parse_targets(frontier_args *a)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", a->at ? a->at : "20,35,50,100");
-    a->n_targets = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end || !(v > 0) || !isfinite(v) || a->n_targets == TC_FRONTIER_MAX_TARGETS) {
-            tc_cli_error("frontier: --at '%s': expected up to %d interactivities (tokens/s per "
-                         "user) above 0, e.g. 20,35,50,100",
-                         a->at, TC_FRONTIER_MAX_TARGETS);
-            return -1;
-        }
-        a->targets[a->n_targets++] = v;
-    }
-    return a->n_targets ? 0 : -1;
-}
-
 static int parse(int argc, char **argv, frontier_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = 2000;
+    a->resamples = TC_CLI_FRONTIER_RESAMPLES;
     a->seed = TC_BOOT_SEED;
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),
@@ -86,7 +66,7 @@ static int parse(int argc, char **argv, frontier_args *a)
         tc_cli_error("frontier: --claim compares two platforms: give SWEEP_B too");
         return -1;
     }
-    return parse_targets(a);
+    return tc_cli_frontier_targets("frontier", a->at, a->targets, &a->n_targets);
 }
 
 static int load_profile(const char *path, tc_cost_profile *p)
@@ -96,14 +76,6 @@ static int load_profile(const char *path, tc_cost_profile *p)
         return 0;
     tc_cli_error("%s", err);
     return -1;
-}
-
-static int print(const frontier_args *a, const tc_frontier_side *sa, const tc_frontier_side *sb,
-                 const tc_frontier_result *r)
-{
-    if (a->json)
-        return tc_cli_emit_json("frontier", tc_report_frontier_json(sa, sb, r));
-    return tc_cli_check(tc_report_frontier_text(stdout, sa, sb, r), NULL);
 }
 
 int tc_cmd_frontier(int argc, char **argv)
@@ -122,16 +94,6 @@ int tc_cmd_frontier(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
-    tc_frontier_side sa, sb;
-    memset(&sa, 0, sizeof sa);
-    memset(&sb, 0, sizeof sb);
-    char err[1024];
-    const tc_slo *slo = a.slo_text ? &a.slo : NULL;
-    tc_err rc = tc_frontier_side_load(st, a.pos[0], "A", &pa, slo, &sa, err, sizeof err);
-    if (rc == TC_OK && a.pos[1])
-        rc = tc_frontier_side_load(st, a.pos[1], "B", a.profile_b ? &pb : &pa, slo, &sb, err,
-                                   sizeof err);
-    tc_frontier_result *r = calloc(1, sizeof *r);
     tc_frontier_ask ask = {.targets = a.targets,
                            .n_targets = a.n_targets,
                            .resamples = (int)a.resamples,
@@ -139,16 +101,8 @@ int tc_cmd_frontier(int argc, char **argv)
                            .has_claim = a.has_claim,
                            .claim = a.claim,
                            .demand = a.demand};
-    if (rc == TC_OK && !r)
-        rc = tc_fail(err, sizeof err, TC_ERR_NOMEM, "out of memory");
-    if (rc == TC_OK)
-        rc = tc_frontier_compute(&sa, a.pos[1] ? &sb : NULL, &ask, r, err, sizeof err);
-    code = tc_cli_check(rc, err);
-    if (!code)
-        code = print(&a, &sa, a.pos[1] ? &sb : NULL, r);
-    free(r);
-    tc_frontier_side_free(&sa);
-    tc_frontier_side_free(&sb);
+    code = tc_cli_frontier_pair(st, a.pos[0], a.pos[1], &pa, a.profile_b ? &pb : &pa,
+                                a.slo_text ? &a.slo : NULL, &ask, a.json);
     tc_store_close(st);
     return code;
 }

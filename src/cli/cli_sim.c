@@ -78,6 +78,7 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_D("decode-tps", 0, &c->timing.decode_tps, 1e-3, 1e6),
         TC_OPT_D("jitter-ms", 0, &c->timing.jitter_ms, 0, 60e3),
         TC_OPT_I("max-batch", 0, &a->max_batch, 1, 1000000),
+        TC_OPT_D("batch-slowdown", 0, &c->timing.batch_slowdown, 0, 100),
         TC_OPT_C("fault", 0, opt_fault, 1),
         TC_OPT_C("seed", 0, opt_seed, 1),
         TC_OPT_S("truth", 0, &c->truth_path),
@@ -105,9 +106,10 @@ static void banner(const tc_sim_server *srv, const tc_sim_config *c)
     for (int i = 0; i < c->n_models; i++)
         printf(" %s", c->models[i]);
     printf("\n  timing: TTFT %g ms + prompt tokens / %g per s (at least the prefill and one "
-           "decode step); decode %g tokens/s per stream, batch %d, jitter %g ms; seed %llu\n",
+           "decode step); decode %g tokens/s per stream, batch %d (slowdown %g per further "
+           "stream), jitter %g ms; seed %llu\n",
            c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
-           c->timing.jitter_ms, (unsigned long long)c->seed);
+           c->timing.batch_slowdown, c->timing.jitter_ms, (unsigned long long)c->seed);
     printf("  prompt tokens: %g per word + 1 (BOS), + 4 per chat message; ", c->tokens_per_word);
     if (c->eos_after)
         printf("EOS after %d tokens unless the request asks to ignore it\n", c->eos_after);

@@ -96,7 +96,7 @@ static void print_confidence(FILE *out, const tc_compare_result *r)
 /* A claim is true or false at a service level; two runs are one each. */
 #define TC_CLAIM_SCOPE                                                                             \
     "the verdict holds at the operating points measured only: sweep each platform and judge "      \
-    "it across interactivity with 'truecost frontier SWEEP_A SWEEP_B --claim X'"
+    "it across interactivity with 'truecost compare SWEEP_A SWEEP_B --claim X'"
 
 static void print_claim(FILE *out, const tc_compare_claim *c)
 {

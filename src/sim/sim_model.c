@@ -11,6 +11,7 @@ void tc_sim_timing_defaults(tc_sim_timing *t)
     t->decode_tps = 100.0;
     t->jitter_ms = 0.0;
     t->max_batch = 64;
+    t->batch_slowdown = 0.0;
 }
 
 /* A huge prompt at a tiny prefill rate must not overflow the clock. */
@@ -60,8 +61,11 @@ void tc_sim_split(int64_t first_ns, int64_t step_ns, int64_t rest_ns, int64_t *p
 int64_t tc_sim_interval_ns(const tc_sim_timing *t, int active)
 {
     double slow = 1.0;
+    int batched = active < t->max_batch ? active : t->max_batch;
+    if (batched > 1)
+        slow += t->batch_slowdown * (double)(batched - 1);
     if (active > t->max_batch)
-        slow = (double)active / (double)t->max_batch;
+        slow *= (double)active / (double)t->max_batch;
     return (int64_t)((double)TC_NS_PER_S / t->decode_tps * slow + 0.5);
 }
 
@@ -85,6 +89,8 @@ int tc_sim_timing_validate(const tc_sim_timing *t, char *err, size_t errlen)
         bad = "--jitter-ms must be between 0 and 60000";
     else if (t->max_batch < 1)
         bad = "--max-batch must be at least 1";
+    else if (!(t->batch_slowdown >= 0 && t->batch_slowdown <= 100))
+        bad = "--batch-slowdown must be between 0 and 100";
     if (bad && err && errlen)
         snprintf(err, errlen, "%s", bad);
     return bad ? -1 : 0;

@@ -2,14 +2,19 @@
  * due. Pure functions of the parameters, so tests check them exactly.
  *
  *   prefill   = prompt_tokens / prefill_tps
- *   interval  = 1 / decode_tps * max(1, active / max_batch)  (+ jitter)
+ *   interval  = 1 / decode_tps * (1 + slowdown * (min(active, max_batch) - 1))
+ *               * max(1, active / max_batch)                 (+ jitter)
  *   TTFT      = max(ttft_ms + prefill, prefill + step)       (+ jitter)
  *
  * `active` counts the streams that are decoding at that moment. Up to
  * max_batch of them each get decode_tps; beyond it every stream slows so
  * that the aggregate rate stays at decode_tps * max_batch, as a server whose
- * batch is full. Jitter adds a seeded uniform [0, jitter_ms) delay to the
- * TTFT and to every interval, so it only ever delays.
+ * batch is full. With a batch slowdown k > 0 every further stream in the
+ * batch also lengthens the step by k, as a real GPU's decode step grows with
+ * its batch: a stream then sees d / (1 + k (c - 1)) tokens/s at c streams, so
+ * the throughput against interactivity has a trade-off (a Pareto frontier
+ * with more than one point) that tests compute by hand. Jitter adds a seeded uniform [0, jitter_ms)
+ * delay to the TTFT and to every interval, so it only ever delays.
  *
  * Every generated token costs one decode step, the first one included:
  * `step` is the interval the stream gets when its request starts (the
@@ -30,14 +35,16 @@
 #include "core/tc_rng.h"
 
 typedef struct tc_sim_timing {
-    double ttft_ms;     /* fixed part of the time to first token */
-    double prefill_tps; /* prompt tokens processed per second */
-    double decode_tps;  /* tokens per second of one stream while the batch has room */
-    double jitter_ms;   /* upper bound of the random extra delay; 0 = none */
-    int max_batch;      /* streams decoded at full speed at once */
+    double ttft_ms;        /* fixed part of the time to first token */
+    double prefill_tps;    /* prompt tokens processed per second */
+    double decode_tps;     /* tokens per second of one stream while the batch has room */
+    double jitter_ms;      /* upper bound of the random extra delay; 0 = none */
+    int max_batch;         /* streams decoded at full speed at once */
+    double batch_slowdown; /* step lengthening per further stream in the batch; 0 = none */
 } tc_sim_timing;
 
-/* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64. */
+/* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64,
+ * no batch slowdown. */
 void tc_sim_timing_defaults(tc_sim_timing *t);
 
 /* ttft_ms + prefill in nanoseconds, without jitter; at most one hour. */

@@ -136,3 +136,70 @@ test('frontier usage errors name the fix', async () => {
   assert.equal(r3.code, 1);
   assert.match(r3.stderr, /--at '0,5': expected up to 16 interactivities/);
 });
+
+// Two simulators whose decode step grows with the batch (--batch-slowdown
+// k): at C streams each sees I = d / (1 + k (C - 1)) tokens/s and the box
+// serves C x I, so the frontier is the line T(I) = I + (d - I) / k:
+//   A: d 200, k 0.25 -> T = 800 - 3 I      (I from 42 at C=16 to 160 at C=2)
+//   B: d 100, k 0.05 -> T = 2000 - 19 I    (I from 57 at C=16 to 95 at C=2)
+// One profile on both sides, so cost B / cost A = T_A / T_B, which crosses
+// 1 at I = 75: "A is 1x as cost-efficient" fails below and holds above.
+test('frontiers with a throughput-interactivity trade-off read the hand values; a claim flips where the analytic ratio crosses it', async (t) => {
+  const dir = tempDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = path.join(dir, 'db');
+  const fast = ['--ttft-ms', '1', '--prefill-tps', '100000', '--max-batch', '16'];
+  const a = await startSim([...fast, '--decode-tps', '200', '--batch-slowdown', '0.25'], { t });
+  const b = await startSim([...fast, '--decode-tps', '100', '--batch-slowdown', '0.05'], { t });
+  const sweep = (sim, label) => runCli(['sweep', sim.url, '--db', db, '-c', '2,4,8,16', '-n', '16', '--max-tokens', '40',
+    '--warmup', '0', '--label', label, '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 90_000 });
+  assert.equal((await sweep(a, 'TA')).code, 0);
+  assert.equal((await sweep(b, 'TB')).code, 0);
+  const hand = { a: (i) => 800 - 3 * i, b: (i) => 2000 - 19 * i };
+  // The profile's month: hardware 3200 x 0.8 / 36, electricity at 420 W
+  // busy 40% and 80 W idle x 730.56 h x PUE 1.1 x 0.30/kWh, 4 h x 80 of
+  // operations; over the tokens of a month at 40% utilization.
+  const perMonth = (3200 * 0.8) / 36 + ((420 * 0.4 + 80 * 0.6) * 730.56 * 1.1 / 1000) * 0.3 + 4 * 80;
+  const handCost = (tps) => (perMonth / (tps * 0.4 * 30.44 * 86400)) * 1e6;
+  const targets = [30, 60, 70, 80, 90, 120, 170];
+  const args = ['--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE, '--at', targets.join(','),
+    '--claim', '1', '--resamples', '1000', '--json'];
+  const r = await runCli(['compare', 'TA', 'TB', ...args], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.equal(doc.simulated, true);
+  assert.equal(doc.frontier_a.length, 4); // every point is on the frontier
+  assert.equal(doc.frontier_b.length, 4);
+  const at = Object.fromEntries(doc.targets.map((x) => [x.interactivity, x]));
+  assert.deepEqual(targets.map((x) => at[x].a.reading), ['bound', 'measured', 'measured', 'measured', 'measured', 'measured', 'not reached']);
+  assert.deepEqual(targets.map((x) => at[x].b.reading), ['bound', 'measured', 'measured', 'measured', 'measured', 'not reached', 'not reached']);
+  for (const x of [60, 70, 80, 90]) {
+    for (const side of ['a', 'b']) {
+      near(at[x][side].tokens_per_s_per_gpu, hand[side](x), `${side} at ${x}`);
+      near(at[x][side].cost_per_million_tokens, handCost(hand[side](x)), `${side} $/Mtok at ${x}`);
+    }
+    near(at[x].ratio.value, hand.a(x) / hand.b(x), `cost B/A at ${x}`);
+  }
+  near(at[120].a.tokens_per_s_per_gpu, hand.a(120), 'A at 120');
+  assert.equal(at[120].ratio, null); // B does not reach it
+  assert.deepEqual([30, 60, 70, 80, 90].map((x) => at[x].verdict), ['refuted', 'refuted', 'refuted', 'supported', 'supported']);
+  assert.equal(doc.claim.overall, 'holds at interactivity >= 80 tokens/s per user, fails below');
+  // The other way round the claim holds at low interactivity only.
+  const swapped = JSON.parse((await runCli(['compare', 'TB', 'TA', ...args], { timeoutMs: 60_000 })).stdout);
+  assert.equal(swapped.claim.overall, 'holds at interactivity <= 70 tokens/s per user, fails above');
+  // frontier gives the same readings; two sweeps compare on their
+  // frontiers without --at, and need both profiles for it.
+  const f = JSON.parse((await runCli(['frontier', 'TA', 'TB', '--db', db, '--profile', PROFILE, '--at', targets.join(','),
+    '--claim', '1', '--resamples', '1000', '--json'], { timeoutMs: 60_000 })).stdout);
+  assert.deepEqual(f.targets, doc.targets);
+  const plain = await runCli(['compare', 'TA', 'TB', '--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE, '--claim', '1']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^SIMULATED Cost at equal interactivity: A = TA, B = TB$/m);
+  assert.match(plain.stdout, /^At 100 tokens\/s per user:/m); // the default targets
+  const noProfiles = await runCli(['compare', 'TA', 'TB', '--db', db, '--claim', '1']);
+  assert.equal(noProfiles.code, 1);
+  assert.match(noProfiles.stderr, /two sweeps are compared by cost at equal interactivity: give --profile-a and --profile-b/);
+  const twice = await runCli(['compare', 'TA', 'TB', '--db', db, '--at', '60,60']);
+  assert.equal(twice.code, 1);
+  assert.match(twice.stderr, /--at '60,60': 60 is given twice/);
+});

@@ -125,6 +125,28 @@ static void a_claim_that_flips_across_interactivity(void **state)
     assert_null(r.t[4].verdict);
     assert_string_equal(r.overall, "holds at interactivity <= 20 tokens/s per user, fails above");
     assert_int_equal(r.n_warnings, 0);
+    /* The other way round, targets given out of order: B is cheaper than A
+     * only at the high end, so "A is 1.1x" fails low and holds high. */
+    const double shuffled[] = {80, 10, 40, 20};
+    ask.targets = shuffled;
+    ask.n_targets = 4;
+    assert_int_equal(tc_frontier_compute(&b, &a, &ask, &r, err, sizeof err), TC_OK);
+    assert_string_equal(r.t[0].verdict, "supported"); /* 80: 500 / 200 = 2.5 */
+    assert_string_equal(r.t[1].verdict, "refuted");   /* 10: 800 / 1000 */
+    assert_string_equal(r.overall, "holds at interactivity >= 40 tokens/s per user, fails below");
+    /* A lower claim holds over a longer low stretch: A / B at 10, 20, 40,
+     * 80 is then 1.43, 1.18, 0.88, 0.4. */
+    ask.claim = 0.85;
+    yb[0] = 700;
+    hand_side(&b, &rb, pb, x, yb, 4, &p);
+    assert_int_equal(tc_frontier_compute(&a, &b, &ask, &r, err, sizeof err), TC_OK);
+    assert_string_equal(r.overall, "holds at interactivity <= 40 tokens/s per user, fails above");
+    /* B / A at 10, 20, 40, 80: 0.7, 1.0, 1.13, 2.5: 1.2x holds at 80 only. */
+    ask.claim = 1.2;
+    yb[1] = 900;
+    hand_side(&b, &rb, pb, x, yb, 4, &p);
+    assert_int_equal(tc_frontier_compute(&b, &a, &ask, &r, err, sizeof err), TC_OK);
+    assert_string_equal(r.overall, "holds at interactivity >= 80 tokens/s per user, fails below");
 }
 
 int main(void)

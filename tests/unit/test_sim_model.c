@@ -95,6 +95,33 @@ static void interval_saturates_past_max_batch(void **state)
     }
 }
 
+/* With a slowdown k a stream sees d / (1 + k (c - 1)) tokens/s at c streams
+ * up to the batch, and the full batch's step is then shared past it. */
+static void batch_slowdown_lengthens_the_step_per_stream(void **state)
+{
+    (void)state;
+    tc_sim_timing t;
+    tc_sim_timing_defaults(&t);
+    t.decode_tps = 100;
+    t.max_batch = 8;
+    t.batch_slowdown = 0.25;
+    assert_int_equal(tc_sim_interval_ns(&t, 1), 10000000);
+    assert_int_equal(tc_sim_interval_ns(&t, 2), 12500000);
+    assert_int_equal(tc_sim_interval_ns(&t, 5), 20000000);
+    assert_int_equal(tc_sim_interval_ns(&t, 8), 27500000);
+    assert_int_equal(tc_sim_interval_ns(&t, 16), 55000000);
+    /* the aggregate grows with the batch, each stream's rate falls */
+    for (int c = 2; c <= 8; c++) {
+        assert_true(tc_sim_interval_ns(&t, c) > tc_sim_interval_ns(&t, c - 1));
+        assert_true(c * 1e9 / (double)tc_sim_interval_ns(&t, c) >
+                    (c - 1) * 1e9 / (double)tc_sim_interval_ns(&t, c - 1));
+    }
+    t.batch_slowdown = -0.1;
+    char err[128];
+    assert_int_equal(tc_sim_timing_validate(&t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--batch-slowdown"));
+}
+
 static void jitter_is_bounded_seeded_and_off_by_default(void **state)
 {
     (void)state;
@@ -168,6 +195,7 @@ int main(void)
         cmocka_unit_test(first_token_waits_for_one_decode_step),
         cmocka_unit_test(split_gives_the_decode_rate_and_a_prompt_eval),
         cmocka_unit_test(interval_saturates_past_max_batch),
+        cmocka_unit_test(batch_slowdown_lengthens_the_step_per_stream),
         cmocka_unit_test(jitter_is_bounded_seeded_and_off_by_default),
         cmocka_unit_test(validate_names_the_bad_option),
         cmocka_unit_test(text_is_deterministic_per_seed_and_prompt),
