@@ -185,13 +185,18 @@ static void read_at(const tc_frontier_side *s, const side_figs *fg, const tc_fro
                        ? g0 + (s->good_share[fr[lo + 1].src] - g0) * t
                        : g0;
         v->has_good_cost = g > 0;
+        v->good_share = g;
         v->cost_per_million_good_tokens = g > 0 ? v->cost_per_million_tokens / g : 0;
     }
     /* Total tokens in the point's own prompt/output mix. */
-    v->has_total_cost = v->has_cost && p->has_total && p->total_tokens_per_s > 0;
+    v->has_total_tps = p->has_total && p->total_tokens_per_s > 0 && p->output_tokens_per_s > 0;
+    if (v->has_total_tps) {
+        v->total_per_output = p->total_tokens_per_s / p->output_tokens_per_s;
+        v->total_tokens_per_s_per_gpu = y * v->total_per_output;
+    }
+    v->has_total_cost = v->has_cost && v->has_total_tps;
     if (v->has_total_cost)
-        v->cost_per_million_total_tokens =
-            v->cost_per_million_tokens * p->output_tokens_per_s / p->total_tokens_per_s;
+        v->cost_per_million_total_tokens = v->cost_per_million_tokens / v->total_per_output;
     fleet(s, demand, p->gpus, v);
 }
 
@@ -333,7 +338,23 @@ static void interval(double *tps, double *cost, int b, tc_frontier_value *v)
     v->tps_hi = pct(tps, (size_t)b, 97.5);
     v->cost_lo = pct(cost, (size_t)b, 2.5);
     v->cost_hi = pct(cost, (size_t)b, 97.5);
-    v->has_ci = isfinite(v->tps_lo);
+    v->has_ci = isfinite(v->tps_lo) && v->tps_lo > 0;
+    if (!v->has_ci)
+        return;
+    /* The rest follow the throughput: a point's power is its window mean
+     * and its token mix and good share are its own, not resampled. */
+    double k = v->total_per_output;
+    v->total_tps_lo = v->tps_lo * k;
+    v->total_tps_hi = v->tps_hi * k;
+    v->total_cost_lo = k > 0 ? v->cost_lo / k : NAN;
+    v->total_cost_hi = k > 0 ? v->cost_hi / k : NAN;
+    v->good_cost_lo = v->good_share > 0 ? v->cost_lo / v->good_share : NAN;
+    v->good_cost_hi = v->good_share > 0 ? v->cost_hi / v->good_share : NAN;
+    double y = v->tokens_per_s_per_gpu;
+    v->joules_lo = v->joules_per_output_token * y / v->tps_hi;
+    v->joules_hi = v->joules_per_output_token * y / v->tps_lo;
+    v->tokens_per_mw_lo = v->tokens_per_mw * v->tps_lo / y;
+    v->tokens_per_mw_hi = v->tokens_per_mw * v->tps_hi / y;
 }
 
 static tc_err bootstrap(const tc_frontier_side *sides[2], const side_figs nom[2],

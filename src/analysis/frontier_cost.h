@@ -65,12 +65,21 @@ typedef struct tc_frontier_value {
     double cost_per_million_tokens; /* output tokens */
     int has_good_cost;              /* with an SLO: per million output tokens of good requests */
     double cost_per_million_good_tokens;
-    int has_total_cost;                   /* the point's prompt count is known */
+    int has_total_tps;                    /* the point's prompt count is known */
+    double total_per_output;              /* (prompt + output) / output tokens at the point */
+    double total_tokens_per_s_per_gpu;    /* prompt + output */
+    int has_total_cost;                   /* has_total_tps and has_cost */
     double cost_per_million_total_tokens; /* prompt + output, at the point's mix */
+    double good_share;                    /* with an SLO: output share of good requests */
     int has_energy;
     double watts, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
+    /* 95% intervals. The bootstrap resamples throughput (and so cost);
+     * the others follow from it, as power, token mix and good share are
+     * each point's own. NAN where the figure is not available. */
     int has_ci;
-    double tps_lo, tps_hi, cost_lo, cost_hi; /* 95% */
+    double tps_lo, tps_hi, cost_lo, cost_hi;
+    double total_tps_lo, total_tps_hi, total_cost_lo, total_cost_hi;
+    double good_cost_lo, good_cost_hi, joules_lo, joules_hi, tokens_per_mw_lo, tokens_per_mw_hi;
     /* With a demand (ask->demand, else the profile's tokens_per_month):
      * GPUs = ceil(demand / (tokens/s per GPU x utilization x month)),
      * boxes = ceil(GPUs / GPUs a box), capex = boxes x hardware price

@@ -21,18 +21,30 @@ static json_t *value_json(const tc_frontier_value *v)
     json_object_set_new(o, "reading", json_string(tc_frontier_reading_name(v->reading)));
     json_object_set_new(o, "tokens_per_s_per_gpu", tc_json_num(reached, v->tokens_per_s_per_gpu));
     json_object_set_new(o, "tps_ci95", ci(v->has_ci, v->tps_lo, v->tps_hi));
+    json_object_set_new(o, "total_tokens_per_s_per_gpu",
+                        tc_json_num(reached && v->has_total_tps, v->total_tokens_per_s_per_gpu));
+    json_object_set_new(o, "total_tps_ci95",
+                        ci(v->has_ci && v->has_total_tps, v->total_tps_lo, v->total_tps_hi));
     json_object_set_new(o, "cost_per_million_tokens",
                         tc_json_num(reached && v->has_cost, v->cost_per_million_tokens));
     json_object_set_new(o, "ci95", ci(v->has_ci && v->has_cost, v->cost_lo, v->cost_hi));
     json_object_set_new(
         o, "cost_per_million_total_tokens",
         tc_json_num(reached && v->has_total_cost, v->cost_per_million_total_tokens));
+    json_object_set_new(o, "total_ci95",
+                        ci(v->has_ci && v->has_total_cost, v->total_cost_lo, v->total_cost_hi));
     json_object_set_new(o, "cost_per_million_good_tokens",
                         tc_json_num(reached && v->has_good_cost, v->cost_per_million_good_tokens));
+    json_object_set_new(o, "good_ci95",
+                        ci(v->has_ci && v->has_good_cost, v->good_cost_lo, v->good_cost_hi));
     json_object_set_new(o, "joules_per_output_token",
                         tc_json_num(reached && v->has_energy, v->joules_per_output_token));
+    json_object_set_new(o, "joules_ci95",
+                        ci(v->has_ci && v->has_energy, v->joules_lo, v->joules_hi));
     json_object_set_new(o, "tokens_per_mw",
                         tc_json_num(reached && v->has_energy, v->tokens_per_mw));
+    json_object_set_new(o, "tokens_per_mw_ci95",
+                        ci(v->has_ci && v->has_energy, v->tokens_per_mw_lo, v->tokens_per_mw_hi));
     json_object_set_new(o, "fleet",
                         reached && v->has_fleet
                             ? json_pack("{s:I, s:I, s:o}", "gpus", (json_int_t)v->gpus_needed,
@@ -48,9 +60,11 @@ static json_t *frontier_json(const tc_frontier_side *s, const tc_frontier_pt *f,
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(
-            a, json_pack("{s:I, s:f, s:f, s:o, s:o, s:o}", "run_id",
+            a, json_pack("{s:I, s:f, s:f, s:o, s:o, s:o, s:o}", "run_id",
                          (json_int_t)s->pts[f[i].src].run_id, "interactivity", f[i].x,
-                         "tokens_per_s_per_gpu", f[i].y, "cost_per_million_tokens",
+                         "tokens_per_s_per_gpu", f[i].y, "total_tokens_per_s_per_gpu",
+                         tc_json_num(v[i].has_total_tps, v[i].total_tokens_per_s_per_gpu),
+                         "cost_per_million_tokens",
                          tc_json_num(v[i].has_cost, v[i].cost_per_million_tokens),
                          "cost_per_million_total_tokens",
                          tc_json_num(v[i].has_total_cost, v[i].cost_per_million_total_tokens),

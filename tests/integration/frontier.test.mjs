@@ -76,6 +76,16 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   const mix = shownA.tokens.output / (shownA.tokens.output + shownA.tokens.prompt);
   near(doc.frontier_a[0].cost_per_million_total_tokens, cost.cost_per_million_tokens * mix, 'total-token cost');
   near(at[350].a.cost_per_million_total_tokens, cost.cost_per_million_tokens * mix, 'total-token cost at 350');
+  // All tokens per GPU at the point's mix, and its interval with it.
+  for (const x of [100, 350]) {
+    const v = at[x].a;
+    near(v.total_tokens_per_s_per_gpu, v.tokens_per_s_per_gpu / mix, `total tok/s at ${x}`);
+    near(v.total_tps_ci95[0], v.tps_ci95[0] / mix, `total tok/s low at ${x}`);
+    near(v.total_ci95[1], v.ci95[1] * mix, `total cost high at ${x}`);
+    assert.ok(v.total_tps_ci95[0] <= v.total_tokens_per_s_per_gpu && v.total_tokens_per_s_per_gpu <= v.total_tps_ci95[1]);
+    assert.equal(v.joules_ci95, null); // no power measured
+  }
+  near(doc.frontier_a[0].total_tokens_per_s_per_gpu, doc.frontier_a[0].tokens_per_s_per_gpu / mix, 'frontier point total tok/s');
   // lockin --at: the measured fleets' capex difference is the hardware
   // saving, for the assessment's own demand (2e9 tokens a month).
   const FP16 = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
