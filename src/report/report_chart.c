@@ -285,16 +285,18 @@ static void frame(const char *title, const char *xl, const char *yl, int simulat
     mtex("l", 4.2, 0.5, 0.5, yl);
 }
 
-static tc_err read_back(const char *path, int id, const char *title, const char *alt, char **svg,
-                        char *err, size_t errlen)
+static tc_err read_back(const char *path, int id, const char *title, int simulated,
+                        const char *alt, char **svg, char *err, size_t errlen)
 {
+    char full[512];
+    snprintf(full, sizeof full, "%s%s", title, simulated ? " (SIMULATED)" : "");
     char *raw = NULL;
     size_t len = 0;
     tc_err rc = tc_read_file(path, 64u << 20, "a chart", &raw, &len, err, errlen);
     unlink(path);
     if (rc != TC_OK)
         return rc;
-    *svg = tc_chart_svg_clean(raw, id, title, alt);
+    *svg = tc_chart_svg_clean(raw, id, full, alt);
     free(raw);
     return *svg ? TC_OK : tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
 }
@@ -318,7 +320,7 @@ tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, char **svg, char
         draw_series(c, &c->s[i]);
     legend(c);
     plend();
-    return read_back(path, id, c->title, alt, svg, err, errlen);
+    return read_back(path, id, c->title, c->simulated, alt, svg, err, errlen);
 }
 
 static void bar_part(int bar, double y0, double y1, int colour, int part)
@@ -370,5 +372,5 @@ tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char *
         mtex("b", 1.4, (b + 0.5) / c->n_bars, 0.5, c->bar_label[b]);
     }
     plend();
-    return read_back(path, id, c->title, alt, svg, err, errlen);
+    return read_back(path, id, c->title, c->simulated, alt, svg, err, errlen);
 }
