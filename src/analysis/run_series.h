@@ -14,8 +14,8 @@
 #define TC_SERIES_MAX_DEVICES 16
 
 typedef struct tc_run_series {
-    int n;        /* bins used; 0: the run has no measured request that ended */
-    double bin_s; /* width of a bin, seconds */
+    int n;                      /* bins used; 0: the run has no measured request that ended */
+    double bin_s;               /* width of a bin, seconds */
     double t_s[TC_SERIES_BINS]; /* bin centre, seconds from the first measured send */
     /* Output tokens of completed requests, spread evenly from each
      * request's first text chunk to its end, per second of the bin. */

@@ -69,8 +69,10 @@ static tc_err begin(char *path, size_t len, char *err, size_t errlen)
     snprintf(path, len, "%s/truecost-chart-XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0)
-        return tc_fail(err, errlen, TC_ERR_IO, "%s: cannot make a temporary file for a chart: "
-                       "set TMPDIR to a writable folder", path);
+        return tc_fail(err, errlen, TC_ERR_IO,
+                       "%s: cannot make a temporary file for a chart: "
+                       "set TMPDIR to a writable folder",
+                       path);
     close(fd);
     plsdev("svg");
     plsfnam(path);
@@ -285,8 +287,8 @@ static void frame(const char *title, const char *xl, const char *yl, int simulat
     mtex("l", 4.2, 0.5, 0.5, yl);
 }
 
-static tc_err read_back(const char *path, int id, const char *title, int simulated,
-                        const char *alt, char **svg, char *err, size_t errlen)
+static tc_err read_back(const char *path, int id, const char *title, int simulated, const char *alt,
+                        char **svg, char *err, size_t errlen)
 {
     char full[512];
     snprintf(full, sizeof full, "%s%s", title, simulated ? " (SIMULATED)" : "");

@@ -21,8 +21,15 @@
 
 /* Palette indices: A and B are the platforms; the others are further
  * series of one platform's chart. */
-enum { TC_CHART_A = 0, TC_CHART_B, TC_CHART_C3, TC_CHART_C4, TC_CHART_C5, TC_CHART_C6,
-       TC_CHART_N_COLOURS };
+enum {
+    TC_CHART_A = 0,
+    TC_CHART_B,
+    TC_CHART_C3,
+    TC_CHART_C4,
+    TC_CHART_C5,
+    TC_CHART_C6,
+    TC_CHART_N_COLOURS
+};
 
 typedef enum tc_chart_style {
     TC_CHART_LINE = 0,
@@ -79,8 +86,8 @@ const char *tc_chart_colour(int i);
  * caller frees it): id (unique in the page) prefixes its ids; alt is the
  * text alternative. TC_ERR_INVALID when no series has a finite point;
  * TC_ERR_IO when PLplot's file cannot be written or read; TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, char **svg,
-                                  char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, char **svg, char *err,
+                                  size_t errlen);
 
 /* The same for stacked bars (each part shaded lighter, labelled). */
 TC_MUST_CHECK tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char **svg,

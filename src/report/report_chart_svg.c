@@ -10,11 +10,20 @@ static void xml_escape(tc_buf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '<': tc_buf_puts(b, "&lt;"); break;
-        case '>': tc_buf_puts(b, "&gt;"); break;
-        case '&': tc_buf_puts(b, "&amp;"); break;
-        case '"': tc_buf_puts(b, "&quot;"); break;
-        default: tc_buf_append(b, s, 1);
+        case '<':
+            tc_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            tc_buf_puts(b, "&gt;");
+            break;
+        case '&':
+            tc_buf_puts(b, "&amp;");
+            break;
+        case '"':
+            tc_buf_puts(b, "&quot;");
+            break;
+        default:
+            tc_buf_append(b, s, 1);
         }
     }
 }
@@ -22,8 +31,10 @@ static void xml_escape(tc_buf *b, const char *s)
 /* What the clean copy drops: the link namespace (nothing links) and
  * opacities of 1, the default. */
 static const char *const dropped[] = {" xmlns:xlink=\"http://www.w3.org/1999/xlink\"",
-                                      " stroke-opacity=\"1.000000\"", " fill-opacity=\"1.000000\"",
-                                      " font-style=\"normal\"", " font-weight=\"normal\"",
+                                      " stroke-opacity=\"1.000000\"",
+                                      " fill-opacity=\"1.000000\"",
+                                      " font-style=\"normal\"",
+                                      " font-weight=\"normal\"",
                                       " dominant-baseline=\"no-change\""};
 
 static size_t starts_dropped(const char *p)

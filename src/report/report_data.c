@@ -19,8 +19,7 @@ static int loads_differ(const tc_sweep_point *p, size_t n)
 }
 
 static tc_err load_side(tc_store *st, const char *which, const char *label,
-                        const tc_cost_profile *profile, tc_report_side *s, char *err,
-                        size_t errlen)
+                        const tc_cost_profile *profile, tc_report_side *s, char *err, size_t errlen)
 {
     s->label = label;
     s->profile = profile;
@@ -41,8 +40,8 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     }
     rc = tc_figures_fingerprint(st, s->set.runs[0].id, &s->fingerprint, err, errlen);
     if (rc == TC_OK)
-        rc = tc_run_series_load(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series,
-                                err, errlen);
+        rc = tc_run_series_load(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series, err,
+                                errlen);
     if (rc != TC_OK || !profile)
         return rc;
     tc_figures_summarise(s->set.is_group ? "the group" : "the run", &s->set, s->f, &s->sum);
@@ -157,8 +156,8 @@ void tc_report_data_free(tc_report_data *d)
 void tc_report_verdict(const tc_report_data *d, char *out, size_t len)
 {
     if (!d->has_compare) {
-        snprintf(out, len, "No verdict: %s.", d->two ? d->compare_missing
-                                                     : "one platform, nothing to compare");
+        snprintf(out, len, "No verdict: %s.",
+                 d->two ? d->compare_missing : "one platform, nothing to compare");
         return;
     }
     const tc_compare_result *r = &d->cmp;

@@ -20,15 +20,15 @@
 typedef struct tc_report_side {
     const char *label; /* "A" or "B" */
     tc_runset set;
-    tc_figures *f; /* set.n, stored figures (no records) */
-    int simulated; /* any run */
-    int is_sweep;  /* runs at more than one load */
+    tc_figures *f;       /* set.n, stored figures (no records) */
+    int simulated;       /* any run */
+    int is_sweep;        /* runs at more than one load */
     tc_sweep_point *pts; /* set.n */
     int knee;            /* tc_sweep_knee, -1 when none */
     const char *knee_why;
-    size_t charted;        /* the run whose distributions and timeline are drawn */
-    tc_run_series series;  /* of f[charted] */
-    json_t *fingerprint;   /* of the first run; JSON null when none */
+    size_t charted;                 /* the run whose distributions and timeline are drawn */
+    tc_run_series series;           /* of f[charted] */
+    json_t *fingerprint;            /* of the first run; JSON null when none */
     const tc_cost_profile *profile; /* borrowed; NULL: no cost */
     int has_cost;
     tc_set_summary sum;
@@ -36,17 +36,17 @@ typedef struct tc_report_side {
 } tc_report_side;
 
 typedef struct tc_report_ask {
-    const char *which[2];                /* the RUN|GROUP|SWEEP arguments; [1] may be NULL */
-    const tc_cost_profile *profile[2];   /* may be NULL */
-    const double *targets;               /* interactivities for the frontier */
+    const char *which[2];              /* the RUN|GROUP|SWEEP arguments; [1] may be NULL */
+    const tc_cost_profile *profile[2]; /* may be NULL */
+    const double *targets;             /* interactivities for the frontier */
     size_t n_targets;
     int has_claim;
     double claim;
-    const tc_slo *slo;                   /* may be NULL */
+    const tc_slo *slo; /* may be NULL */
     int resamples;
     uint64_t seed;
-    const char *assessment, *gaps;       /* paths, may be NULL */
-    const char *command;                 /* the command line, for the method section */
+    const char *assessment, *gaps; /* paths, may be NULL */
+    const char *command;           /* the command line, for the method section */
 } tc_report_ask;
 
 typedef struct tc_report_data {
@@ -67,8 +67,8 @@ typedef struct tc_report_data {
  * a failure). TC_OK, or a side that cannot be found or read (the store's
  * errors, with err naming it); sections that cannot be computed are not
  * errors: their *_missing says why. */
-TC_MUST_CHECK tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask,
-                                         tc_report_data *d, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d,
+                                         char *err, size_t errlen);
 void tc_report_data_free(tc_report_data *d);
 
 /* The summary sentence of the verdict into out: the claim's verdict as

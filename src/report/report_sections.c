@@ -72,9 +72,9 @@ static void load_text(const tc_sweep_point *p, char *out, size_t len)
 /* One row per run (a sweep's points, a group's repeats). */
 static void runs_table(tc_rw *w, const tc_report_side *s)
 {
-    static const char *head[] = {"run",          "load",         "completed",    "failed",
-                                 "output tok/s", "TTFT p50 ms",  "TTFT p99 ms",  "ITL p50 ms",
-                                 "ITL p99 ms",   "TPOT p50 ms",  "interactivity", "W",
+    static const char *head[] = {"run",          "load",        "completed",     "failed",
+                                 "output tok/s", "TTFT p50 ms", "TTFT p99 ms",   "ITL p50 ms",
+                                 "ITL p99 ms",   "TPOT p50 ms", "interactivity", "W",
                                  "J/token"};
     char id[64];
     snprintf(id, sizeof id, "runs-%s", s->label);
@@ -168,8 +168,8 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
                          "examples are in profiles/.");
         return;
     }
-    const char *head[] = {"side", "hardware", "electricity", "operations", "total per Mtok",
-                          "per month"};
+    const char *head[] = {"side",       "hardware",       "electricity",
+                          "operations", "total per Mtok", "per month"};
     tc_rw_table(w, "cost-table", head, 6);
     if (d->a.has_cost)
         cost_row(w, &d->a);
@@ -195,8 +195,9 @@ void tc_report_sec_lockin(tc_rw *w, const tc_report_data *d)
         tc_rw_missing(w, "No lock-in: give --assessment FILE (see 'truecost lockin --help').");
         return;
     }
-    tc_rw_missing(w, "The lock-in charts are not drawn by this version: run 'truecost lockin %s' "
-                     "and 'truecost decide' for the distribution and the decision.",
+    tc_rw_missing(w,
+                  "The lock-in charts are not drawn by this version: run 'truecost lockin %s' "
+                  "and 'truecost decide' for the distribution and the decision.",
                   d->ask->assessment);
 }
 
@@ -245,12 +246,11 @@ void tc_report_sec_env(tc_rw *w, const tc_report_data *d)
     tc_rw_table(w, "env-diff", dh, 5);
     for (size_t i = 0; i < n; i++) {
         json_t *x = json_array_get(d->cmp.differences, i);
-        const char *row[5] = {json_string_value(json_object_get(x, "field")),
-                              json_string_value(json_object_get(x, "a")),
-                              json_string_value(json_object_get(x, "b")),
-                              json_string_value(json_object_get(x, "why")),
-                              json_is_true(json_object_get(x, "hardware")) ? "yes (hardware)"
-                                                                           : "NO: it muddies it"};
+        const char *row[5] = {
+            json_string_value(json_object_get(x, "field")),
+            json_string_value(json_object_get(x, "a")), json_string_value(json_object_get(x, "b")),
+            json_string_value(json_object_get(x, "why")),
+            json_is_true(json_object_get(x, "hardware")) ? "yes (hardware)" : "NO: it muddies it"};
         tc_rw_row(w, row, 5);
     }
     tc_rw_table_end(w);
@@ -260,8 +260,8 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
 {
     tc_rw_heading(w, 2, "method", "How it was measured");
     tc_rw_para(w, "Command: %s", d->ask->command ? d->ask->command : "truecost report");
-    const char *head[] = {"side", "runs", "max tokens", "prompt set", "arrival", "requests",
-                          "seed"};
+    const char *head[] = {"side",    "runs",     "max tokens", "prompt set",
+                          "arrival", "requests", "seed"};
     tc_rw_table(w, "method-table", head, 7);
     for (int k = 0; k < 1 + d->two; k++) {
         const tc_report_side *s = k ? &d->b : &d->a;
@@ -271,14 +271,20 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
         snprintf(mt, sizeof mt, "%lld", (long long)r->max_tokens);
         snprintf(rq, sizeof rq, "%lld", (long long)r->requests);
         snprintf(sd, sizeof sd, "%llu", (unsigned long long)r->seed);
-        const char *row[7] = {s->label, n, mt, r->prompt_set[0] ? r->prompt_set : "not recorded",
-                              tc_arrival_name(r->arrival), rq, sd};
+        const char *row[7] = {s->label,
+                              n,
+                              mt,
+                              r->prompt_set[0] ? r->prompt_set : "not recorded",
+                              tc_arrival_name(r->arrival),
+                              rq,
+                              sd};
         tc_rw_row(w, row, 7);
     }
     tc_rw_table_end(w);
-    tc_rw_para(w, "truecost %s%s%s. Latency is from the intended send time; throughput, power "
-                  "and cost are read over each run's steady-state window; intervals are "
-                  "bootstrap 95%% intervals (%d resamples, seed %llu).",
+    tc_rw_para(w,
+               "truecost %s%s%s. Latency is from the intended send time; throughput, power "
+               "and cost are read over each run's steady-state window; intervals are "
+               "bootstrap 95%% intervals (%d resamples, seed %llu).",
                TC_VERSION, TC_VERSION_GIT[0] ? ", " : "", TC_VERSION_GIT, d->ask->resamples,
                (unsigned long long)d->ask->seed);
 }

@@ -50,8 +50,10 @@ static void quantiles_of(const tc_summary *s, quantiles *q)
 
 static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_t off)
 {
-    tc_chart c = {.xlabel = "latency (ms, log scale)", .ylabel = "requests at or below (%)",
-                  .logx = 1, .simulated = d->simulated};
+    tc_chart c = {.xlabel = "latency (ms, log scale)",
+                  .ylabel = "requests at or below (%)",
+                  .logx = 1,
+                  .simulated = d->simulated};
     char title[96], alt[600] = "", labels[2][96];
     quantiles q[2];
     snprintf(title, sizeof title, "%s distribution (CDF)", what);
@@ -62,20 +64,22 @@ static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_
         quantiles_of(sum, &q[k]);
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
-        c.s[c.n++] = (tc_chart_series){labels[k], q[k].x, q[k].y, 6, side_colour(s),
-                                       TC_CHART_LINEPOINTS, NULL, NULL};
+        c.s[c.n++] = (tc_chart_series){labels[k],           q[k].x, q[k].y, 6, side_colour(s),
+                                       TC_CHART_LINEPOINTS, NULL,   NULL};
         char p50[32], p99[32];
         size_t l = strlen(alt);
-        snprintf(alt + l, sizeof alt - l, "%s%s: %s p50 %s ms, p99 %s ms.", l ? " " : "",
-                 labels[k], what, N(p50, sum->p50), N(p99, sum->p99));
+        snprintf(alt + l, sizeof alt - l, "%s%s: %s p50 %s ms, p99 %s ms.", l ? " " : "", labels[k],
+                 what, N(p50, sum->p50), N(p99, sum->p99));
     }
     draw(w, &c, alt);
 }
 
 static void itl_hist(tc_rw *w, const tc_report_data *d)
 {
-    tc_chart c = {.title = "Inter-token latency histogram", .logx = 1,
-                  .xlabel = "inter-token latency (ms, log scale)", .ylabel = "% of gaps per ms",
+    tc_chart c = {.title = "Inter-token latency histogram",
+                  .logx = 1,
+                  .xlabel = "inter-token latency (ms, log scale)",
+                  .ylabel = "% of gaps per ms",
                   .simulated = d->simulated};
     quantiles q[2];
     char labels[2][96], alt[400] = "Bars between the ITL quantiles (min, p50, p90, p95, p99, "
@@ -85,8 +89,8 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
         quantiles_of(&s->f[s->charted].m.itl_ms, &q[k]);
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
-        c.s[c.n++] = (tc_chart_series){labels[k], q[k].edge, q[k].dens, 5, side_colour(s),
-                                       TC_CHART_HIST, NULL, NULL};
+        c.s[c.n++] = (tc_chart_series){labels[k],      q[k].edge,     q[k].dens, 5,
+                                       side_colour(s), TC_CHART_HIST, NULL,      NULL};
     }
     draw(w, &c, alt);
 }
@@ -108,22 +112,29 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
     }
     (void)d;
     char title[160], alt[300];
-    tc_chart c = {.title = title, .xlabel = "time since the first send (s)",
-                  .ylabel = "output tokens/s", .simulated = s->simulated,
-                  .has_span = t->has_window, .span_from = t->window_from_s,
-                  .span_to = t->window_to_s, .span_label = "steady state"};
+    tc_chart c = {.title = title,
+                  .xlabel = "time since the first send (s)",
+                  .ylabel = "output tokens/s",
+                  .simulated = s->simulated,
+                  .has_span = t->has_window,
+                  .span_from = t->window_from_s,
+                  .span_to = t->window_to_s,
+                  .span_label = "steady state"};
     snprintf(title, sizeof title, "%s run %lld: output tokens/s over the run", s->label,
              (long long)s->set.runs[s->charted].id);
-    c.s[c.n++] = (tc_chart_series){"tokens/s", t->t_s, t->tokens_per_s, (size_t)t->n,
-                                   side_colour(s), TC_CHART_LINE, NULL, NULL};
-    snprintf(alt, sizeof alt, "Output tokens/s in %d bins of %.3g s; the steady-state window is "
-             "shaded%s.", t->n, t->bin_s, t->has_window ? "" : " (the run reached none)");
+    c.s[c.n++] = (tc_chart_series){
+        "tokens/s", t->t_s, t->tokens_per_s, (size_t)t->n, side_colour(s), TC_CHART_LINE,
+        NULL,       NULL};
+    snprintf(alt, sizeof alt,
+             "Output tokens/s in %d bins of %.3g s; the steady-state window is "
+             "shaded%s.",
+             t->n, t->bin_s, t->has_window ? "" : " (the run reached none)");
     draw(w, &c, alt);
     c.ylabel = "requests in flight";
     snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
              (long long)s->set.runs[s->charted].id);
-    c.s[0] = (tc_chart_series){"in flight", t->t_s, t->in_flight, (size_t)t->n, side_colour(s),
-                               TC_CHART_LINE, NULL, NULL};
+    c.s[0] = (tc_chart_series){"in flight",    t->t_s,        t->in_flight, (size_t)t->n,
+                               side_colour(s), TC_CHART_LINE, NULL,         NULL};
     snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin.");
     draw(w, &c, alt);
     if (!t->has_watts) {
@@ -134,8 +145,8 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
     c.ylabel = "power (W)";
     snprintf(title, sizeof title, "%s run %lld: power", s->label,
              (long long)s->set.runs[s->charted].id);
-    c.s[0] = (tc_chart_series){"W", t->t_s, t->watts, (size_t)t->n, side_colour(s), TC_CHART_LINE,
-                               NULL, NULL};
+    c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
+                               TC_CHART_LINE, NULL,   NULL};
     snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin.");
     draw(w, &c, alt);
 }
@@ -143,7 +154,8 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
 void tc_report_cost_chart(tc_rw *w, const tc_report_data *d)
 {
     tc_chart_bars c = {.title = "Cost per million output tokens, by term",
-                       .simulated = d->simulated, .n_parts = 3,
+                       .simulated = d->simulated,
+                       .n_parts = 3,
                        .part_label = {"hardware", "electricity", "operations"}};
     char ylabel[64];
     const tc_report_side *s[2] = {&d->a, &d->b};
@@ -173,4 +185,3 @@ void tc_report_cost_chart(tc_rw *w, const tc_report_data *d)
     else
         tc_rw_chart_failed(w, err);
 }
-

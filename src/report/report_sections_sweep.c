@@ -29,7 +29,8 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
 {
     tc_chart c = {.title = "TTFT against offered load",
                   .xlabel = "offered load (concurrency, or requests/s open loop)",
-                  .ylabel = "TTFT (ms)", .simulated = d->simulated};
+                  .ylabel = "TTFT (ms)",
+                  .simulated = d->simulated};
     static load_xy xy[2];
     char lab[4][48], knee[2][48];
     const tc_report_side *s[2] = {&d->a, &d->b};
@@ -46,16 +47,19 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
         }
         snprintf(lab[2 * k], sizeof lab[0], "%s p50", s[k]->label);
         snprintf(lab[2 * k + 1], sizeof lab[0], "%s p99", s[k]->label);
-        c.s[c.n++] = (tc_chart_series){lab[2 * k], v->x, v->p50, v->n, k, TC_CHART_LINEPOINTS, NULL, NULL};
-        c.s[c.n++] = (tc_chart_series){lab[2 * k + 1], v->x, v->p99, v->n, k, TC_CHART_DASHED, NULL, NULL};
+        c.s[c.n++] =
+            (tc_chart_series){lab[2 * k], v->x, v->p50, v->n, k, TC_CHART_LINEPOINTS, NULL, NULL};
+        c.s[c.n++] =
+            (tc_chart_series){lab[2 * k + 1], v->x, v->p99, v->n, k, TC_CHART_DASHED, NULL, NULL};
         if (s[k]->knee >= 0) {
             snprintf(knee[k], sizeof knee[k], "knee %s", s[k]->label);
             c.vline_label[c.n_vline] = knee[k];
             c.vline[c.n_vline++] = v->x[s[k]->knee];
         }
     }
-    draw(w, &c, "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
-                "goodput falls or a p99 more than doubles, is marked.");
+    draw(w, &c,
+         "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
+         "goodput falls or a p99 more than doubles, is marked.");
 }
 
 static void points_table(tc_rw *w, const tc_report_side *s)
@@ -88,8 +92,8 @@ typedef struct front_xy {
     size_t n, n_all;
 } front_xy;
 
-static void front_of(const tc_frontier_side *s, const tc_frontier_pt *f,
-                     const tc_frontier_value *v, size_t n, front_xy *o)
+static void front_of(const tc_frontier_side *s, const tc_frontier_pt *f, const tc_frontier_value *v,
+                     size_t n, front_xy *o)
 {
     o->n = n;
     for (size_t i = 0; i < n; i++) {
@@ -119,17 +123,21 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
                                {"B frontier", "B points", "B at targets"}};
     tc_chart c = {.title = "Pareto frontier: throughput per GPU against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
-                  .ylabel = "output tokens/s per GPU", .simulated = d->simulated};
+                  .ylabel = "output tokens/s per GPU",
+                  .simulated = d->simulated};
     for (int k = 0; k < 1 + r->two; k++) {
-        c.s[c.n++] = (tc_chart_series){names[k][0], f[k].x, f[k].y, f[k].n, k, TC_CHART_LINE, NULL, NULL};
         c.s[c.n++] =
-            (tc_chart_series){names[k][1], f[k].all_x, f[k].all_y, f[k].n_all, k, TC_CHART_POINTS, NULL, NULL};
+            (tc_chart_series){names[k][0], f[k].x, f[k].y, f[k].n, k, TC_CHART_LINE, NULL, NULL};
+        c.s[c.n++] = (tc_chart_series){names[k][1], f[k].all_x,      f[k].all_y, f[k].n_all,
+                                       k,           TC_CHART_POINTS, NULL,       NULL};
     }
-    draw(w, &c, "Every sweep point (marks) and each platform's frontier (line): the points not "
-                "beaten on both interactivity and throughput per GPU.");
+    draw(w, &c,
+         "Every sweep point (marks) and each platform's frontier (line): the points not "
+         "beaten on both interactivity and throughput per GPU.");
     tc_chart m = {.title = "Cost per million output tokens against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
-                  .ylabel = "cost per million output tokens", .simulated = d->simulated};
+                  .ylabel = "cost per million output tokens",
+                  .simulated = d->simulated};
     for (int k = 0; k < 1 + r->two; k++) {
         for (size_t i = 0; i < r->n_targets; i++) {
             const tc_frontier_value *v = k ? &r->t[i].b : &r->t[i].a;
@@ -138,20 +146,23 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
             lo[k][i] = v->has_ci ? v->cost_lo : tc[k][i];
             hi[k][i] = v->has_ci ? v->cost_hi : tc[k][i];
         }
-        m.s[m.n++] = (tc_chart_series){names[k][0], f[k].x, f[k].cost, f[k].n, k, TC_CHART_LINEPOINTS, NULL, NULL};
-        m.s[m.n++] = (tc_chart_series){names[k][2], tx[k], tc[k], r->n_targets, k,
-                                       TC_CHART_DASHED, lo[k], hi[k]};
+        m.s[m.n++] = (tc_chart_series){names[k][0],         f[k].x, f[k].cost, f[k].n, k,
+                                       TC_CHART_LINEPOINTS, NULL,   NULL};
+        m.s[m.n++] = (tc_chart_series){names[k][2], tx[k],           tc[k], r->n_targets,
+                                       k,           TC_CHART_DASHED, lo[k], hi[k]};
     }
     for (size_t i = 0; i < r->n_targets && m.n_vline < 4; i++)
         m.vline[m.n_vline++] = r->t[i].x;
-    draw(w, &m, "Each frontier point's own cost (solid) and the readings at the target "
-                "interactivities (dashed, dotted lines) with their 95% bands.");
+    draw(w, &m,
+         "Each frontier point's own cost (solid) and the readings at the target "
+         "interactivities (dashed, dotted lines) with their 95% bands.");
     tc_chart e = {.title = "Energy per output token against interactivity",
-                  .xlabel = "interactivity (tokens/s per user)", .ylabel = "J per output token",
+                  .xlabel = "interactivity (tokens/s per user)",
+                  .ylabel = "J per output token",
                   .simulated = d->simulated};
     for (int k = 0; k < 1 + r->two; k++)
-        e.s[e.n++] = (tc_chart_series){names[k][0], f[k].x, f[k].jpt, f[k].n, k,
-                                       TC_CHART_LINEPOINTS, NULL, NULL};
+        e.s[e.n++] = (tc_chart_series){names[k][0],         f[k].x, f[k].jpt, f[k].n, k,
+                                       TC_CHART_LINEPOINTS, NULL,   NULL};
     int any = 0;
     for (int k = 0; k < 1 + r->two; k++)
         for (size_t i = 0; i < f[k].n; i++)
@@ -159,15 +170,16 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
     if (!any)
         tc_rw_missing(w, "No energy chart: no frontier point measured its power (--telemetry).");
     else
-        draw(w, &e, "Joules per output token of each frontier point, over its steady-state "
-                    "window.");
+        draw(w, &e,
+             "Joules per output token of each frontier point, over its steady-state "
+             "window.");
 }
 
 static void targets_table(tc_rw *w, const tc_report_data *d)
 {
     const tc_frontier_result *r = d->fr;
-    const char *head[] = {"interactivity", "A reading", "A cost/Mtok", "A 95% CI",
-                          "B reading",     "B cost/Mtok", "B 95% CI", "cost B/A", "verdict"};
+    const char *head[] = {"interactivity", "A reading", "A cost/Mtok", "A 95% CI", "B reading",
+                          "B cost/Mtok",   "B 95% CI",  "cost B/A",    "verdict"};
     int n = r->two ? 9 : 4;
     tc_rw_table(w, "frontier-targets", head, n);
     for (size_t i = 0; i < r->n_targets; i++) {

@@ -28,11 +28,20 @@ static void esc(tc_rw *w, const char *s)
             continue;
         }
         switch (*s) {
-        case '<': tc_buf_puts(w->b, "&lt;"); break;
-        case '>': tc_buf_puts(w->b, "&gt;"); break;
-        case '&': tc_buf_puts(w->b, "&amp;"); break;
-        case '"': tc_buf_puts(w->b, "&quot;"); break;
-        default: tc_buf_append(w->b, s, 1);
+        case '<':
+            tc_buf_puts(w->b, "&lt;");
+            break;
+        case '>':
+            tc_buf_puts(w->b, "&gt;");
+            break;
+        case '&':
+            tc_buf_puts(w->b, "&amp;");
+            break;
+        case '"':
+            tc_buf_puts(w->b, "&quot;");
+            break;
+        default:
+            tc_buf_append(w->b, s, 1);
         }
     }
 }

@@ -19,7 +19,7 @@
 #include "report/report_doc.h"
 #include "report/report_frontier.h"
 
-#define MS(x) ((int64_t)(x) * 1000000LL)
+#define MS(x) ((int64_t)(x)*1000000LL)
 
 static const char profile_ini[] = "currency = USD\n[hardware]\nprice = 3200\namortize_months = "
                                   "36\n[power]\nprice_per_kwh = 0.30\npue = 1.1\nidle_watts = "
@@ -151,29 +151,35 @@ static void report_tables_equal_the_json(void **state)
     fixture *f = *state;
     char err[1024] = "", cell[200];
     const double targets[2] = {60, 90};
-    tc_report_ask ask = {.which = {"A", "B"}, .profile = {&f->p, &f->p}, .targets = targets,
-                         .n_targets = 2, .has_claim = 1, .claim = 0.9, .resamples = 1000,
+    tc_report_ask ask = {.which = {"A", "B"},
+                         .profile = {&f->p, &f->p},
+                         .targets = targets,
+                         .n_targets = 2,
+                         .has_claim = 1,
+                         .claim = 0.9,
+                         .resamples = 1000,
                          .seed = TC_BOOT_SEED};
     tc_report_data d;
     assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
     assert_int_equal(tc_report_doc_write(&d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
     char *md = NULL;
     size_t len = 0;
-    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err),
-                     TC_OK);
+    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
 
     /* compare A B --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
     tc_compare_result c;
     memset(&c, 0, sizeof c);
     tc_compare_opts o = {1000, TC_BOOT_SEED, 1, 0.9};
-    assert_int_equal(tc_compare_platform_load(f->st, "A", "A", &f->p, &c.a, err, sizeof err), TC_OK);
-    assert_int_equal(tc_compare_platform_load(f->st, "B", "B", &f->p, &c.b, err, sizeof err), TC_OK);
+    assert_int_equal(tc_compare_platform_load(f->st, "A", "A", &f->p, &c.a, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_compare_platform_load(f->st, "B", "B", &f->p, &c.b, err, sizeof err),
+                     TC_OK);
     assert_int_equal(tc_compare_prepare(&c, err, sizeof err), TC_OK);
     assert_int_equal(tc_compare_finish(&c, &o, err, sizeof err), TC_OK);
     json_t *cj = tc_report_compare_json(&c);
     assert_int_equal(md_cell(md, "verdict", 1, cell, sizeof cell), 0);
-    assert_string_equal(cell, json_string_value(json_object_get(json_object_get(cj, "claim"),
-                                                                "verdict")));
+    assert_string_equal(
+        cell, json_string_value(json_object_get(json_object_get(cj, "claim"), "verdict")));
     assert_int_equal(md_cell(md, "throughput B/A", 1, cell, sizeof cell), 0);
     near(cell, jnum(cj, "confidence.throughput_ratio.point"));
     assert_int_equal(md_cell(md, "cost per million tokens B/A", 1, cell, sizeof cell), 0);
@@ -207,8 +213,12 @@ static void report_tables_equal_the_json(void **state)
                      TC_OK);
     assert_int_equal(tc_frontier_side_load(f->st, "B", "B", &f->p, NULL, &fb, err, sizeof err),
                      TC_OK);
-    tc_frontier_ask fask = {.targets = targets, .n_targets = 2, .resamples = 1000,
-                            .seed = TC_BOOT_SEED, .has_claim = 1, .claim = 0.9};
+    tc_frontier_ask fask = {.targets = targets,
+                            .n_targets = 2,
+                            .resamples = 1000,
+                            .seed = TC_BOOT_SEED,
+                            .has_claim = 1,
+                            .claim = 0.9};
     assert_int_equal(tc_frontier_compute(&fa, &fb, &fask, fr, err, sizeof err), TC_OK);
     json_t *fj = tc_report_frontier_json(&fa, &fb, fr);
     const char *rows[2] = {"60", "90"};
@@ -239,11 +249,12 @@ static void report_tables_equal_the_json(void **state)
 static void svg_made_inline(void **state)
 {
     (void)state;
-    const char raw[] = "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"x\"\n \"http://www.w3.org/"
-                       "Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg\n  xmlns=\"http://www.w3.org/2000/"
-                       "svg\"\n  xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n  width=\"720pt\"\n"
-                       "  height=\"400pt\"\n  >\n <clipPath\n id=\"text-clipping0\"/>\n <g "
-                       "clip-path=\"url(#text-clipping0)\"\n stroke-opacity=\"1.000000\"/>\n</svg>\n";
+    const char raw[] =
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"x\"\n \"http://www.w3.org/"
+        "Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg\n  xmlns=\"http://www.w3.org/2000/"
+        "svg\"\n  xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n  width=\"720pt\"\n"
+        "  height=\"400pt\"\n  >\n <clipPath\n id=\"text-clipping0\"/>\n <g "
+        "clip-path=\"url(#text-clipping0)\"\n stroke-opacity=\"1.000000\"/>\n</svg>\n";
     char *s = tc_chart_svg_clean(raw, 7, "A <b>", "alt & text");
     assert_non_null(s);
     assert_string_equal(
