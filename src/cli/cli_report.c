@@ -136,6 +136,8 @@ static void command_line(int argc, char **argv, char *out, size_t len)
 int tc_cmd_report(int argc, char **argv)
 {
     report_args a;
+    char cmd[2048], path[1024], err[1024];
+    command_line(argc, argv, cmd, sizeof cmd); /* before getopt reorders argv */
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("report");
     if (a.help) {
@@ -146,8 +148,6 @@ int tc_cmd_report(int argc, char **argv)
     const char *fa = a.profile ? a.profile : a.profile_a;
     if (load_profile(fa, &pa) < 0 || load_profile(a.profile_b, &pb) < 0)
         return TC_EXIT_USAGE;
-    char cmd[2048], path[1024], err[1024];
-    command_line(argc, argv, cmd, sizeof cmd);
     tc_report_ask ask = {.which = {a.pos[0], a.pos[1]},
                          .profile = {fa ? &pa : NULL, a.profile_b ? &pb : (fa ? &pa : NULL)},
                          .targets = a.targets,
@@ -159,6 +159,7 @@ int tc_cmd_report(int argc, char **argv)
                          .seed = (uint64_t)a.seed,
                          .assessment = a.assessment,
                          .gaps = a.gaps,
+                         .profile_path = {fa, a.profile_b ? a.profile_b : fa},
                          .command = cmd};
     if (a.output)
         snprintf(path, sizeof path, "%s", a.output);

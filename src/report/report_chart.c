@@ -11,10 +11,11 @@
 
 #include "core/tc_buf.h"
 #include "core/tc_file.h"
+#include "report/report_chart_internal.h"
 
 /* Okabe & Ito (2008): told apart with every common colour-vision
  * deficiency. A is blue, B orange, in every chart. */
-static const unsigned char palette[TC_CHART_N_COLOURS][3] = {
+const unsigned char tc_chart_palette[TC_CHART_N_COLOURS][3] = {
     {0x00, 0x72, 0xB2}, {0xE6, 0x9F, 0x00}, {0x00, 0x9E, 0x73},
     {0xCC, 0x79, 0xA7}, {0x56, 0xB4, 0xE9}, {0xD5, 0x5E, 0x00},
 };
@@ -23,7 +24,6 @@ static const char *palette_hex[TC_CHART_N_COLOURS] = {"#0072B2", "#E69F00", "#00
 
 /* cmap0 slots: 0 background, 1 axes and text, 2 grid, 3 shade, then the
  * palette solid from COL and translucent (bands, bars' parts) from BAND. */
-enum { BG = 0, FG = 1, GRID = 2, SHADE = 3, COL = 4, BAND = COL + TC_CHART_N_COLOURS };
 
 const char *tc_chart_colour(int i)
 {
@@ -31,7 +31,7 @@ const char *tc_chart_colour(int i)
 }
 
 /* PLplot reads '#' as its escape character. */
-static void pl_text(char *out, size_t len, const char *s)
+void tc_chart_pl_text(char *out, size_t len, const char *s)
 {
     size_t o = 0;
     for (; s && *s && o + 2 < len; s++) {
@@ -42,10 +42,10 @@ static void pl_text(char *out, size_t len, const char *s)
     out[o] = 0;
 }
 
-static void mtex(const char *side, double disp, double pos, double just, const char *s)
+void tc_chart_mtex(const char *side, double disp, double pos, double just, const char *s)
 {
     char t[512];
-    pl_text(t, sizeof t, s);
+    tc_chart_pl_text(t, sizeof t, s);
     plmtex(side, disp, pos, just, t);
 }
 
@@ -57,13 +57,14 @@ static void colours(void)
     plscol0(GRID, 0xBB, 0xBB, 0xBB);
     plscol0a(SHADE, 0x88, 0x88, 0x88, 0.25);
     for (int i = 0; i < TC_CHART_N_COLOURS; i++) {
-        plscol0(COL + i, palette[i][0], palette[i][1], palette[i][2]);
-        plscol0a(BAND + i, palette[i][0], palette[i][1], palette[i][2], 0.25);
+        plscol0(COL + i, tc_chart_palette[i][0], tc_chart_palette[i][1], tc_chart_palette[i][2]);
+        plscol0a(BAND + i, tc_chart_palette[i][0], tc_chart_palette[i][1], tc_chart_palette[i][2],
+                 0.25);
     }
 }
 
 /* Starts a page on a new temporary file named in path. */
-static tc_err begin(char *path, size_t len, char *err, size_t errlen)
+tc_err tc_chart_begin(char *path, size_t len, char *err, size_t errlen)
 {
     const char *dir = getenv("TMPDIR");
     snprintf(path, len, "%s/truecost-chart-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -212,7 +213,7 @@ static void draw_marks(const tc_chart *c, const range *r)
         plfill(4, px, py);
         if (c->span_label) {
             char t[128];
-            pl_text(t, sizeof t, c->span_label);
+            tc_chart_pl_text(t, sizeof t, c->span_label);
             plcol0(FG);
             plptex((a + b) / 2, r->y1 - (r->y1 - r->y0) * 0.04, 1, 0, 0.5, t);
         }
@@ -227,7 +228,7 @@ static void draw_marks(const tc_chart *c, const range *r)
         plline(2, px, py);
         if (c->vline_label[i]) {
             char t[128];
-            pl_text(t, sizeof t, c->vline_label[i]);
+            tc_chart_pl_text(t, sizeof t, c->vline_label[i]);
             plptex(x, r->y1 - (r->y1 - r->y0) * 0.1, 0, 1, 0, t);
         }
     }
@@ -259,7 +260,7 @@ static void legend(const tc_chart *c)
         bpat[n] = 0;
         bsc[n] = 0.8;
         blw[n] = 1;
-        pl_text(names[n], sizeof names[n], c->s[i].label);
+        tc_chart_pl_text(names[n], sizeof names[n], c->s[i].label);
         text[n] = names[n];
         n++;
     }
@@ -272,23 +273,24 @@ static void legend(const tc_chart *c)
              NULL, NULL, NULL);
 }
 
-static void frame(const char *title, const char *xl, const char *yl, int simulated,
-                  const char *xopt)
+void tc_chart_frame(const char *title, const char *xl, const char *yl, int simulated,
+                    const char *xopt, const char *yopt)
 {
     plcol0(GRID);
-    plbox(strchr(xopt, 'l') ? "gl" : "g", 0, 0, "g", 0, 0);
+    plbox(strchr(xopt, 'l') ? "gl" : "g", 0, 0, strchr(yopt, 'n') ? "g" : "", 0, 0);
     plcol0(FG);
-    plbox(xopt, 0, 0, "bcnstv", 0, 0);
+    plbox(xopt, 0, 0, yopt, 0, 0);
     char t[512];
     snprintf(t, sizeof t, "%s%s", title, simulated ? " (SIMULATED)" : "");
-    mtex("t", 1.5, 0.5, 0.5, t);
+    tc_chart_mtex("t", 1.5, 0.5, 0.5, t);
     if (xl)
-        mtex("b", 2.6, 0.5, 0.5, xl);
-    mtex("l", 4.2, 0.5, 0.5, yl);
+        tc_chart_mtex("b", 2.6, 0.5, 0.5, xl);
+    if (yl)
+        tc_chart_mtex("l", 4.2, 0.5, 0.5, yl);
 }
 
-static tc_err read_back(const char *path, int id, const char *title, int simulated, const char *alt,
-                        char **svg, char *err, size_t errlen)
+tc_err tc_chart_read_back(const char *path, int id, const char *title, int simulated,
+                          const char *alt, char **svg, char *err, size_t errlen)
 {
     char full[512];
     snprintf(full, sizeof full, "%s%s", title, simulated ? " (SIMULATED)" : "");
@@ -311,68 +313,17 @@ tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, char **svg, char
     if (!find_range(c, &r))
         return tc_fail(err, errlen, TC_ERR_INVALID, "chart '%s': nothing to draw", c->title);
     char path[512];
-    tc_err rc = begin(path, sizeof path, err, errlen);
+    tc_err rc = tc_chart_begin(path, sizeof path, err, errlen);
     if (rc != TC_OK)
         return rc;
     plvpor(0.1, 0.76, 0.14, 0.88);
     plwind(r.x0, r.x1, r.y0, r.y1);
     draw_marks(c, &r);
-    frame(c->title, c->xlabel, c->ylabel, c->simulated, c->logx ? "bcnstl" : "bcnst");
+    tc_chart_frame(c->title, c->xlabel, c->ylabel, c->simulated, c->logx ? "bcnstl" : "bcnst",
+                   "bcnstv");
     for (int i = 0; i < c->n; i++)
         draw_series(c, &c->s[i]);
     legend(c);
     plend();
-    return read_back(path, id, c->title, c->simulated, alt, svg, err, errlen);
-}
-
-static void bar_part(int bar, double y0, double y1, int colour, int part)
-{
-    PLFLT px[4] = {bar + 0.2, bar + 0.2, bar + 0.8, bar + 0.8}, py[4] = {y0, y1, y1, y0};
-    static const double alpha[TC_CHART_MAX_PARTS] = {1.0, 0.6, 0.3, 0.15};
-    const unsigned char *p = palette[colour % TC_CHART_N_COLOURS];
-    plscol0a(SHADE, p[0], p[1], p[2], alpha[part]);
-    plcol0(SHADE);
-    plfill(4, px, py);
-    plcol0(FG);
-    plline(4, px, py);
-}
-
-tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char **svg, char *err,
-                         size_t errlen)
-{
-    *svg = NULL;
-    double top = 0;
-    for (int b = 0; b < c->n_bars; b++) {
-        double sum = 0;
-        for (int p = 0; p < c->n_parts; p++)
-            sum += isfinite(c->v[b][p]) ? c->v[b][p] : 0;
-        top = fmax(top, sum);
-    }
-    if (!c->n_bars || !(top > 0))
-        return tc_fail(err, errlen, TC_ERR_INVALID, "chart '%s': nothing to draw", c->title);
-    char path[512];
-    tc_err rc = begin(path, sizeof path, err, errlen);
-    if (rc != TC_OK)
-        return rc;
-    plvpor(0.12, 0.95, 0.14, 0.88);
-    plwind(0, c->n_bars, 0, top * 1.12);
-    frame(c->title, NULL, c->ylabel, c->simulated, "bc");
-    for (int b = 0; b < c->n_bars; b++) {
-        double y = 0;
-        for (int p = 0; p < c->n_parts; p++) {
-            double v = isfinite(c->v[b][p]) ? c->v[b][p] : 0;
-            bar_part(b, y, y + v, c->bar_colour[b], p);
-            char t[160], s[96];
-            pl_text(s, sizeof s, c->part_label[p]);
-            snprintf(t, sizeof t, "%s %.3g", s, v);
-            if (v > top * 0.05) {
-                plcol0(FG);
-                plptex(b + 0.5, y + v / 2, 1, 0, 0.5, t);
-            }
-            y += v;
-        }
-        mtex("b", 1.4, (b + 0.5) / c->n_bars, 0.5, c->bar_label[b]);
-    }
-    plend();
-    return read_back(path, id, c->title, c->simulated, alt, svg, err, errlen);
+    return tc_chart_read_back(path, id, c->title, c->simulated, alt, svg, err, errlen);
 }

@@ -79,6 +79,19 @@ typedef struct tc_chart_bars {
     double v[TC_CHART_MAX_BARS][TC_CHART_MAX_PARTS];
 } tc_chart_bars;
 
+/* A tornado: one horizontal bar per input from the total at its low end
+ * to the total at its high end, largest first, around the point total. */
+#define TC_CHART_MAX_ROWS 12
+typedef struct tc_chart_tornado {
+    const char *title, *xlabel;
+    int simulated;
+    int colour;
+    const char *label[TC_CHART_MAX_ROWS];
+    double low[TC_CHART_MAX_ROWS], high[TC_CHART_MAX_ROWS];
+    int n;
+    double centre;
+} tc_chart_tornado;
+
 /* The palette colour i as "#RRGGBB" (static). */
 const char *tc_chart_colour(int i);
 
@@ -92,6 +105,10 @@ TC_MUST_CHECK tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, ch
 /* The same for stacked bars (each part shaded lighter, labelled). */
 TC_MUST_CHECK tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char **svg,
                                        char *err, size_t errlen);
+
+/* The same for a tornado. */
+TC_MUST_CHECK tc_err tc_chart_tornado_svg(const tc_chart_tornado *c, int id, const char *alt,
+                                          char **svg, char *err, size_t errlen);
 
 /* PLplot's SVG text made inline: see the header comment. A new string or
  * NULL when memory ran out. Exposed for the tests. */

@@ -110,6 +110,40 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
         snprintf(d->frontier_missing, sizeof d->frontier_missing, "frontier: %s", err);
 }
 
+/* lockin FILE [--gaps F] [--perf A B --profile-a .. --profile-b ..], then
+ * decide on it. A bad assessment or gap table is the user's error; runs
+ * that give no evidence leave a note. */
+static tc_err load_lockin(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
+                          size_t errlen)
+{
+    tc_lockin as;
+    tc_err rc = tc_lockin_load(ask->assessment, &as, err, errlen);
+    if (rc == TC_OK && ask->gaps)
+        rc = tc_evidence_read_gaps(ask->gaps, &d->ev, &d->ov, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (d->two) {
+        tc_evidence_sources src = {.run_a = ask->which[0], .run_b = ask->which[1]};
+        if (ask->profile_path[0] && ask->profile_path[1]) {
+            src.profile_a = ask->profile_path[0];
+            src.profile_b = ask->profile_path[1];
+        }
+        char why[1024];
+        if (tc_evidence_read_runs(st, &src, &as, &d->ev, &d->ov, why, sizeof why) != TC_OK)
+            snprintf(d->lockin_missing, sizeof d->lockin_missing, "the runs give no evidence: %s",
+                     why);
+    }
+    char why[512];
+    if (tc_lockin_evaluate(&as, &d->ov, TC_REPORT_LOCKIN_SAMPLES, TC_REPORT_LOCKIN_SEED, &d->lockin,
+                           why, sizeof why) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %s", ask->assessment, why);
+    tc_decide_input in;
+    tc_evidence_decide_input(&d->ev, &d->lockin, &in);
+    tc_decide(&in, &d->decision);
+    d->has_lockin = 1;
+    return TC_OK;
+}
+
 tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
                            size_t errlen)
 {
@@ -129,7 +163,7 @@ tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_dat
         snprintf(d->compare_missing, sizeof d->compare_missing,
                  "one platform: give a second RUN, GROUP or SWEEP to compare");
     load_frontier(st, ask, d);
-    return TC_OK;
+    return ask->assessment ? load_lockin(st, ask, d, err, errlen) : TC_OK;
 }
 
 static void side_free(tc_report_side *s)
@@ -150,6 +184,7 @@ void tc_report_data_free(tc_report_data *d)
     tc_frontier_side_free(&d->fa);
     tc_frontier_side_free(&d->fb);
     free(d->fr);
+    tc_lockin_result_free(&d->lockin);
     memset(d, 0, sizeof *d);
 }
 

@@ -12,6 +12,9 @@
 #include <jansson.h>
 
 #include "analysis/compare.h"
+#include "assess/decide.h"
+#include "assess/evidence.h"
+#include "assess/lockin.h"
 #include "analysis/figures.h"
 #include "analysis/frontier_cost.h"
 #include "analysis/run_series.h"
@@ -46,6 +49,7 @@ typedef struct tc_report_ask {
     int resamples;
     uint64_t seed;
     const char *assessment, *gaps; /* paths, may be NULL */
+    const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
     const char *command;           /* the command line, for the method section */
 } tc_report_ask;
 
@@ -61,11 +65,26 @@ typedef struct tc_report_data {
     tc_frontier_side fa, fb;
     tc_frontier_result *fr;
     char frontier_missing[1100];
+    /* With an assessment: its lock-in result with the evidence of the
+     * runs, profiles and gap table, and the decision, as `truecost decide
+     * FILE --runs A B --profile-a .. --profile-b .. --gaps ..` reaches it
+     * (default samples and seed). */
+    int has_lockin;
+    tc_evidence ev;
+    tc_lockin_overrides ov;
+    tc_lockin_result lockin;
+    tc_decide_result decision;
+    char lockin_missing[1100];
 } tc_report_data;
+
+/* Lock-in as `lockin` and `decide` draw it by default. */
+#define TC_REPORT_LOCKIN_SAMPLES TC_LOCKIN_DEFAULT_SAMPLES
+#define TC_REPORT_LOCKIN_SEED 1
 
 /* Gathers everything into *d (free with tc_report_data_free, also after
  * a failure). TC_OK, or a side that cannot be found or read (the store's
- * errors, with err naming it); sections that cannot be computed are not
+ * errors, with err naming it), or an assessment or gap table that does
+ * not parse (TC_ERR_PARSE, TC_ERR_INVALID); sections that cannot be computed are not
  * errors: their *_missing says why. */
 TC_MUST_CHECK tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d,
                                          char *err, size_t errlen);

@@ -3,6 +3,7 @@
  * `compare`, `cost`, `frontier` and `show --json` give it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/bootstrap.h"
@@ -51,6 +52,10 @@ void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
         const char *row[2] = {"cost B/A at equal interactivity", v};
         if (d->fr->two)
             tc_rw_row(w, row, 2);
+    }
+    if (d->has_lockin) {
+        const char *row[2] = {"decision", tc_decide_verdict_name(d->decision.verdict)};
+        tc_rw_row(w, row, 2);
     }
     if (!d->two) {
         char t[32];
@@ -188,27 +193,51 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
     tc_report_cost_chart(w, d);
 }
 
-void tc_report_sec_lockin(tc_rw *w, const tc_report_data *d)
+/* The value at a dotted path of a fingerprint ("gpus.0.name"), as text,
+ * or "not recorded". */
+static const char *fp_get(json_t *fp, const char *path, char *out, size_t len)
 {
-    tc_rw_heading(w, 2, "lockin", "Lock-in");
-    if (!d->ask->assessment) {
-        tc_rw_missing(w, "No lock-in: give --assessment FILE (see 'truecost lockin --help').");
-        return;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *o = fp;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+        o = json_is_array(o) ? json_array_get(o, (size_t)atoi(k)) : json_object_get(o, k);
+    if (json_is_string(o))
+        return json_string_value(o);
+    if (json_is_integer(o) || json_is_real(o) || json_is_boolean(o)) {
+        char *t = json_dumps(o, JSON_ENCODE_ANY);
+        snprintf(out, len, "%s", t ? t : "?");
+        free(t);
+        return out;
     }
-    tc_rw_missing(w,
-                  "The lock-in charts are not drawn by this version: run 'truecost lockin %s' "
-                  "and 'truecost decide' for the distribution and the decision.",
-                  d->ask->assessment);
+    return "not recorded";
 }
 
-static const char *fp_get(json_t *fp, const char *a, const char *b)
+/* What changes a result, as `env` records it. */
+static const char *const env_rows[][2] = {
+    {"GPU", "gpus.0.name"},
+    {"GPU driver", "gpus.0.driver"},
+    {"GPU runtime", "gpus.0.runtime"},
+    {"server", "server.kind"},
+    {"server version", "server.version"},
+    {"model", "server.model.name"},
+    {"parameters", "server.model.parameter_size"},
+    {"quantisation", "server.model.quantization_level"},
+    {"OS", "os.name"},
+    {"kernel", "os.kernel"},
+    {"CPU", "cpu.model"},
+};
+
+/* A JSON value as a table shows it: a string as it is, anything else as
+ * JSON. */
+static const char *json_text(json_t *v, char *out, size_t len)
 {
-    json_t *o = json_object_get(fp, a);
-    if (b)
-        o = json_object_get(o, b);
-    if (json_is_array(o))
-        o = json_array_get(o, 0);
-    return json_is_string(o) ? json_string_value(o) : NULL;
+    if (json_is_string(v))
+        return json_string_value(v);
+    char *t = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    snprintf(out, len, "%s", t ? t : "not recorded");
+    free(t);
+    return out;
 }
 
 void tc_report_sec_env(tc_rw *w, const tc_report_data *d)
@@ -217,21 +246,13 @@ void tc_report_sec_env(tc_rw *w, const tc_report_data *d)
     const char *head[] = {"", "A", "B"};
     tc_rw_table(w, "env-table", head, 2 + d->two);
     const tc_report_side *s[2] = {&d->a, &d->b};
-    const char *rows[][2] = {{"model", NULL}, {"server version", NULL}, {"endpoint", NULL}};
-    for (int i = 0; i < 3; i++) {
-        const char *c[3] = {rows[i][0], "", ""};
-        for (int k = 0; k < 1 + d->two; k++) {
-            const tc_run_info *r = &s[k]->set.runs[0];
-            c[1 + k] = i == 0 ? r->model : i == 1 ? r->server_version : r->endpoint;
-        }
+    for (size_t i = 0; i < sizeof env_rows / sizeof *env_rows; i++) {
+        char v[2][64];
+        const char *c[3] = {env_rows[i][0], "", ""};
+        for (int k = 0; k < 1 + d->two; k++)
+            c[1 + k] = fp_get(s[k]->fingerprint, env_rows[i][1], v[k], sizeof v[k]);
         tc_rw_row(w, c, 2 + d->two);
     }
-    const char *c[3] = {"host", "", ""};
-    for (int k = 0; k < 1 + d->two; k++) {
-        const char *h = fp_get(s[k]->fingerprint, "host", "os");
-        c[1 + k] = h ? h : "not recorded";
-    }
-    tc_rw_row(w, c, 2 + d->two);
     tc_rw_table_end(w);
     if (!d->has_compare) {
         tc_rw_missing(w, "No differences: %s", d->compare_missing);
@@ -246,11 +267,13 @@ void tc_report_sec_env(tc_rw *w, const tc_report_data *d)
     tc_rw_table(w, "env-diff", dh, 5);
     for (size_t i = 0; i < n; i++) {
         json_t *x = json_array_get(d->cmp.differences, i);
-        const char *row[5] = {
-            json_string_value(json_object_get(x, "field")),
-            json_string_value(json_object_get(x, "a")), json_string_value(json_object_get(x, "b")),
-            json_string_value(json_object_get(x, "why")),
-            json_is_true(json_object_get(x, "hardware")) ? "yes (hardware)" : "NO: it muddies it"};
+        char a[200], b[200];
+        const char *row[5] = {json_string_value(json_object_get(x, "field")),
+                              json_text(json_object_get(x, "a"), a, sizeof a),
+                              json_text(json_object_get(x, "b"), b, sizeof b),
+                              json_string_value(json_object_get(x, "why")),
+                              json_is_true(json_object_get(x, "hardware")) ? "yes (hardware)"
+                                                                           : "NO: it muddies it"};
         tc_rw_row(w, row, 5);
     }
     tc_rw_table_end(w);

@@ -3,11 +3,11 @@
 // download). The report of two simulated 10-point sweeps must load with no
 // console error and no request but the file itself, every chart an SVG
 // with drawn lines and a title, the summary's verdict that of
-// `compare --json`, its content there with JavaScript off, and the file
+// `compare --json` and its decision that of `decide --json`, its content there with JavaScript off, and the file
 // under 2 MB. A screenshot goes to build/report.png.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,7 @@ import { before, test } from 'node:test';
 import { BIN, REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
 
 const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
+const ASSESSMENT = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
 const CHROMIUM = '/usr/bin/chromium';
 const REQUIRED = process.env.TC_REQUIRE_NPM_CLIENTS === '1';
 const NODE_DIR = path.join(REPO_ROOT, 'tests', 'node');
@@ -33,7 +34,7 @@ if (!skip && !existsSync(CHROMIUM)) {
   skip = `${CHROMIUM} is missing: run scripts/deps.sh`;
 }
 
-let dir, db;
+let dir, db, gaps;
 before(async () => {
   dir = tempDir();
   db = path.join(dir, 'db');
@@ -47,12 +48,24 @@ before(async () => {
       '--warmup', '0', '--label', label, '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 120_000 });
     assert.equal((await sweep(sims[0], '1,2,3,4,5,6,7,8,10,12', 'A')).code, 0);
     assert.equal((await sweep(sims[1], '2,4,6,8,10,12,14,16,20,24', 'B')).code, 0);
+    const g = await runCli(['gaps', '--ops', path.join(REPO_ROOT, 'examples', 'ops-fp16-inference.csv'),
+      '--support', path.join(REPO_ROOT, 'examples', 'support-rocm-example.csv'), '--json']);
+    assert.equal(g.code, 0, g.stderr);
+    gaps = path.join(dir, 'gaps.json');
+    writeFileSync(gaps, g.stdout);
   } finally {
     for (const s of sims) await s.stop?.();
   }
 });
 
 process.on('exit', () => dir && rmSync(dir, { recursive: true, force: true }));
+
+async function decideVerdict() {
+  const r = await runCli(['decide', ASSESSMENT, '--runs', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE,
+    '--gaps', gaps, '--db', db, '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).verdict;
+}
 
 async function compareVerdict() {
   const r = await runCli(['compare', 'A', 'B', '--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE,
@@ -61,13 +74,14 @@ async function compareVerdict() {
   return JSON.parse(r.stdout).claim.verdict;
 }
 
-test('the report of two simulated sweeps in chromium: no request, no error, titled charts, the verdict of compare', { skip }, async () => {
+test('the report of two simulated sweeps in chromium: no request, no error, titled charts, the verdict of compare', { skip }, async (t) => {
   const out = path.join(dir, 'report.html');
-  const r = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--claim', '0.9', '-o', out],
-    { timeoutMs: 60_000 });
+  const r = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--claim', '0.9', '-o', out,
+    '--assessment', ASSESSMENT, '--gaps', gaps], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), out);
   assert.ok(statSync(out).size < 2 * 1024 * 1024, `report of two 10-point sweeps is ${statSync(out).size} bytes`);
+  t.diagnostic(`report of two 10-point sweeps with the lock-in: ${statSync(out).size} bytes`);
   const html = readFileSync(out, 'utf8');
   assert.doesNotMatch(html, /<script|<link|@import|url\((?!#)/i, 'nothing to fetch or run');
   const verdict = await compareVerdict();
@@ -102,12 +116,15 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     const titles = charts.map((c) => c.title);
     for (const want of [/TTFT distribution/, /Inter-token latency histogram/, /output tokens\/s over the run/,
       /TTFT against offered load/, /Pareto frontier/, /Cost per million output tokens against interactivity/,
-      /Cost per million output tokens, by term/]) {
+      /Cost per million output tokens, by term/, /Lock-in cost: Monte Carlo distribution/,
+      /Sensitivity of the lock-in cost/]) {
       assert.ok(titles.some((t) => want.test(t)), `no chart ${want}`);
     }
     const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
       rows.map((tr) => [...tr.children].map((td) => td.textContent))));
     assert.equal(shown.verdict, verdict);
+    assert.equal(shown.decision, await decideVerdict());
+    assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 6);
     assert.match(await page.$eval('.banner', (e) => e.textContent), /SIMULATED/);
     await page.screenshot({ path: path.join(path.dirname(BIN), 'report.png'), fullPage: true });
 
