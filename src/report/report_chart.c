@@ -127,6 +127,17 @@ static int find_range(const tc_chart *c, range *r)
         }
     if (!any)
         return 0;
+    /* The shaded window and the marks stay inside the frame (a fill that
+     * PLplot must clip may vanish from its SVG). */
+    if (c->has_span && usable(c, c->span_from, 0) && usable(c, c->span_to, 0)) {
+        r->x0 = fmin(r->x0, tx(c, c->span_from));
+        r->x1 = fmax(r->x1, tx(c, c->span_to));
+    }
+    for (int i = 0; i < c->n_vline; i++)
+        if (usable(c, c->vline[i], 0)) {
+            r->x0 = fmin(r->x0, tx(c, c->vline[i]));
+            r->x1 = fmax(r->x1, tx(c, c->vline[i]));
+        }
     for (int i = 0; i < c->n_hline; i++)
         if (isfinite(c->hline[i]))
             r->y1 = fmax(r->y1, c->hline[i]);
@@ -134,6 +145,9 @@ static int find_range(const tc_chart *c, range *r)
         r->x0 -= 0.5;
         r->x1 += 0.5;
     }
+    double pad = (r->x1 - r->x0) * 0.04; /* marks at the ends stay whole */
+    r->x0 -= pad;
+    r->x1 += pad;
     if (r->y1 <= r->y0)
         r->y1 = r->y0 + 1;
     r->y1 += (r->y1 - r->y0) * 0.08;
@@ -268,9 +282,8 @@ static void legend(const tc_chart *c)
         return;
     PLFLT w, h;
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_OUTSIDE | PL_POSITION_RIGHT | PL_POSITION_TOP, 0.02, 0, 0.06, BG, FG, 1, 0,
-             0, n, opt, 0.6, 0.8, 1.8, 0, tcol, text, bcol, bpat, bsc, blw, lcol, lsty, lw, NULL,
-             NULL, NULL, NULL);
+             PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0, 0.06, BG, FG, 1, 0, 0, n, opt, 0.6,
+             0.8, 1.8, 0, tcol, text, bcol, bpat, bsc, blw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 
 void tc_chart_frame(const char *title, const char *xl, const char *yl, int simulated,

@@ -87,7 +87,8 @@ static void points_table(tc_rw *w, const tc_report_side *s)
 /* One side's frontier and its points' own figures. */
 typedef struct front_xy {
     double x[TC_FRONTIER_MAX_POINTS], y[TC_FRONTIER_MAX_POINTS], cost[TC_FRONTIER_MAX_POINTS];
-    double jpt[TC_FRONTIER_MAX_POINTS], all_x[TC_FRONTIER_MAX_POINTS];
+    double jpt[TC_FRONTIER_MAX_POINTS], tpmw[TC_FRONTIER_MAX_POINTS];
+    double all_x[TC_FRONTIER_MAX_POINTS];
     double all_y[TC_FRONTIER_MAX_POINTS];
     size_t n, n_all;
 } front_xy;
@@ -101,6 +102,7 @@ static void front_of(const tc_frontier_side *s, const tc_frontier_pt *f, const t
         o->y[i] = f[i].y;
         o->cost[i] = v[i].has_cost ? v[i].cost_per_million_tokens : NAN;
         o->jpt[i] = v[i].has_energy ? v[i].joules_per_output_token : NAN;
+        o->tpmw[i] = v[i].has_energy ? v[i].tokens_per_mw : NAN;
     }
     o->n_all = 0;
     for (size_t i = 0; i < s->n && i < TC_FRONTIER_MAX_POINTS; i++)
@@ -169,10 +171,16 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
             any |= isfinite(f[k].jpt[i]);
     if (!any)
         tc_rw_missing(w, "No energy chart: no frontier point measured its power (--telemetry).");
-    else
-        draw(w, &e,
-             "Joules per output token of each frontier point, over its steady-state "
-             "window.");
+    if (!any)
+        return;
+    draw(w, &e, "Joules per output token of each frontier point, over its steady-state window.");
+    e.title = "Output tokens/s per provisioned MW against interactivity";
+    e.ylabel = "output tokens/s per MW (measured W x PUE)";
+    for (int k = 0; k < e.n; k++)
+        e.s[k].y = f[k].tpmw;
+    draw(w, &e,
+         "Output tokens/s per megawatt provisioned (measured power x the profile's PUE) "
+         "of each frontier point.");
 }
 
 static void targets_table(tc_rw *w, const tc_report_data *d)

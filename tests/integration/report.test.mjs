@@ -18,6 +18,7 @@ import { BIN, REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
 const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
 const ASSESSMENT = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
 const CHROMIUM = '/usr/bin/chromium';
+const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve('build/tests/fake');
 const REQUIRED = process.env.TC_REQUIRE_NPM_CLIENTS === '1';
 const NODE_DIR = path.join(REPO_ROOT, 'tests', 'node');
 
@@ -44,10 +45,17 @@ before(async () => {
     await startSim([...fast, '--decode-tps', '200', '--max-batch', '16']),
   ];
   try {
-    const sweep = (sim, c, label) => runCli(['sweep', sim.url, '--db', db, '-c', c, '-n', '16', '--max-tokens', '40',
-      '--warmup', '0', '--label', label, '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 120_000 });
-    assert.equal((await sweep(sims[0], '1,2,3,4,5,6,7,8,10,12', 'A')).code, 0);
-    assert.equal((await sweep(sims[1], '2,4,6,8,10,12,14,16,20,24', 'B')).code, 0);
+    // Each on the fake NVML at its own power, for the power timeline and
+    // the energy charts.
+    const sweep = (sim, c, label, mw) => runCli(['sweep', sim.url, '--db', db, '-c', c, '-n', '16', '--max-tokens', '40',
+      '--warmup', '0', '--label', label, '--telemetry', 'nvml', '--nvml-lib', path.join(FAKE, 'libfake_nvml.so'),
+      '--sample-ms', '20', '--idle-s', '0', '--no-progress', '--json'],
+    { timeoutMs: 120_000, env: { FAKE_NVML_ENERGY_RATE_MW: mw } });
+    for (const [sim, c, label, mw] of [[sims[0], '1,2,3,4,5,6,7,8,10,12', 'A', '300000'],
+      [sims[1], '2,4,6,8,10,12,14,16,20,24', 'B', '250000']]) {
+      const r = await sweep(sim, c, label, mw);
+      assert.equal(r.code, 0, r.stderr);
+    }
     const g = await runCli(['gaps', '--ops', path.join(REPO_ROOT, 'examples', 'ops-fp16-inference.csv'),
       '--support', path.join(REPO_ROOT, 'examples', 'support-rocm-example.csv'), '--json']);
     assert.equal(g.code, 0, g.stderr);
@@ -105,6 +113,7 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
       drawn: s.querySelectorAll('polyline, path, polygon').length,
       label: s.getAttribute('aria-labelledby'),
       width: s.getBoundingClientRect().width,
+      shaded: s.querySelectorAll('[fill="#888888"]').length,
     })));
     assert.ok(charts.length >= 10, `${charts.length} charts`);
     for (const c of charts) {
@@ -114,10 +123,13 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
       assert.ok(c.width > 100, `chart '${c.title}' is not laid out`);
     }
     const titles = charts.map((c) => c.title);
+    for (const c of charts.filter((x) => /over the run|in flight|power/.test(x.title))) {
+      assert.ok(c.shaded > 0, `'${c.title}' shades no steady-state window`);
+    }
     for (const want of [/TTFT distribution/, /Inter-token latency histogram/, /output tokens\/s over the run/,
       /TTFT against offered load/, /Pareto frontier/, /Cost per million output tokens against interactivity/,
       /Cost per million output tokens, by term/, /Lock-in cost: Monte Carlo distribution/,
-      /Sensitivity of the lock-in cost/]) {
+      /Sensitivity of the lock-in cost/, /power/, /Energy per output token/, /per provisioned MW/]) {
       assert.ok(titles.some((t) => want.test(t)), `no chart ${want}`);
     }
     const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
