@@ -125,17 +125,18 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
     c.s[c.n++] = (tc_chart_series){
         "tokens/s", t->t_s, t->tokens_per_s, (size_t)t->n, side_colour(s), TC_CHART_LINE,
         NULL,       NULL};
-    snprintf(alt, sizeof alt,
-             "Output tokens/s in %d bins of %.3g s; the steady-state window is "
-             "shaded%s.",
-             t->n, t->bin_s, t->has_window ? "" : " (the run reached none)");
+    snprintf(alt, sizeof alt, "Output tokens/s in %d bins of %.3g s%s.", t->n, t->bin_s,
+             t->has_window ? "; the steady-state window is shaded"
+                           : "; the run reached no steady-state window");
     draw(w, &c, alt);
     c.ylabel = "requests in flight";
     snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
              (long long)s->set.runs[s->charted].id);
     c.s[0] = (tc_chart_series){"in flight",    t->t_s,        t->in_flight, (size_t)t->n,
                                side_colour(s), TC_CHART_LINE, NULL,         NULL};
-    snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin.");
+    const char *win = t->has_window ? "; the steady-state window is shaded"
+                                    : "; the run reached no steady-state window";
+    snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin%s.", win);
     draw(w, &c, alt);
     if (!t->has_watts) {
         tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
@@ -147,7 +148,7 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
              (long long)s->set.runs[s->charted].id);
     c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
                                TC_CHART_LINE, NULL,   NULL};
-    snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin.");
+    snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
     draw(w, &c, alt);
 }
 
