@@ -13,7 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { before, test } from 'node:test';
 
-import { BIN, REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
+import { BIN, REPO_ROOT, expectExit, runCli, startSim, tempDir } from './helpers.mjs';
 
 const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
 const ASSESSMENT = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
@@ -198,4 +198,15 @@ test('one run, no profile: each missing section says what it needs; the default 
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
+});
+
+test('exit statuses: usage 1; a run not found, an unreadable assessment or an unwritable file 2', async () => {
+  await expectExit(['report', 'A', '--db', db, '--format', 'pdf'], 1, { stderr: /--format 'pdf': expected html or md/ });
+  await expectExit(['report', 'A', '--db', db, '--gaps', 'g.json'], 1, { stderr: /--gaps goes with --assessment/ });
+  await expectExit(['report', 'A', '--db', db, '--profile', PROFILE, '--profile-a', PROFILE, '--profile-b', PROFILE], 1);
+  await expectExit(['report'], 1);
+  await expectExit(['report', 'nosuch', '--db', db, '-o', path.join(dir, 'x.html')], 2, { stderr: /nosuch/ });
+  await expectExit(['report', 'A', '--db', db, '--assessment', path.join(dir, 'none.ini'), '-o', path.join(dir, 'x.html')], 2,
+    { stderr: /none\.ini/ });
+  await expectExit(['report', 'A', '--db', db, '-o', path.join(dir, 'no', 'such', 'x.html')], 2, { stderr: /cannot write/ });
 });
