@@ -98,7 +98,8 @@ static int measure(const char *db, const char *out, double *secs, double *mb)
                              .profile = {&p, &p},
                              .targets = at,
                              .n_targets = 1,
-                             .resamples = 1000,
+                             .resamples_compare = 1000,
+                             .resamples_frontier = 1000,
                              .seed = 1,
                              .command = "bench_report"};
         int64_t t0 = tc_mono_ns();

@@ -53,7 +53,7 @@ static int parse_targets(frontier_args *a)
 static int parse(int argc, char **argv, frontier_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = 2000;
+    a->resamples = TC_FRONTIER_RESAMPLES;
     a->seed = TC_BOOT_SEED;
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),

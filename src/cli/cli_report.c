@@ -80,7 +80,7 @@ static int check(report_args *a)
 static int parse(int argc, char **argv, report_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = 2000;
+    a->resamples = 0; /* each analysis its own default */
     a->seed = TC_BOOT_SEED;
     a->format = "html";
     const tc_cli_opt opts[] = {
@@ -155,7 +155,9 @@ int tc_cmd_report(int argc, char **argv)
                          .has_claim = a.has_claim,
                          .claim = a.claim,
                          .slo = a.slo_text ? &a.slo : NULL,
-                         .resamples = (int)a.resamples,
+                         .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
+                         .resamples_frontier =
+                             a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
                          .seed = (uint64_t)a.seed,
                          .assessment = a.assessment,
                          .gaps = a.gaps,

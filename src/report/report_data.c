@@ -54,7 +54,7 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
 static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
 {
     char err[1024];
-    tc_compare_opts o = {ask->resamples, ask->seed, ask->has_claim, ask->claim};
+    tc_compare_opts o = {ask->resamples_compare, ask->seed, ask->has_claim, ask->claim};
     const tc_cost_profile *pa = ask->profile[0], *pb = ask->profile[1];
     if (!pa != !pb)
         pa = pb = NULL; /* compare prices both sides or neither */
@@ -98,7 +98,7 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
         rc = tc_frontier_side_load(st, ask->which[1], "B", pb, ask->slo, &d->fb, err, sizeof err);
     tc_frontier_ask fa = {.targets = ask->targets,
                           .n_targets = ask->n_targets,
-                          .resamples = ask->resamples,
+                          .resamples = ask->resamples_frontier,
                           .seed = ask->seed,
                           .has_claim = ask->has_claim && d->two,
                           .claim = ask->claim};

@@ -46,7 +46,9 @@ typedef struct tc_report_ask {
     int has_claim;
     double claim;
     const tc_slo *slo; /* may be NULL */
-    int resamples;
+    /* Bootstrap resamples: compare's and frontier's, each command's own
+     * default unless --resamples gives one for both. */
+    int resamples_compare, resamples_frontier;
     uint64_t seed;
     const char *assessment, *gaps; /* paths, may be NULL */
     const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */

@@ -221,7 +221,8 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
     tc_rw_para(w,
                "truecost %s%s%s. Latency is from the intended send time; throughput, power "
                "and cost are read over each run's steady-state window; intervals are "
-               "bootstrap 95%% intervals (%d resamples, seed %llu).",
-               TC_VERSION, TC_VERSION_GIT[0] ? ", " : "", TC_VERSION_GIT, d->ask->resamples,
-               (unsigned long long)d->ask->seed);
+               "bootstrap 95%% intervals (%d resamples for the comparison, %d for the "
+               "frontier; seed %llu).",
+               TC_VERSION, TC_VERSION_GIT[0] ? ", " : "", TC_VERSION_GIT, d->ask->resamples_compare,
+               d->ask->resamples_frontier, (unsigned long long)d->ask->seed);
 }

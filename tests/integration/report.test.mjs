@@ -79,7 +79,7 @@ async function compareVerdict() {
   const r = await runCli(['compare', 'A', 'B', '--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE,
     '--claim', '0.9', '--json'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout).claim.verdict;
+  return JSON.parse(r.stdout);
 }
 
 test('the report of two simulated sweeps in chromium: no request, no error, titled charts, the verdict of compare', { skip }, async (t) => {
@@ -92,7 +92,8 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
   t.diagnostic(`report of two 10-point sweeps with the lock-in: ${statSync(out).size} bytes`);
   const html = readFileSync(out, 'utf8');
   assert.doesNotMatch(html, /<script|<link|@import|url\((?!#)/i, 'nothing to fetch or run');
-  const verdict = await compareVerdict();
+  const cmp = await compareVerdict();
+  const verdict = cmp.claim.verdict;
 
   const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] });
   try {
@@ -138,6 +139,9 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
       rows.map((tr) => [...tr.children].map((td) => td.textContent))));
     assert.equal(shown.verdict, verdict);
+    const ratio = cmp.confidence.throughput_ratio;
+    const fmt = (x) => Number(x.toPrecision(6)).toString();
+    assert.equal(shown['throughput B/A'], `${fmt(ratio.point)} (95% CI ${fmt(ratio.low)} to ${fmt(ratio.high)})`);
     assert.equal(shown.decision, await decideVerdict());
     assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 6);
     assert.match(await page.$eval('.banner', (e) => e.textContent), /SIMULATED/);
@@ -172,7 +176,7 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     '--format', 'md'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const md = readFileSync(out, 'utf8');
-  assert.match(md, new RegExp(`^\\| verdict \\| ${await compareVerdict()} \\|$`, 'm'));
+  assert.match(md, new RegExp(`^\\| verdict \\| ${(await compareVerdict()).claim.verdict} \\|$`, 'm'));
   assert.match(md, /^> \*\*SIMULATED/m);
   const files = [...md.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);
   assert.ok(files.length >= 10, `${files.length} charts`);

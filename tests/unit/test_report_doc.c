@@ -157,7 +157,8 @@ static void report_tables_equal_the_json(void **state)
                          .n_targets = 2,
                          .has_claim = 1,
                          .claim = 0.9,
-                         .resamples = 1000,
+                         .resamples_compare = 1000,
+                         .resamples_frontier = 1000,
                          .seed = TC_BOOT_SEED};
     tc_report_data d;
     assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
