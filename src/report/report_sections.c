@@ -26,7 +26,11 @@ void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
                         "server. Its numbers show the method, not any hardware.");
     char sentence[1300];
     tc_report_verdict(d, sentence, sizeof sentence);
-    tc_rw_para(w, "%s", sentence);
+    if (d->has_lockin)
+        tc_rw_para(w, "%s Weighed with the lock-in and the checklist, the decision is: %s.",
+                   sentence, tc_decide_verdict_name(d->decision.verdict));
+    else
+        tc_rw_para(w, "%s", sentence);
     const char *head[] = {"figure", "value"};
     tc_rw_table(w, "summary-table", head, 2);
     char v[200];
