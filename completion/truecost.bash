@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep runs show export cost compare frontier report roofline gaps lockin decide monitor env doctor sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -25,6 +25,9 @@ _truecost_options() {
               --help" ;;
     frontier)
         echo "--profile --profile-b --at --claim --demand --slo --resamples --seed --json --db --help" ;;
+    report)
+        echo "--profile --profile-a --profile-b --assessment --gaps --at --claim --slo --resamples
+              --seed -o --output --format --db --help" ;;
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
@@ -98,7 +101,7 @@ _truecost() {
     # The value of the option before the cursor.
     case $prev in
     --profile | --profile-a | --profile-b | --prompts | --db | --gaps | --ops | --support | \
-        --risk-patterns | --gpu-specs | --truth | --port-file | -o | --output | --nvml-lib | \
+        --risk-patterns | --gpu-specs | --assessment | --truth | --port-file | -o | --output | --nvml-lib | \
         --rocm-lib | --model-store)
         _truecost_files "$cur"
         return 0 ;;
@@ -124,7 +127,11 @@ _truecost() {
         _truecost_words "chat reasoning summarize" "$cur"
         return 0 ;;
     --format)
-        _truecost_words "csv json" "$cur"
+        if [[ $cmd == report ]]; then
+            _truecost_words "html md" "$cur"
+        else
+            _truecost_words "csv json" "$cur"
+        fi
         return 0 ;;
     --dtype)
         _truecost_words "fp32 fp16 bf16 fp8 int8 int4" "$cur"

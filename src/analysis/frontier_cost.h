@@ -22,6 +22,8 @@
 
 #define TC_FRONTIER_MAX_TARGETS 16
 #define TC_FRONTIER_MAX_POINTS 64
+/* Bootstrap resamples of a frontier reading unless asked otherwise. */
+#define TC_FRONTIER_RESAMPLES 2000
 
 /* One request of a point, as the bootstrap resamples it. */
 typedef struct tc_frontier_req {

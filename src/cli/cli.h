@@ -70,6 +70,7 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
 int tc_cmd_run(int argc, char **argv);
 int tc_cmd_sweep(int argc, char **argv);
 int tc_cmd_frontier(int argc, char **argv);
+int tc_cmd_report(int argc, char **argv);
 int tc_cmd_runs(int argc, char **argv);
 int tc_cmd_show(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);

@@ -159,7 +159,7 @@ static int compare_frontiers(tc_store *st, const compare_args *a, const tc_cost_
     tc_frontier_ask ask = {.targets = a->targets,
                            .n_targets = a->n_targets,
                            .resamples =
-                               a->resamples_given ? (int)a->resamples : TC_CLI_FRONTIER_RESAMPLES,
+                               a->resamples_given ? (int)a->resamples : TC_FRONTIER_RESAMPLES,
                            .seed = (uint64_t)a->seed,
                            .has_claim = !isnan(a->claim),
                            .claim = a->claim};

@@ -33,7 +33,7 @@ static int take_claim(const char *v, void *ctx)
 static int parse(int argc, char **argv, frontier_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = TC_CLI_FRONTIER_RESAMPLES;
+    a->resamples = TC_FRONTIER_RESAMPLES;
     a->seed = TC_BOOT_SEED;
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),

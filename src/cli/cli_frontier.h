@@ -8,9 +8,6 @@
 #include "analysis/frontier_cost.h"
 #include "store/store.h"
 
-/* Bootstrap resamples of a frontier reading unless --resamples says. */
-#define TC_CLI_FRONTIER_RESAMPLES 2000
-
 /* Parses "20,35,50,100" (NULL: that default) into up to
  * TC_FRONTIER_MAX_TARGETS interactivities above 0, in rising order, each
  * once. 0, or -1 after saying what is wrong with --at to cmd's user. */

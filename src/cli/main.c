@@ -22,6 +22,8 @@ static const tc_cmd commands[] = {
      tc_cmd_compare},
     {"frontier", "cost per million tokens at equal interactivity, from one or two sweeps",
      tc_cmd_frontier},
+    {"report", "one self-contained HTML report (or Markdown) with the charts of a decision",
+     tc_cmd_report},
     {"roofline", "a stored run's decode speed against its GPU's bandwidth ceiling",
      tc_cmd_roofline},
     {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",

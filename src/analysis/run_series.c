@@ -1,0 +1,100 @@
+/* A run's timeline (run_series.h). */
+#include "analysis/run_series.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct series_ctx {
+    tc_run_series *s;
+    int64_t t0;
+} series_ctx;
+
+/* Adds `amount` spread evenly over [a, b] (seconds) into v, per second of
+ * each bin. */
+static void spread(const tc_run_series *s, double a, double b, double amount, double *v)
+{
+    if (!(b > a))
+        b = a + 1e-9;
+    int i0 = (int)floor(a / s->bin_s), i1 = (int)floor(b / s->bin_s);
+    double rate = amount / (b - a);
+    for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < s->n; i++) {
+        double lo = fmax(a, i * s->bin_s), hi = fmin(b, (i + 1) * s->bin_s);
+        if (hi > lo)
+            v[i] += rate * (hi - lo) / s->bin_s;
+    }
+}
+
+static tc_err add(void *ctx, const tc_req_record *r)
+{
+    series_ctx *c = ctx;
+    if (r->warmup || r->end_ns <= 0)
+        return TC_OK;
+    double send = (r->send_ns - c->t0) / 1e9, end = (r->end_ns - c->t0) / 1e9;
+    spread(c->s, send, end, end - send, c->s->in_flight);
+    if (r->error == TC_REQ_OK && r->n_chunks && r->output_tokens > 0)
+        spread(c->s, (r->chunk_ns[0] - c->t0) / 1e9, end, (double)r->output_tokens,
+               c->s->tokens_per_s);
+    return TC_OK;
+}
+
+static void add_watts(tc_run_series *s, int64_t t0, const tc_run_sample *smp, size_t n)
+{
+    double sum[TC_SERIES_BINS][TC_SERIES_MAX_DEVICES];
+    int cnt[TC_SERIES_BINS][TC_SERIES_MAX_DEVICES];
+    memset(sum, 0, sizeof sum);
+    memset(cnt, 0, sizeof cnt);
+    for (size_t k = 0; k < n; k++) {
+        const tc_run_sample *x = &smp[k];
+        if (!(x->s.valid & TC_TF_POWER) || x->device < 0 || x->device >= TC_SERIES_MAX_DEVICES)
+            continue;
+        int i = (int)floor((x->s.mono_ns - t0) / 1e9 / s->bin_s);
+        if (i < 0 || i >= s->n)
+            continue;
+        sum[i][x->device] += x->s.power_mw / 1000.0;
+        cnt[i][x->device]++;
+        s->has_watts = 1;
+    }
+    for (int i = 0; i < s->n; i++) {
+        double w = 0;
+        int any = 0;
+        for (int d = 0; d < TC_SERIES_MAX_DEVICES; d++)
+            if (cnt[i][d]) {
+                w += sum[i][d] / cnt[i][d];
+                any = 1;
+            }
+        s->watts[i] = any ? w : NAN;
+    }
+}
+
+tc_err tc_run_series_load(tc_store *st, const tc_run_info *run, const tc_run_metrics *m,
+                          tc_run_series *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!m->has_send || !m->has_end || m->last_end <= m->first_send)
+        return TC_OK;
+    int64_t t0 = m->first_send;
+    out->n = TC_SERIES_BINS;
+    out->bin_s = (m->last_end - t0) / 1e9 / TC_SERIES_BINS;
+    for (int i = 0; i < out->n; i++)
+        out->t_s[i] = (i + 0.5) * out->bin_s;
+    if (m->window.has_window) {
+        out->has_window = 1;
+        out->window_from_s = (m->window.from - t0) / 1e9;
+        out->window_to_s = (m->window.to - t0) / 1e9;
+    }
+    series_ctx c = {out, t0};
+    tc_err rc = tc_store_each_request(st, run->id, 1, add, &c, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    tc_run_device *devs = NULL;
+    tc_run_sample *smp = NULL;
+    int n_devs = 0;
+    size_t n_smp = 0;
+    rc = tc_store_load_telemetry(st, run->id, &devs, &n_devs, &smp, &n_smp, err, errlen);
+    if (rc == TC_OK)
+        add_watts(out, t0, smp, n_smp);
+    free(devs);
+    free(smp);
+    return rc;
+}

@@ -1,0 +1,185 @@
+/* truecost report: one self-contained HTML file (or Markdown and SVG
+ * files) with the charts and tables a platform decision needs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/bootstrap.h"
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_results.h"
+#include "report/report_doc.h"
+
+typedef struct report_args {
+    const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *at, *slo_text;
+    const char *output, *format, *pos[2];
+    tc_slo slo;
+    long long resamples, seed;
+    double claim;
+    int help, has_claim;
+    double targets[TC_FRONTIER_MAX_TARGETS];
+    size_t n_targets;
+} report_args;
+
+static int take_claim(const char *v, void *ctx)
+{
+    report_args *a = ctx;
+    a->has_claim = 1;
+    return tc_cli_double("--claim", v, 1e-6, 1e6, &a->claim);
+}
+
+static int parse_targets(report_args *a)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", a->at ? a->at : "20,35,50,100");
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double v = strtod(t, &end);
+        if (*end || !(v > 0) || !isfinite(v) || a->n_targets == TC_FRONTIER_MAX_TARGETS) {
+            tc_cli_error("report: --at '%s': expected up to %d interactivities (tokens/s per "
+                         "user) above 0, e.g. 20,35,50",
+                         a->at, TC_FRONTIER_MAX_TARGETS);
+            return -1;
+        }
+        a->targets[a->n_targets++] = v;
+    }
+    return a->n_targets ? 0 : -1;
+}
+
+static int check(report_args *a)
+{
+    if (!a->pos[0]) {
+        tc_cli_error("report: give a RUN, GROUP or SWEEP (and a second one to compare)");
+        return -1;
+    }
+    if (a->profile && (a->profile_a || a->profile_b)) {
+        tc_cli_error("report: give --profile (both sides) or --profile-a and --profile-b");
+        return -1;
+    }
+    if (!a->profile_a != !a->profile_b) {
+        tc_cli_error("report: give both --profile-a and --profile-b, or --profile for both");
+        return -1;
+    }
+    if (a->gaps && !a->assessment) {
+        tc_cli_error("report: --gaps goes with --assessment FILE");
+        return -1;
+    }
+    if (strcmp(a->format, "html") != 0 && strcmp(a->format, "md") != 0) {
+        tc_cli_error("report: --format '%s': expected html or md", a->format);
+        return -1;
+    }
+    char err[512];
+    if (a->slo_text && tc_slo_parse(a->slo_text, &a->slo, err, sizeof err) != TC_OK) {
+        tc_cli_error("report: %s", err);
+        return -1;
+    }
+    return parse_targets(a);
+}
+
+static int parse(int argc, char **argv, report_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->resamples = 0; /* each analysis its own default */
+    a->seed = TC_BOOT_SEED;
+    a->format = "html";
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_S("profile", 0, &a->profile),
+        TC_OPT_S("profile-a", 0, &a->profile_a),
+        TC_OPT_S("profile-b", 0, &a->profile_b),
+        TC_OPT_S("assessment", 0, &a->assessment),
+        TC_OPT_S("gaps", 0, &a->gaps),
+        TC_OPT_S("at", 0, &a->at),
+        TC_OPT_S("slo", 0, &a->slo_text),
+        TC_OPT_C("claim", 0, take_claim, 1),
+        TC_OPT_I("resamples", 0, &a->resamples, TC_BOOT_MIN_RESAMPLES, 1000000),
+        TC_OPT_I("seed", 0, &a->seed, 0, (long long)(~0ULL >> 1)),
+        TC_OPT_S("output", 'o', &a->output),
+        TC_OPT_S("format", 0, &a->format),
+        TC_OPT_END,
+    };
+    if (tc_cli_parse("report", argc, argv, opts, a, &a->help, a->pos, 2, NULL) < 0)
+        return -1;
+    return a->help ? 0 : check(a);
+}
+
+static int load_profile(const char *path, tc_cost_profile *p)
+{
+    char err[1024];
+    if (!path || tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
+        return 0;
+    tc_cli_error("%s", err);
+    return -1;
+}
+
+/* The default file name: truecost-report-<label>.html, the label made
+ * safe for a file name. */
+static void default_path(const report_args *a, char *out, size_t len)
+{
+    char label[200];
+    snprintf(label, sizeof label, "%s%s%s", a->pos[0], a->pos[1] ? "-vs-" : "",
+             a->pos[1] ? a->pos[1] : "");
+    for (char *p = label; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", *p))
+            *p = '_';
+    snprintf(out, len, "truecost-report-%s.%s", label, a->format);
+}
+
+static void command_line(int argc, char **argv, char *out, size_t len)
+{
+    size_t o = (size_t)snprintf(out, len, "truecost");
+    for (int i = 0; i < argc && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, " %s", argv[i]);
+}
+
+int tc_cmd_report(int argc, char **argv)
+{
+    report_args a;
+    char cmd[2048], path[1024], err[1024];
+    command_line(argc, argv, cmd, sizeof cmd); /* before getopt reorders argv */
+    if (parse(argc, argv, &a) < 0)
+        return tc_cli_usage_hint("report");
+    if (a.help) {
+        tc_cli_help("report", stdout);
+        return 0;
+    }
+    tc_cost_profile pa, pb;
+    const char *fa = a.profile ? a.profile : a.profile_a;
+    if (load_profile(fa, &pa) < 0 || load_profile(a.profile_b, &pb) < 0)
+        return TC_EXIT_USAGE;
+    tc_report_ask ask = {.which = {a.pos[0], a.pos[1]},
+                         .profile = {fa ? &pa : NULL, a.profile_b ? &pb : (fa ? &pa : NULL)},
+                         .targets = a.targets,
+                         .n_targets = a.n_targets,
+                         .has_claim = a.has_claim,
+                         .claim = a.claim,
+                         .slo = a.slo_text ? &a.slo : NULL,
+                         .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
+                         .resamples_frontier =
+                             a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
+                         .seed = (uint64_t)a.seed,
+                         .assessment = a.assessment,
+                         .gaps = a.gaps,
+                         .profile_path = {fa, a.profile_b ? a.profile_b : fa},
+                         .command = cmd};
+    if (a.output)
+        snprintf(path, sizeof path, "%s", a.output);
+    else
+        default_path(&a, path, sizeof path);
+    tc_store *st;
+    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    if (code)
+        return code;
+    tc_report_data d;
+    tc_err rc = tc_report_data_load(st, &ask, &d, err, sizeof err);
+    if (rc == TC_OK)
+        rc = tc_report_doc_write(&d, strcmp(a.format, "md") == 0 ? TC_REPORT_MD : TC_REPORT_HTML,
+                                 path, err, sizeof err);
+    code = tc_cli_check(rc, err);
+    if (!code)
+        printf("%s\n", path);
+    tc_report_data_free(&d);
+    tc_store_close(st);
+    return code;
+}

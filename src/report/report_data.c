@@ -1,0 +1,212 @@
+/* Gathering the report's inputs (report_data.h). */
+#include "report/report_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/roofline_run.h"
+
+/* Runs at more than one concurrency or rate are a sweep. */
+static int loads_differ(const tc_sweep_point *p, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (p[i].open_loop != p[0].open_loop || p[i].concurrency != p[0].concurrency ||
+            p[i].rate != p[0].rate)
+            return 1;
+    return 0;
+}
+
+static tc_err load_side(tc_store *st, const char *which, const char *label,
+                        const tc_cost_profile *profile, tc_report_side *s, char *err, size_t errlen)
+{
+    s->label = label;
+    s->profile = profile;
+    s->knee = -1;
+    tc_err rc = tc_runset_find(st, which, &s->set, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_runset_load(st, &s->set, TC_FIGURES_SUMMARY, &s->f, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_sweep_load(st, &s->set, &s->pts, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    for (size_t i = 0; i < s->set.n; i++)
+        s->simulated |= s->set.runs[i].simulated;
+    s->is_sweep = s->set.n > 1 && loads_differ(s->pts, s->set.n);
+    if (s->is_sweep) {
+        s->knee = tc_sweep_knee(s->pts, s->set.n, &s->knee_why);
+        s->charted = s->knee >= 0 ? (size_t)s->knee : s->set.n - 1;
+    }
+    rc = tc_figures_fingerprint(st, s->set.runs[0].id, &s->fingerprint, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_run_series_load(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series, err,
+                                errlen);
+    if (rc != TC_OK || !profile)
+        return rc;
+    tc_figures_summarise(s->set.is_group ? "the group" : "the run", &s->set, s->f, &s->sum);
+    s->has_cost = tc_cost_compute(profile, &s->sum.mean, &s->cost) == TC_OK;
+    return TC_OK;
+}
+
+/* compare A B, as `truecost compare` computes it; a failure is a missing
+ * section, not an error of the report. */
+static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
+{
+    char err[1024];
+    tc_compare_opts o = {ask->resamples_compare, ask->seed, ask->has_claim, ask->claim};
+    const tc_cost_profile *pa = ask->profile[0], *pb = ask->profile[1];
+    if (!pa != !pb)
+        pa = pb = NULL; /* compare prices both sides or neither */
+    tc_roofline_table t = {0};
+    tc_err rc = tc_compare_platform_load(st, ask->which[0], "A", pa, &d->cmp.a, err, sizeof err);
+    if (rc == TC_OK)
+        rc = tc_compare_platform_load(st, ask->which[1], "B", pb, &d->cmp.b, err, sizeof err);
+    if (rc == TC_OK)
+        rc = tc_compare_prepare(&d->cmp, err, sizeof err);
+    if (rc == TC_OK && tc_roofline_table_load(&t, NULL, err, sizeof err) == TC_OK)
+        tc_compare_bound(&d->cmp, &t);
+    tc_roofline_table_free(&t);
+    if (rc == TC_OK)
+        rc = tc_compare_finish(&d->cmp, &o, err, sizeof err);
+    if (rc == TC_OK)
+        d->has_compare = 1;
+    else
+        snprintf(d->compare_missing, sizeof d->compare_missing, "compare: %s", err);
+}
+
+static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
+{
+    char err[1024];
+    const tc_cost_profile *pa = ask->profile[0];
+    const tc_cost_profile *pb = ask->profile[1] ? ask->profile[1] : pa;
+    if (!pa) {
+        snprintf(d->frontier_missing, sizeof d->frontier_missing,
+                 "no cost profile: give --profile FILE (or --profile-a and --profile-b)");
+        return;
+    }
+    if (!d->a.is_sweep && !(d->two && d->b.is_sweep)) {
+        snprintf(d->frontier_missing, sizeof d->frontier_missing,
+                 "no sweep: give a SWEEP (truecost sweep) to draw frontiers");
+        return;
+    }
+    d->fr = calloc(1, sizeof *d->fr);
+    tc_err rc = d->fr ? TC_OK : tc_fail(err, sizeof err, TC_ERR_NOMEM, "out of memory");
+    if (rc == TC_OK)
+        rc = tc_frontier_side_load(st, ask->which[0], "A", pa, ask->slo, &d->fa, err, sizeof err);
+    if (rc == TC_OK && d->two)
+        rc = tc_frontier_side_load(st, ask->which[1], "B", pb, ask->slo, &d->fb, err, sizeof err);
+    tc_frontier_ask fa = {.targets = ask->targets,
+                          .n_targets = ask->n_targets,
+                          .resamples = ask->resamples_frontier,
+                          .seed = ask->seed,
+                          .has_claim = ask->has_claim && d->two,
+                          .claim = ask->claim};
+    if (rc == TC_OK)
+        rc = tc_frontier_compute(&d->fa, d->two ? &d->fb : NULL, &fa, d->fr, err, sizeof err);
+    if (rc == TC_OK)
+        d->has_frontier = 1;
+    else
+        snprintf(d->frontier_missing, sizeof d->frontier_missing, "frontier: %s", err);
+}
+
+/* lockin FILE [--gaps F] [--perf A B --profile-a .. --profile-b ..], then
+ * decide on it. A bad assessment or gap table is the user's error; runs
+ * that give no evidence leave a note. */
+static tc_err load_lockin(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
+                          size_t errlen)
+{
+    tc_lockin as;
+    tc_err rc = tc_lockin_load(ask->assessment, &as, err, errlen);
+    if (rc == TC_OK && ask->gaps)
+        rc = tc_evidence_read_gaps(ask->gaps, &d->ev, &d->ov, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    if (d->two) {
+        tc_evidence_sources src = {.run_a = ask->which[0], .run_b = ask->which[1]};
+        if (ask->profile_path[0] && ask->profile_path[1]) {
+            src.profile_a = ask->profile_path[0];
+            src.profile_b = ask->profile_path[1];
+        }
+        char why[1024];
+        if (tc_evidence_read_runs(st, &src, &as, &d->ev, &d->ov, why, sizeof why) != TC_OK)
+            snprintf(d->lockin_missing, sizeof d->lockin_missing, "the runs give no evidence: %s",
+                     why);
+    }
+    char why[512];
+    if (tc_lockin_evaluate(&as, &d->ov, TC_REPORT_LOCKIN_SAMPLES, TC_REPORT_LOCKIN_SEED, &d->lockin,
+                           why, sizeof why) != TC_OK)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %s", ask->assessment, why);
+    tc_decide_input in;
+    tc_evidence_decide_input(&d->ev, &d->lockin, &in);
+    tc_decide(&in, &d->decision);
+    d->has_lockin = 1;
+    return TC_OK;
+}
+
+tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
+                           size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    d->ask = ask;
+    d->two = ask->which[1] != NULL;
+    tc_err rc = load_side(st, ask->which[0], "A", ask->profile[0], &d->a, err, errlen);
+    if (rc == TC_OK && d->two)
+        rc = load_side(st, ask->which[1], "B", ask->profile[1] ? ask->profile[1] : ask->profile[0],
+                       &d->b, err, errlen);
+    if (rc != TC_OK)
+        return rc;
+    d->simulated = d->a.simulated || (d->two && d->b.simulated);
+    if (d->two)
+        load_compare(st, ask, d);
+    else
+        snprintf(d->compare_missing, sizeof d->compare_missing,
+                 "one platform: give a second RUN, GROUP or SWEEP to compare");
+    load_frontier(st, ask, d);
+    return ask->assessment ? load_lockin(st, ask, d, err, errlen) : TC_OK;
+}
+
+static void side_free(tc_report_side *s)
+{
+    tc_runset_figures_free(s->f, s->set.n);
+    free(s->pts);
+    json_decref(s->fingerprint);
+    tc_runset_free(&s->set);
+}
+
+void tc_report_data_free(tc_report_data *d)
+{
+    if (!d)
+        return;
+    side_free(&d->a);
+    side_free(&d->b);
+    tc_compare_result_free(&d->cmp);
+    tc_frontier_side_free(&d->fa);
+    tc_frontier_side_free(&d->fb);
+    free(d->fr);
+    tc_lockin_result_free(&d->lockin);
+    memset(d, 0, sizeof *d);
+}
+
+void tc_report_verdict(const tc_report_data *d, char *out, size_t len)
+{
+    if (!d->has_compare) {
+        snprintf(out, len, "No verdict: %s.",
+                 d->two ? d->compare_missing : "one platform, nothing to compare");
+        return;
+    }
+    const tc_compare_result *r = &d->cmp;
+    if (r->claim.given) {
+        snprintf(out, len,
+                 "The claim \"A is %.3g times as %s as B\" is %s: measured %.3g (95%% CI "
+                 "%.3g to %.3g).",
+                 r->claim.x, r->claim.on_cost ? "cost-efficient" : "fast",
+                 tc_claim_verdict_name(r->claim.verdict), r->claim.ci.point, r->claim.ci.lo,
+                 r->claim.ci.hi);
+        return;
+    }
+    snprintf(out, len,
+             "No claim given (--claim X): B's throughput is %.3g times A's (95%% CI %.3g to "
+             "%.3g).",
+             r->tps_ratio.point, r->tps_ratio.lo, r->tps_ratio.hi);
+}

@@ -1,0 +1,99 @@
+/* What `truecost report` shows, gathered once from the store with the
+ * analysis the other commands use (so every number equals theirs): each
+ * side's runs and stored figures, its sweep points, its cost as `cost`
+ * prices it, the comparison of `compare`, the frontier readings of
+ * `frontier`, and the timeline of the run charted per side. What cannot
+ * be computed is kept as a sentence saying what is missing. */
+#ifndef TC_REPORT_DATA_H
+#define TC_REPORT_DATA_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "analysis/compare.h"
+#include "assess/decide.h"
+#include "assess/evidence.h"
+#include "assess/lockin.h"
+#include "analysis/figures.h"
+#include "analysis/frontier_cost.h"
+#include "analysis/run_series.h"
+#include "analysis/sweep.h"
+
+typedef struct tc_report_side {
+    const char *label; /* "A" or "B" */
+    tc_runset set;
+    tc_figures *f;       /* set.n, stored figures (no records) */
+    int simulated;       /* any run */
+    int is_sweep;        /* runs at more than one load */
+    tc_sweep_point *pts; /* set.n */
+    int knee;            /* tc_sweep_knee, -1 when none */
+    const char *knee_why;
+    size_t charted;                 /* the run whose distributions and timeline are drawn */
+    tc_run_series series;           /* of f[charted] */
+    json_t *fingerprint;            /* of the first run; JSON null when none */
+    const tc_cost_profile *profile; /* borrowed; NULL: no cost */
+    int has_cost;
+    tc_set_summary sum;
+    tc_cost_result cost;
+} tc_report_side;
+
+typedef struct tc_report_ask {
+    const char *which[2];              /* the RUN|GROUP|SWEEP arguments; [1] may be NULL */
+    const tc_cost_profile *profile[2]; /* may be NULL */
+    const double *targets;             /* interactivities for the frontier */
+    size_t n_targets;
+    int has_claim;
+    double claim;
+    const tc_slo *slo; /* may be NULL */
+    /* Bootstrap resamples: compare's and frontier's, each command's own
+     * default unless --resamples gives one for both. */
+    int resamples_compare, resamples_frontier;
+    uint64_t seed;
+    const char *assessment, *gaps; /* paths, may be NULL */
+    const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
+    const char *command;           /* the command line, for the method section */
+} tc_report_ask;
+
+typedef struct tc_report_data {
+    const tc_report_ask *ask;
+    int two;
+    tc_report_side a, b;
+    int simulated; /* any side */
+    int has_compare;
+    tc_compare_result cmp;
+    char compare_missing[1100];
+    int has_frontier;
+    tc_frontier_side fa, fb;
+    tc_frontier_result *fr;
+    char frontier_missing[1100];
+    /* With an assessment: its lock-in result with the evidence of the
+     * runs, profiles and gap table, and the decision, as `truecost decide
+     * FILE --runs A B --profile-a .. --profile-b .. --gaps ..` reaches it
+     * (default samples and seed). */
+    int has_lockin;
+    tc_evidence ev;
+    tc_lockin_overrides ov;
+    tc_lockin_result lockin;
+    tc_decide_result decision;
+    char lockin_missing[1100];
+} tc_report_data;
+
+/* Lock-in as `lockin` and `decide` draw it by default. */
+#define TC_REPORT_LOCKIN_SAMPLES TC_LOCKIN_DEFAULT_SAMPLES
+#define TC_REPORT_LOCKIN_SEED 1
+
+/* Gathers everything into *d (free with tc_report_data_free, also after
+ * a failure). TC_OK, or a side that cannot be found or read (the store's
+ * errors, with err naming it), or an assessment or gap table that does
+ * not parse (TC_ERR_PARSE, TC_ERR_INVALID); sections that cannot be computed are not
+ * errors: their *_missing says why. */
+TC_MUST_CHECK tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d,
+                                         char *err, size_t errlen);
+void tc_report_data_free(tc_report_data *d);
+
+/* The summary sentence of the verdict into out: the claim's verdict as
+ * `compare --json` gives it ("supported", ...), else the ratios. */
+void tc_report_verdict(const tc_report_data *d, char *out, size_t len);
+
+#endif

@@ -1,0 +1,69 @@
+/* The document of `truecost report`: one self-contained HTML file (inline
+ * SVG charts, no request to any address, readable without JavaScript,
+ * light and dark schemes, a print stylesheet) or Markdown with its charts
+ * as SVG files beside it. The sections are written once against a small
+ * writer (tc_rw) that has an HTML and a Markdown form. */
+#ifndef TC_REPORT_DOC_H
+#define TC_REPORT_DOC_H
+
+#include <stddef.h>
+
+#include "core/tc_buf.h"
+#include "report/report_data.h"
+
+typedef enum tc_report_format { TC_REPORT_HTML = 0, TC_REPORT_MD } tc_report_format;
+
+/* Writes the report of d to path (HTML, or Markdown and its SVG files
+ * named PATH-STEM-N.svg beside it). TC_OK, TC_ERR_IO naming the file, or
+ * a chart's error. */
+TC_MUST_CHECK tc_err tc_report_doc_write(const tc_report_data *d, tc_report_format fmt,
+                                         const char *path, char *err, size_t errlen);
+
+/* ---- the writer the sections use (report_writer.c) ----------------------- */
+
+typedef struct tc_rw {
+    tc_report_format fmt;
+    tc_buf *b;
+    const char *dir, *stem; /* Markdown: where the chart files go, and their prefix */
+    int next_id;
+    int n_charts;
+    tc_err rc; /* the first failure; later calls do nothing */
+    char err[512];
+} tc_rw;
+
+void tc_rw_heading(tc_rw *w, int level, const char *id, const char *text);
+void tc_rw_para(tc_rw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A paragraph marked as a missing input ("what is missing"). */
+void tc_rw_missing(tc_rw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tc_rw_banner(tc_rw *w, const char *text);
+/* A table: head of n cells, then rows of n cells, then the end. The cell
+ * texts are escaped. */
+void tc_rw_table(tc_rw *w, const char *id, const char *const *head, int n);
+void tc_rw_row(tc_rw *w, const char *const *cells, int n);
+void tc_rw_table_end(tc_rw *w);
+/* A chart (an SVG document, taken: freed here) with its text alternative. */
+void tc_rw_chart(tc_rw *w, char *svg, const char *alt);
+/* The next chart id. */
+int tc_rw_id(tc_rw *w);
+/* Records a chart that could not be drawn (the reason, not an error). */
+void tc_rw_chart_failed(tc_rw *w, const char *why);
+
+/* The sections (report_sections.c, report_sections_charts.c). */
+void tc_report_sec_summary(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_runs(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_cost(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_lockin(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_env(tc_rw *w, const tc_report_data *d);
+void tc_report_sec_method(tc_rw *w, const tc_report_data *d);
+
+/* The charts (report_sections_charts.c): A and B overlaid, one side's
+ * timeline, the sweep's, the cost bars. */
+void tc_report_pair_charts(tc_rw *w, const tc_report_data *d);
+void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
+void tc_report_cost_chart(tc_rw *w, const tc_report_data *d);
+
+/* A number as the tables print it ("%.6g"; "n/a" when not finite). */
+const char *tc_report_num(char *buf, size_t len, double v);
+
+#endif

@@ -1,0 +1,232 @@
+/* The report's sections in words and tables (report_doc.h); the charts
+ * are report_sections_charts.c. Every number is the analysis layer's, as
+ * `compare`, `cost`, `frontier` and `show --json` give it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/bootstrap.h"
+#include "tc_version.h"
+#include "report/report_doc.h"
+
+#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+
+static void ci_text(char *out, size_t len, const tc_boot_ci *ci)
+{
+    char p[32], lo[32], hi[32];
+    snprintf(out, len, "%s (95%% CI %s to %s)", N(p, ci->point), N(lo, ci->lo), N(hi, ci->hi));
+}
+
+void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
+{
+    tc_rw_heading(w, 2, "summary", "Summary");
+    if (d->simulated)
+        tc_rw_banner(w, "SIMULATED: this report contains runs against truecost sim, not a real "
+                        "server. Its numbers show the method, not any hardware.");
+    char sentence[1300];
+    tc_report_verdict(d, sentence, sizeof sentence);
+    if (d->has_lockin)
+        tc_rw_para(w, "%s Weighed with the lock-in and the checklist, the decision is: %s.",
+                   sentence, tc_decide_verdict_name(d->decision.verdict));
+    else
+        tc_rw_para(w, "%s", sentence);
+    const char *head[] = {"figure", "value"};
+    tc_rw_table(w, "summary-table", head, 2);
+    char v[200];
+    if (d->has_compare) {
+        const tc_compare_result *r = &d->cmp;
+        const char *row[2] = {"verdict", r->claim.given ? tc_claim_verdict_name(r->claim.verdict)
+                                                        : "no claim given"};
+        tc_rw_row(w, row, 2);
+        ci_text(v, sizeof v, &r->tps_ratio);
+        const char *t[2] = {"throughput B/A", v};
+        tc_rw_row(w, t, 2);
+        char c[200] = "n/a (give cost profiles)";
+        if (r->has_cost_ratio)
+            ci_text(c, sizeof c, &r->cost_ratio);
+        const char *cr[2] = {"cost per million tokens B/A", c};
+        tc_rw_row(w, cr, 2);
+    }
+    if (d->has_frontier && d->fr->n_targets) {
+        const tc_frontier_target *t = &d->fr->t[0];
+        char x[32], r[32];
+        snprintf(v, sizeof v, "%s at %s tokens/s per user", t->has_ratio ? N(r, t->ratio) : "n/a",
+                 N(x, t->x));
+        const char *row[2] = {"cost B/A at equal interactivity", v};
+        if (d->fr->two)
+            tc_rw_row(w, row, 2);
+    }
+    if (d->has_lockin) {
+        const char *row[2] = {"decision", tc_decide_verdict_name(d->decision.verdict)};
+        tc_rw_row(w, row, 2);
+    }
+    if (!d->two) {
+        char t[32];
+        snprintf(v, sizeof v, "%s tokens/s", N(t, d->a.f[0].m.output_tokens_per_s));
+        const char *row[2] = {"output throughput (first run)", v};
+        tc_rw_row(w, row, 2);
+    }
+    tc_rw_table_end(w);
+}
+
+static void load_text(const tc_sweep_point *p, char *out, size_t len)
+{
+    if (p->open_loop)
+        snprintf(out, len, "%.6g req/s", p->rate);
+    else
+        snprintf(out, len, "c=%d", p->concurrency);
+}
+
+/* One row per run (a sweep's points, a group's repeats). */
+static void runs_table(tc_rw *w, const tc_report_side *s)
+{
+    static const char *head[] = {"run",          "load",        "completed",     "failed",
+                                 "output tok/s", "TTFT p50 ms", "TTFT p99 ms",   "ITL p50 ms",
+                                 "ITL p99 ms",   "TPOT p50 ms", "interactivity", "W",
+                                 "J/token"};
+    char id[64];
+    snprintf(id, sizeof id, "runs-%s", s->label);
+    tc_rw_table(w, id, head, 13);
+    for (size_t i = 0; i < s->set.n; i++) {
+        const tc_run_metrics *m = &s->f[i].m;
+        const tc_sweep_point *p = &s->pts[i];
+        char c[13][48];
+        snprintf(c[0], sizeof c[0], "%lld%s", (long long)s->set.runs[i].id,
+                 s->set.runs[i].simulated ? " (SIMULATED)" : "");
+        load_text(p, c[1], sizeof c[1]);
+        snprintf(c[2], sizeof c[2], "%lld", (long long)m->requests.completed);
+        snprintf(c[3], sizeof c[3], "%lld", (long long)m->requests.failed);
+        N(c[4], m->output_tokens_per_s);
+        N(c[5], m->ttft_ms.p50);
+        N(c[6], m->ttft_ms.p99);
+        N(c[7], m->itl_ms.p50);
+        N(c[8], m->itl_ms.p99);
+        N(c[9], m->tpot_ms.p50);
+        N(c[10], p->has_interactivity ? p->interactivity : NAN);
+        N(c[11], p->has_watts ? p->watts : NAN);
+        N(c[12], p->has_jpt ? p->joules_per_output_token : NAN);
+        const char *row[13];
+        for (int k = 0; k < 13; k++)
+            row[k] = c[k];
+        tc_rw_row(w, row, 13);
+    }
+    tc_rw_table_end(w);
+}
+
+static void errors_table(tc_rw *w, const tc_report_side *s)
+{
+    const tc_run_metrics *m = &s->f[s->charted].m;
+    if (!m->requests.failed) {
+        tc_rw_para(w, "Errors: none of the %lld measured requests of run %lld failed.",
+                   (long long)m->requests.measured, (long long)s->set.runs[s->charted].id);
+        return;
+    }
+    const char *head[] = {"error kind", "requests"};
+    tc_rw_table(w, "errors", head, 2);
+    for (int e = 1; e < TC_REQ_ERROR_COUNT; e++) {
+        if (!m->errors[e])
+            continue;
+        char n[32];
+        snprintf(n, sizeof n, "%lld", (long long)m->errors[e]);
+        const char *row[2] = {tc_req_error_name((tc_req_error)e), n};
+        tc_rw_row(w, row, 2);
+    }
+    tc_rw_table_end(w);
+}
+
+void tc_report_sec_runs(tc_rw *w, const tc_report_data *d)
+{
+    tc_rw_heading(w, 2, "runs", "Runs and their distributions");
+    tc_report_pair_charts(w, d);
+    for (int k = 0; k < 1 + d->two; k++) {
+        const tc_report_side *s = k ? &d->b : &d->a;
+        char h[300];
+        snprintf(h, sizeof h, "%s: %s (%zu run%s%s)", s->label, s->set.name, s->set.n,
+                 s->set.n == 1 ? "" : "s", s->is_sweep ? ", a sweep" : "");
+        tc_rw_heading(w, 3, k ? "runs-b" : "runs-a", h);
+        runs_table(w, s);
+        if (s->is_sweep)
+            tc_rw_para(w, "Drawn below: run %lld, %s.", (long long)s->set.runs[s->charted].id,
+                       s->knee >= 0 ? "the knee of the sweep" : "its highest load (no knee)");
+        tc_report_side_charts(w, d, s);
+        errors_table(w, s);
+    }
+}
+
+static void cost_row(tc_rw *w, const tc_report_side *s)
+{
+    char c[6][300];
+    const tc_cost_result *r = &s->cost;
+    double per = r->tokens_per_month > 0 ? 1e6 / r->tokens_per_month : NAN;
+    snprintf(c[0], sizeof c[0], "%s (%s)", s->label, s->profile->name);
+    N(c[1], r->hardware.available ? r->hardware.value * per : NAN);
+    N(c[2], r->electricity.available ? r->electricity.value * per : NAN);
+    N(c[3], r->operations.available ? r->operations.value * per : NAN);
+    N(c[4], r->has_cost ? r->cost_per_million_tokens : NAN);
+    N(c[5], r->per_month);
+    const char *row[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+    tc_rw_row(w, row, 6);
+}
+
+void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
+{
+    tc_rw_heading(w, 2, "cost", "Cost per million output tokens");
+    if (!d->a.profile) {
+        tc_rw_missing(w, "No cost: give --profile FILE (or --profile-a and --profile-b); "
+                         "examples are in profiles/.");
+        return;
+    }
+    const char *head[] = {"side",       "hardware",       "electricity",
+                          "operations", "total per Mtok", "per month"};
+    tc_rw_table(w, "cost-table", head, 6);
+    if (d->a.has_cost)
+        cost_row(w, &d->a);
+    if (d->two && d->b.has_cost)
+        cost_row(w, &d->b);
+    tc_rw_table_end(w);
+    if (d->has_compare && d->cmp.has_cost_ratio) {
+        char v[200];
+        ci_text(v, sizeof v, &d->cmp.cost_ratio);
+        tc_rw_para(w, "Cost B/A: %s, %s.", v, d->cmp.method);
+    } else if (d->two) {
+        tc_rw_missing(w, "No cost ratio: %s",
+                      d->has_compare ? "give each platform's profile (--profile-a, --profile-b)"
+                                     : d->compare_missing);
+    }
+    tc_report_cost_chart(w, d);
+}
+
+void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
+{
+    tc_rw_heading(w, 2, "method", "How it was measured");
+    tc_rw_para(w, "Command: %s", d->ask->command ? d->ask->command : "truecost report");
+    const char *head[] = {"side",    "runs",     "max tokens", "prompt set",
+                          "arrival", "requests", "seed"};
+    tc_rw_table(w, "method-table", head, 7);
+    for (int k = 0; k < 1 + d->two; k++) {
+        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_run_info *r = &s->set.runs[0];
+        char n[32], mt[32], rq[32], sd[32];
+        snprintf(n, sizeof n, "%zu", s->set.n);
+        snprintf(mt, sizeof mt, "%lld", (long long)r->max_tokens);
+        snprintf(rq, sizeof rq, "%lld", (long long)r->requests);
+        snprintf(sd, sizeof sd, "%llu", (unsigned long long)r->seed);
+        const char *row[7] = {s->label,
+                              n,
+                              mt,
+                              r->prompt_set[0] ? r->prompt_set : "not recorded",
+                              tc_arrival_name(r->arrival),
+                              rq,
+                              sd};
+        tc_rw_row(w, row, 7);
+    }
+    tc_rw_table_end(w);
+    tc_rw_para(w,
+               "truecost %s%s%s. Latency is from the intended send time; throughput, power "
+               "and cost are read over each run's steady-state window; intervals are "
+               "bootstrap 95%% intervals (%d resamples for the comparison, %d for the "
+               "frontier; seed %llu).",
+               TC_VERSION, TC_VERSION_GIT[0] ? ", " : "", TC_VERSION_GIT, d->ask->resamples_compare,
+               d->ask->resamples_frontier, (unsigned long long)d->ask->seed);
+}

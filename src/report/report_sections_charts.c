@@ -1,0 +1,188 @@
+/* The report's charts (report_doc.h), each from the figures the tables
+ * beside it print, drawn by report_chart.c. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/frontier.h"
+#include "report/report_chart.h"
+#include "report/report_doc.h"
+
+#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+
+static void draw(tc_rw *w, const tc_chart *c, const char *alt)
+{
+    char *svg = NULL, err[512];
+    if (tc_chart_svg(c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
+        tc_rw_chart(w, svg, alt);
+    else
+        tc_rw_chart_failed(w, err);
+}
+
+static int side_colour(const tc_report_side *s)
+{
+    return strcmp(s->label, "B") == 0 ? TC_CHART_B : TC_CHART_A;
+}
+
+/* A distribution as the stored figures keep it: its quantiles. */
+typedef struct quantiles {
+    double x[6], y[6], edge[6], dens[5];
+} quantiles;
+
+static void quantiles_of(const tc_summary *s, quantiles *q)
+{
+    static const double pct[6] = {0, 50, 90, 95, 99, 100};
+    double v[6] = {s->min, s->p50, s->p90, s->p95, s->p99, s->max};
+    for (int i = 0; i < 6; i++) {
+        q->x[i] = s->n ? v[i] : NAN;
+        q->y[i] = pct[i];
+        q->edge[i] = q->x[i];
+    }
+    /* Between two quantiles lies their share of the samples: its density
+     * per ms is that share over the width (a histogram of the same data). */
+    for (int i = 0; i < 5; i++) {
+        double wdt = v[i + 1] - v[i];
+        q->dens[i] = s->n && wdt > 0 ? (pct[i + 1] - pct[i]) / wdt : NAN;
+    }
+}
+
+static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_t off)
+{
+    tc_chart c = {.xlabel = "latency (ms, log scale)",
+                  .ylabel = "requests at or below (%)",
+                  .logx = 1,
+                  .simulated = d->simulated};
+    char title[96], alt[600] = "", labels[2][96];
+    quantiles q[2];
+    snprintf(title, sizeof title, "%s distribution (CDF)", what);
+    c.title = title;
+    for (int k = 0; k < 1 + d->two; k++) {
+        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_summary *sum = (const tc_summary *)((const char *)&s->f[s->charted].m + off);
+        quantiles_of(sum, &q[k]);
+        snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
+                 (long long)s->set.runs[s->charted].id);
+        c.s[c.n++] = (tc_chart_series){labels[k],           q[k].x, q[k].y, 6, side_colour(s),
+                                       TC_CHART_LINEPOINTS, NULL,   NULL};
+        char p50[32], p99[32];
+        size_t l = strlen(alt);
+        snprintf(alt + l, sizeof alt - l, "%s%s: %s p50 %s ms, p99 %s ms.", l ? " " : "", labels[k],
+                 what, N(p50, sum->p50), N(p99, sum->p99));
+    }
+    draw(w, &c, alt);
+}
+
+static void itl_hist(tc_rw *w, const tc_report_data *d)
+{
+    tc_chart c = {.title = "Inter-token latency histogram",
+                  .logx = 1,
+                  .xlabel = "inter-token latency (ms, log scale)",
+                  .ylabel = "% of gaps per ms",
+                  .simulated = d->simulated};
+    quantiles q[2];
+    char labels[2][96], alt[400] = "Bars between the ITL quantiles (min, p50, p90, p95, p99, "
+                                   "max) of each side; each holds its share of the gaps.";
+    for (int k = 0; k < 1 + d->two; k++) {
+        const tc_report_side *s = k ? &d->b : &d->a;
+        quantiles_of(&s->f[s->charted].m.itl_ms, &q[k]);
+        snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
+                 (long long)s->set.runs[s->charted].id);
+        c.s[c.n++] = (tc_chart_series){labels[k],      q[k].edge,     q[k].dens, 5,
+                                       side_colour(s), TC_CHART_HIST, NULL,      NULL};
+    }
+    draw(w, &c, alt);
+}
+
+void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
+{
+    cdf_chart(w, d, "TTFT", offsetof(tc_run_metrics, ttft_ms));
+    cdf_chart(w, d, "Inter-token latency", offsetof(tc_run_metrics, itl_ms));
+    itl_hist(w, d);
+}
+
+void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+{
+    const tc_run_series *t = &s->series;
+    if (!t->n) {
+        tc_rw_missing(w, "No timeline: run %lld has no measured request that ended.",
+                      (long long)s->set.runs[s->charted].id);
+        return;
+    }
+    (void)d;
+    char title[160], alt[300];
+    tc_chart c = {.title = title,
+                  .xlabel = "time since the first send (s)",
+                  .ylabel = "output tokens/s",
+                  .simulated = s->simulated,
+                  .has_span = t->has_window,
+                  .span_from = t->window_from_s,
+                  .span_to = t->window_to_s,
+                  .span_label = "steady state"};
+    snprintf(title, sizeof title, "%s run %lld: output tokens/s over the run", s->label,
+             (long long)s->set.runs[s->charted].id);
+    c.s[c.n++] = (tc_chart_series){
+        "tokens/s", t->t_s, t->tokens_per_s, (size_t)t->n, side_colour(s), TC_CHART_LINE,
+        NULL,       NULL};
+    snprintf(alt, sizeof alt, "Output tokens/s in %d bins of %.3g s%s.", t->n, t->bin_s,
+             t->has_window ? "; the steady-state window is shaded"
+                           : "; the run reached no steady-state window");
+    draw(w, &c, alt);
+    c.ylabel = "requests in flight";
+    snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
+             (long long)s->set.runs[s->charted].id);
+    c.s[0] = (tc_chart_series){"in flight",    t->t_s,        t->in_flight, (size_t)t->n,
+                               side_colour(s), TC_CHART_LINE, NULL,         NULL};
+    const char *win = t->has_window ? "; the steady-state window is shaded"
+                                    : "; the run reached no steady-state window";
+    snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin%s.", win);
+    draw(w, &c, alt);
+    if (!t->has_watts) {
+        tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
+                      (long long)s->set.runs[s->charted].id);
+        return;
+    }
+    c.ylabel = "power (W)";
+    snprintf(title, sizeof title, "%s run %lld: power", s->label,
+             (long long)s->set.runs[s->charted].id);
+    c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
+                               TC_CHART_LINE, NULL,   NULL};
+    snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
+    draw(w, &c, alt);
+}
+
+void tc_report_cost_chart(tc_rw *w, const tc_report_data *d)
+{
+    tc_chart_bars c = {.title = "Cost per million output tokens, by term",
+                       .simulated = d->simulated,
+                       .n_parts = 3,
+                       .part_label = {"hardware", "electricity", "operations"}};
+    char ylabel[64];
+    const tc_report_side *s[2] = {&d->a, &d->b};
+    for (int k = 0; k < 1 + d->two; k++) {
+        if (!s[k]->has_cost)
+            continue;
+        const tc_cost_result *r = &s[k]->cost;
+        double per = 1e6 / r->tokens_per_month;
+        int b = c.n_bars++;
+        c.bar_label[b] = s[k]->label;
+        c.bar_colour[b] = side_colour(s[k]);
+        c.v[b][0] = r->hardware.available ? r->hardware.value * per : NAN;
+        c.v[b][1] = r->electricity.available ? r->electricity.value * per : NAN;
+        c.v[b][2] = r->operations.available ? r->operations.value * per : NAN;
+        snprintf(ylabel, sizeof ylabel, "%s per million output tokens", s[k]->profile->currency);
+    }
+    c.ylabel = ylabel;
+    if (!c.n_bars) {
+        tc_rw_missing(w, "No cost bars: no side has every cost term.");
+        return;
+    }
+    char *svg = NULL, err[512];
+    const char *alt = "Stacked bars per side: hardware, electricity and operations per million "
+                      "output tokens, as the cost table gives them.";
+    if (tc_chart_bars_svg(&c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
+        tc_rw_chart(w, svg, alt);
+    else
+        tc_rw_chart_failed(w, err);
+}

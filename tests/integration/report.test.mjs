@@ -1,0 +1,216 @@
+// truecost report (issue 16) opened in a real browser: Debian's chromium,
+// driven headless by npm puppeteer-core from tests/node (no browser
+// download). The report of two simulated 10-point sweeps must load with no
+// console error and no request but the file itself, every chart an SVG
+// with drawn lines and a title, the summary's verdict that of
+// `compare --json` and its decision that of `decide --json`, its content there with JavaScript off, and the file
+// under 2 MB. A screenshot goes to build/report.png.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { before, test } from 'node:test';
+
+import { BIN, REPO_ROOT, expectExit, runCli, startSim, tempDir } from './helpers.mjs';
+
+const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
+const ASSESSMENT = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
+const CHROMIUM = '/usr/bin/chromium';
+const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve('build/tests/fake');
+const REQUIRED = process.env.TC_REQUIRE_NPM_CLIENTS === '1';
+const NODE_DIR = path.join(REPO_ROOT, 'tests', 'node');
+
+let puppeteer = null;
+let skip = false;
+try {
+  puppeteer = createRequire(path.join(NODE_DIR, 'package.json'))('puppeteer-core');
+} catch (e) {
+  if (REQUIRED) throw new Error(`cannot load puppeteer-core from ${NODE_DIR} (run \`npm ci\` there): ${e.message}`);
+  skip = 'puppeteer-core is missing: run `npm ci` in tests/node';
+}
+if (!skip && !existsSync(CHROMIUM)) {
+  if (REQUIRED) throw new Error(`${CHROMIUM} is missing: run scripts/deps.sh (it installs chromium)`);
+  skip = `${CHROMIUM} is missing: run scripts/deps.sh`;
+}
+
+let dir, db, gaps;
+before(async () => {
+  dir = tempDir();
+  db = path.join(dir, 'db');
+  const fast = ['--ttft-ms', '1', '--prefill-tps', '100000'];
+  const sims = [
+    await startSim([...fast, '--decode-tps', '400', '--max-batch', '8']),
+    await startSim([...fast, '--decode-tps', '200', '--max-batch', '16']),
+  ];
+  try {
+    // Each on the fake NVML at its own power, for the power timeline and
+    // the energy charts.
+    const sweep = (sim, c, label, mw) => runCli(['sweep', sim.url, '--db', db, '-c', c, '-n', '16', '--max-tokens', '40',
+      '--warmup', '0', '--label', label, '--telemetry', 'nvml', '--nvml-lib', path.join(FAKE, 'libfake_nvml.so'),
+      '--sample-ms', '20', '--idle-s', '0', '--no-progress', '--json'],
+    { timeoutMs: 120_000, env: { FAKE_NVML_ENERGY_RATE_MW: mw } });
+    for (const [sim, c, label, mw] of [[sims[0], '1,2,3,4,5,6,7,8,10,12', 'A', '300000'],
+      [sims[1], '2,4,6,8,10,12,14,16,20,24', 'B', '250000']]) {
+      const r = await sweep(sim, c, label, mw);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const g = await runCli(['gaps', '--ops', path.join(REPO_ROOT, 'examples', 'ops-fp16-inference.csv'),
+      '--support', path.join(REPO_ROOT, 'examples', 'support-rocm-example.csv'), '--json']);
+    assert.equal(g.code, 0, g.stderr);
+    gaps = path.join(dir, 'gaps.json');
+    writeFileSync(gaps, g.stdout);
+  } finally {
+    for (const s of sims) await s.stop?.();
+  }
+});
+
+process.on('exit', () => dir && rmSync(dir, { recursive: true, force: true }));
+
+async function decideVerdict() {
+  const r = await runCli(['decide', ASSESSMENT, '--runs', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE,
+    '--gaps', gaps, '--db', db, '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).verdict;
+}
+
+async function compareVerdict() {
+  const r = await runCli(['compare', 'A', 'B', '--db', db, '--profile-a', PROFILE, '--profile-b', PROFILE,
+    '--claim', '0.9', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('the report of two simulated sweeps in chromium: no request, no error, titled charts, the verdict of compare', { skip }, async (t) => {
+  const out = path.join(dir, 'report.html');
+  const r = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--claim', '0.9', '-o', out,
+    '--assessment', ASSESSMENT, '--gaps', gaps], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), out);
+  assert.ok(statSync(out).size < 2 * 1024 * 1024, `report of two 10-point sweeps is ${statSync(out).size} bytes`);
+  t.diagnostic(`report of two 10-point sweeps with the lock-in: ${statSync(out).size} bytes`);
+  const html = readFileSync(out, 'utf8');
+  assert.doesNotMatch(html, /<script|<link|@import|url\((?!#)/i, 'nothing to fetch or run');
+  const cmp = await compareVerdict();
+  const verdict = cmp.claim.verdict;
+
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    const requests = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (q) => requests.push(q.url()));
+    await page.setViewport({ width: 1200, height: 900 });
+    const url = pathToFileURL(out).href;
+    await page.goto(url, { waitUntil: 'load' });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(requests, [url], 'the file is the only request');
+    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({
+      title: s.querySelector('title')?.textContent ?? '',
+      desc: s.querySelector('desc')?.textContent ?? '',
+      drawn: s.querySelectorAll('polyline, path, polygon').length,
+      label: s.getAttribute('aria-labelledby'),
+      width: s.getBoundingClientRect().width,
+      shaded: s.querySelectorAll('[fill="#888888"]').length,
+    })));
+    assert.ok(charts.length >= 10, `${charts.length} charts`);
+    for (const c of charts) {
+      assert.ok(c.title.length > 0 && c.desc.length > 0, `chart without a title or text: ${JSON.stringify(c)}`);
+      assert.match(c.title, /SIMULATED/, `a simulated chart says so: ${c.title}`);
+      assert.ok(c.drawn > 0, `chart '${c.title}' has nothing drawn`);
+      assert.ok(c.width > 100, `chart '${c.title}' is not laid out`);
+    }
+    const titles = charts.map((c) => c.title);
+    const timelines = charts.filter((x) => /over the run|in flight|power/.test(x.title));
+    assert.ok(timelines.some((c) => c.shaded > 0), 'no timeline shades its steady-state window');
+    for (const c of timelines) {
+      // n = 16 requests at a concurrency above 16 reach no steady state: the text says so
+      if (!/reached no steady-state window/.test(c.desc)) assert.ok(c.shaded > 0, `'${c.title}' shades no steady-state window`);
+    }
+    for (const want of [/TTFT distribution/, /Inter-token latency histogram/, /output tokens\/s over the run/,
+      /TTFT against offered load/, /Pareto frontier/, /Cost per million output tokens against interactivity/,
+      /Cost per million output tokens, by term/, /Lock-in cost: Monte Carlo distribution/,
+      /Sensitivity of the lock-in cost/, /power/, /Energy per output token/, /per provisioned MW/]) {
+      assert.ok(titles.some((t) => want.test(t)), `no chart ${want}`);
+    }
+    const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
+      rows.map((tr) => [...tr.children].map((td) => td.textContent))));
+    assert.equal(shown.verdict, verdict);
+    const ratio = cmp.confidence.throughput_ratio;
+    const fmt = (x) => Number(x.toPrecision(6)).toString();
+    assert.equal(shown['throughput B/A'], `${fmt(ratio.point)} (95% CI ${fmt(ratio.low)} to ${fmt(ratio.high)})`);
+    assert.equal(shown.decision, await decideVerdict());
+    assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 6);
+    assert.match(await page.$eval('.banner', (e) => e.textContent), /SIMULATED/);
+    await page.screenshot({ path: path.join(path.dirname(BIN), 'report.png'), fullPage: true });
+    // The dark scheme recolours the page and the charts' axes; print drops the navigation.
+    const look = () => page.evaluate(() => ({
+      bg: getComputedStyle(document.body).backgroundColor,
+      axis: getComputedStyle(document.querySelector('svg.chart [stroke="#1A1A1A"]')).stroke,
+      nav: getComputedStyle(document.querySelector('nav')).display,
+    }));
+    const light = await look();
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    const dark = await look();
+    assert.notEqual(dark.bg, light.bg);
+    assert.notEqual(dark.axis, light.axis);
+    await page.emulateMediaType('print');
+    assert.equal((await look()).nav, 'none');
+
+    const noJs = await browser.newPage();
+    await noJs.setJavaScriptEnabled(false);
+    await noJs.goto(url, { waitUntil: 'load' });
+    assert.equal(await noJs.$$eval('svg.chart', (s) => s.length), charts.length);
+    assert.equal(await noJs.$eval('#summary-table', (t) => t.rows.length), Object.keys(shown).length);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('--format md: the same tables in Markdown, the charts as SVG files beside it', async () => {
+  const out = path.join(dir, 'report.md');
+  const r = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--claim', '0.9', '-o', out,
+    '--format', 'md'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const md = readFileSync(out, 'utf8');
+  assert.match(md, new RegExp(`^\\| verdict \\| ${(await compareVerdict()).claim.verdict} \\|$`, 'm'));
+  assert.match(md, /^> \*\*SIMULATED/m);
+  const files = [...md.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);
+  assert.ok(files.length >= 10, `${files.length} charts`);
+  for (const f of files) {
+    const svg = readFileSync(path.join(dir, f), 'utf8');
+    assert.match(svg, /^<\?xml[^>]*>\n<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.match(svg, /<title id="[^"]+">[^<]+<\/title>/);
+    assert.match(svg, /<polyline/);
+  }
+});
+
+test('one run, no profile: each missing section says what it needs; the default file name', async () => {
+  const cwd = tempDir();
+  try {
+    const r = spawnSync(BIN, ['report', 'A', '--db', db], { cwd, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const out = r.stdout.trim();
+    assert.equal(out, 'truecost-report-A.html');
+    const html = readFileSync(path.join(cwd, out), 'utf8');
+    assert.match(html, /No cost: give --profile FILE/);
+    assert.match(html, /No lock-in: give --assessment FILE/);
+    assert.match(html, /No frontier: no cost profile/);
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
+test('exit statuses: usage 1; a run not found, an unreadable assessment or an unwritable file 2', async () => {
+  await expectExit(['report', 'A', '--db', db, '--format', 'pdf'], 1, { stderr: /--format 'pdf': expected html or md/ });
+  await expectExit(['report', 'A', '--db', db, '--gaps', 'g.json'], 1, { stderr: /--gaps goes with --assessment/ });
+  await expectExit(['report', 'A', '--db', db, '--profile', PROFILE, '--profile-a', PROFILE, '--profile-b', PROFILE], 1);
+  await expectExit(['report'], 1);
+  await expectExit(['report', 'nosuch', '--db', db, '-o', path.join(dir, 'x.html')], 2, { stderr: /nosuch/ });
+  await expectExit(['report', 'A', '--db', db, '--assessment', path.join(dir, 'none.ini'), '-o', path.join(dir, 'x.html')], 2,
+    { stderr: /none\.ini/ });
+  await expectExit(['report', 'A', '--db', db, '-o', path.join(dir, 'no', 'such', 'x.html')], 2, { stderr: /cannot write/ });
+});

@@ -1,0 +1,277 @@
+/* truecost report: the numbers its tables print are those of the JSON
+ * documents of compare, cost and frontier for the same inputs, computed
+ * here as those commands compute them; and the chart SVG is made inline
+ * (no prologue, unique ids, a title). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/tc_file.h"
+#include "report/report_chart.h"
+#include "report/report_compare.h"
+#include "report/report_cost.h"
+#include "report/report_doc.h"
+#include "report/report_frontier.h"
+
+#define MS(x) ((int64_t)(x)*1000000LL)
+
+static const char profile_ini[] = "currency = USD\n[hardware]\nprice = 3200\namortize_months = "
+                                  "36\n[power]\nprice_per_kwh = 0.30\npue = 1.1\nidle_watts = "
+                                  "80\nbusy_watts = 420\n[operations]\nhours_per_month = "
+                                  "4\nhourly_rate = 80\n[workload]\nutilization = 0.4\n";
+
+typedef struct fixture {
+    char dir[64], db[128], md[160];
+    tc_store *st;
+    tc_cost_profile p;
+} fixture;
+
+/* One sweep point: c requests in flight, 24 requests of 20 chunks `gap`
+ * ms apart (a little slower with more in flight, with a jitter). */
+static void add_point(tc_store *st, const char *group, int k, int c, double gap)
+{
+    char err[512] = "";
+    tc_run_info run;
+    memset(&run, 0, sizeof run);
+    snprintf(run.label, sizeof run.label, "%s", group);
+    snprintf(run.group, sizeof run.group, "%s", group);
+    snprintf(run.group_kind, sizeof run.group_kind, "sweep");
+    snprintf(run.model, sizeof run.model, "m");
+    run.api = TC_API_OPENAI;
+    run.concurrency = c;
+    run.simulated = 1;
+    assert_int_equal(tc_store_run_begin_group(st, &run, (size_t)k, err, sizeof err), TC_OK);
+    tc_req_record r[24];
+    uint64_t j = 7 + (uint64_t)k;
+    for (int i = 0; i < 24; i++) {
+        tc_req_record_init(&r[i]);
+        r[i].seq = i;
+        int64_t t = r[i].send_ns = MS(1000) + MS(40 * gap) * (i / c) + MS(1) * (i % c);
+        t += MS(8);
+        for (int n = 0; n < 20; n++) {
+            j = j * 6364136223846793005ULL + 1442695040888963407ULL;
+            t += (int64_t)(MS(gap) * (1 + 0.05 * c) * (0.9 + 0.2 * (double)(j >> 40) / (1 << 24)));
+            assert_int_equal(tc_req_record_add_chunk(&r[i], t), 0);
+        }
+        r[i].end_ns = t + 1000;
+        r[i].http_status = 200;
+        r[i].output_tokens = 20;
+        r[i].output_source = TC_TOKENS_SERVER;
+        r[i].prompt_tokens = 50;
+        r[i].prompt_source = TC_TOKENS_SERVER;
+    }
+    assert_int_equal(tc_store_add_requests(st, run.id, r, 24, err, sizeof err), TC_OK);
+    for (int i = 0; i < 24; i++)
+        tc_req_record_clear(&r[i]);
+    assert_int_equal(tc_store_run_finish(st, run.id, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    char err[512] = "";
+    strcpy(f->dir, "/tmp/tc_report_XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->db, sizeof f->db, "%s/t.db", f->dir);
+    snprintf(f->md, sizeof f->md, "%s/r.md", f->dir);
+    assert_int_equal(tc_store_open(f->db, TC_STORE_WRITE, &f->st, err, sizeof err), TC_OK);
+    const int conc[3] = {1, 2, 4};
+    for (int k = 0; k < 3; k++)
+        add_point(f->st, "A", k, conc[k], 5);
+    for (int k = 0; k < 3; k++)
+        add_point(f->st, "B", k, 2 * conc[k], 9);
+    assert_int_equal(
+        tc_cost_profile_parse("p.ini", profile_ini, strlen(profile_ini), &f->p, err, sizeof err),
+        TC_OK);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tc_store_close(f->st);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+/* The cell `col` of the Markdown row whose first cell is `first`, as a
+ * string in out. */
+static int md_cell(const char *md, const char *first, int col, char *out, size_t len)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n| %s |", first);
+    const char *row = strstr(md, key);
+    if (!row)
+        return -1;
+    row += 1;
+    for (int i = 0; i <= col; i++) {
+        row = strchr(row, '|');
+        if (!row)
+            return -1;
+        row++;
+    }
+    while (*row == ' ')
+        row++;
+    size_t n = strcspn(row, "|");
+    while (n && row[n - 1] == ' ')
+        n--;
+    snprintf(out, len, "%.*s", (int)n, row);
+    return 0;
+}
+
+static void near(const char *cell, double want)
+{
+    double got = strtod(cell, NULL);
+    if (!(want == 0 ? got == 0 : (got - want) / want < 1e-5 && (want - got) / want < 1e-5))
+        fail_msg("table says %s, JSON %.17g", cell, want);
+}
+
+static double jnum(json_t *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        o = json_is_array(o) ? json_array_get(o, (size_t)atoi(k)) : json_object_get(o, k);
+    assert_true(json_is_number(o));
+    return json_number_value(o);
+}
+
+static void report_tables_equal_the_json(void **state)
+{
+    fixture *f = *state;
+    char err[1024] = "", cell[200];
+    const double targets[2] = {60, 90};
+    tc_report_ask ask = {.which = {"A", "B"},
+                         .profile = {&f->p, &f->p},
+                         .targets = targets,
+                         .n_targets = 2,
+                         .has_claim = 1,
+                         .claim = 0.9,
+                         .resamples_compare = 1000,
+                         .resamples_frontier = 1000,
+                         .seed = TC_BOOT_SEED};
+    tc_report_data d;
+    assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
+    assert_int_equal(tc_report_doc_write(&d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
+    char *md = NULL;
+    size_t len = 0;
+    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
+
+    /* compare A B --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
+    tc_compare_result c;
+    memset(&c, 0, sizeof c);
+    tc_compare_opts o = {1000, TC_BOOT_SEED, 1, 0.9};
+    assert_int_equal(tc_compare_platform_load(f->st, "A", "A", &f->p, &c.a, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_compare_platform_load(f->st, "B", "B", &f->p, &c.b, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_compare_prepare(&c, err, sizeof err), TC_OK);
+    assert_int_equal(tc_compare_finish(&c, &o, err, sizeof err), TC_OK);
+    json_t *cj = tc_report_compare_json(&c);
+    assert_int_equal(md_cell(md, "verdict", 1, cell, sizeof cell), 0);
+    assert_string_equal(
+        cell, json_string_value(json_object_get(json_object_get(cj, "claim"), "verdict")));
+    assert_int_equal(md_cell(md, "throughput B/A", 1, cell, sizeof cell), 0);
+    near(cell, jnum(cj, "confidence.throughput_ratio.point"));
+    assert_int_equal(md_cell(md, "cost per million tokens B/A", 1, cell, sizeof cell), 0);
+    near(cell, jnum(cj, "confidence.cost_ratio.point"));
+
+    /* cost A --profile P: the total per million tokens. */
+    for (int k = 0; k < 2; k++) {
+        tc_runset set;
+        tc_figures *fig = NULL;
+        tc_set_summary s;
+        tc_cost_result r;
+        assert_int_equal(tc_runset_find(f->st, k ? "B" : "A", &set, err, sizeof err), TC_OK);
+        assert_int_equal(tc_runset_load(f->st, &set, TC_FIGURES_SUMMARY, &fig, err, sizeof err),
+                         TC_OK);
+        tc_figures_summarise("the group", &set, fig, &s);
+        assert_int_equal(tc_cost_compute(&f->p, &s.mean, &r), TC_OK);
+        json_t *j = tc_report_cost_json(&set, &f->p, &s, &r);
+        assert_int_equal(md_cell(md, k ? "B (p.ini)" : "A (p.ini)", 4, cell, sizeof cell), 0);
+        near(cell, jnum(j, "cost_per_million_tokens"));
+        json_decref(j);
+        tc_runset_figures_free(fig, set.n);
+        tc_runset_free(&set);
+    }
+
+    /* frontier A B --profile P --at 60,90 --claim 0.9. */
+    tc_frontier_side fa, fb;
+    memset(&fa, 0, sizeof fa);
+    memset(&fb, 0, sizeof fb);
+    tc_frontier_result *fr = calloc(1, sizeof *fr);
+    assert_int_equal(tc_frontier_side_load(f->st, "A", "A", &f->p, NULL, &fa, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_frontier_side_load(f->st, "B", "B", &f->p, NULL, &fb, err, sizeof err),
+                     TC_OK);
+    tc_frontier_ask fask = {.targets = targets,
+                            .n_targets = 2,
+                            .resamples = 1000,
+                            .seed = TC_BOOT_SEED,
+                            .has_claim = 1,
+                            .claim = 0.9};
+    assert_int_equal(tc_frontier_compute(&fa, &fb, &fask, fr, err, sizeof err), TC_OK);
+    json_t *fj = tc_report_frontier_json(&fa, &fb, fr);
+    const char *rows[2] = {"60", "90"};
+    for (int i = 0; i < 2; i++) {
+        char p[64];
+        json_t *t = json_array_get(json_object_get(fj, "targets"), (size_t)i);
+        assert_int_equal(md_cell(md, rows[i], 2, cell, sizeof cell), 0);
+        near(cell, jnum(t, "a.cost_per_million_tokens"));
+        assert_int_equal(md_cell(md, rows[i], 5, cell, sizeof cell), 0);
+        near(cell, jnum(t, "b.cost_per_million_tokens"));
+        assert_int_equal(md_cell(md, rows[i], 7, cell, sizeof cell), 0);
+        near(cell, jnum(t, "ratio.value"));
+        assert_int_equal(md_cell(md, rows[i], 8, cell, sizeof cell), 0);
+        snprintf(p, sizeof p, "%s", json_string_value(json_object_get(t, "verdict")));
+        assert_string_equal(cell, p);
+    }
+    assert_non_null(strstr(md, "> **SIMULATED"));
+    json_decref(fj);
+    json_decref(cj);
+    free(fr);
+    tc_frontier_side_free(&fa);
+    tc_frontier_side_free(&fb);
+    tc_compare_result_free(&c);
+    tc_report_data_free(&d);
+    free(md);
+}
+
+static void svg_made_inline(void **state)
+{
+    (void)state;
+    const char raw[] =
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"x\"\n \"http://www.w3.org/"
+        "Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg\n  xmlns=\"http://www.w3.org/2000/"
+        "svg\"\n  xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n  width=\"720pt\"\n"
+        "  height=\"400pt\"\n  >\n <clipPath\n id=\"text-clipping0\"/>\n <g "
+        "clip-path=\"url(#text-clipping0)\"\n stroke-opacity=\"1.000000\"/>\n</svg>\n";
+    char *s = tc_chart_svg_clean(raw, 7, "A <b>", "alt & text");
+    assert_non_null(s);
+    assert_string_equal(
+        s, "<svg role=\"img\" aria-labelledby=\"c7-title c7-desc\" class=\"chart\" "
+           "xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"400\"><title "
+           "id=\"c7-title\">A &lt;b&gt;</title><desc id=\"c7-desc\">alt &amp; text</desc> "
+           "<clipPath id=\"c7-text-clipping0\"/> <g clip-path=\"url(#c7-text-clipping0)\"/> "
+           "</svg> ");
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(report_tables_equal_the_json, setup, teardown),
+        cmocka_unit_test(svg_made_inline),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
