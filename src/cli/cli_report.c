@@ -7,6 +7,7 @@
 
 #include "analysis/bootstrap.h"
 #include "cli.h"
+#include "cli_frontier.h"
 #include "cli_opts.h"
 #include "cli_results.h"
 #include "report/report_doc.h"
@@ -27,24 +28,6 @@ static int take_claim(const char *v, void *ctx)
     report_args *a = ctx;
     a->has_claim = 1;
     return tc_cli_double("--claim", v, 1e-6, 1e6, &a->claim);
-}
-
-static int parse_targets(report_args *a)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", a->at ? a->at : "20,35,50,100");
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end || !(v > 0) || !isfinite(v) || a->n_targets == TC_FRONTIER_MAX_TARGETS) {
-            tc_cli_error("report: --at '%s': expected up to %d interactivities (tokens/s per "
-                         "user) above 0, e.g. 20,35,50",
-                         a->at, TC_FRONTIER_MAX_TARGETS);
-            return -1;
-        }
-        a->targets[a->n_targets++] = v;
-    }
-    return a->n_targets ? 0 : -1;
 }
 
 static int check(report_args *a)
@@ -74,7 +57,7 @@ static int check(report_args *a)
         tc_cli_error("report: %s", err);
         return -1;
     }
-    return parse_targets(a);
+    return tc_cli_frontier_targets("report", a->at, a->targets, &a->n_targets);
 }
 
 static int parse(int argc, char **argv, report_args *a)
@@ -152,6 +135,7 @@ int tc_cmd_report(int argc, char **argv)
                          .profile = {fa ? &pa : NULL, a.profile_b ? &pb : (fa ? &pa : NULL)},
                          .targets = a.targets,
                          .n_targets = a.n_targets,
+                         .at_given = a.at != NULL,
                          .has_claim = a.has_claim,
                          .claim = a.claim,
                          .slo = a.slo_text ? &a.slo : NULL,

@@ -49,6 +49,13 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     return TC_OK;
 }
 
+/* A group that `truecost sweep` made: compare judges two of them on their
+ * frontiers. */
+static int is_sweep_group(const tc_report_side *s)
+{
+    return s->set.is_group && s->set.n && strcmp(s->set.runs[0].group_kind, "sweep") == 0;
+}
+
 /* compare A B, as `truecost compare` computes it; a failure is a missing
  * section, not an error of the report. */
 static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
@@ -85,7 +92,7 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
                  "no cost profile: give --profile FILE (or --profile-a and --profile-b)");
         return;
     }
-    if (!d->a.is_sweep && !(d->two && d->b.is_sweep)) {
+    if (!d->by_frontier && !d->a.is_sweep && !(d->two && d->b.is_sweep)) {
         snprintf(d->frontier_missing, sizeof d->frontier_missing,
                  "no sweep: give a SWEEP (truecost sweep) to draw frontiers");
         return;
@@ -157,6 +164,7 @@ tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_dat
     if (rc != TC_OK)
         return rc;
     d->simulated = d->a.simulated || (d->two && d->b.simulated);
+    d->by_frontier = d->two && (ask->at_given || (is_sweep_group(&d->a) && is_sweep_group(&d->b)));
     if (d->two)
         load_compare(st, ask, d);
     else
@@ -188,8 +196,47 @@ void tc_report_data_free(tc_report_data *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Two sweeps: the claim at each target and where it holds, as `compare
+ * SWEEP_A SWEEP_B --claim X` judges it. */
+static void frontier_verdict(const tc_report_data *d, char *out, size_t len)
+{
+    if (!d->has_frontier) {
+        snprintf(out, len, "No verdict: two sweeps are compared at equal interactivity, and %s.",
+                 d->frontier_missing);
+        return;
+    }
+    const tc_frontier_result *r = d->fr;
+    size_t n;
+    if (r->has_claim)
+        n = (size_t)snprintf(out, len,
+                             "The claim \"A is %.3g times as cost-efficient as B\", judged at "
+                             "equal interactivity: %s (cost B/A",
+                             r->claim, r->overall);
+    else
+        n = (size_t)snprintf(out, len,
+                             "No claim given (--claim X); at equal interactivity, "
+                             "cost B/A is");
+    for (size_t i = 0; i < r->n_targets && n < len; i++) {
+        const tc_frontier_target *t = &r->t[i];
+        const char *sep = i ? ";" : "";
+        if (t->has_ratio)
+            n += (size_t)snprintf(out + n, len - n, "%s %.3g at %g tokens/s per user%s%s", sep,
+                                  t->ratio, t->x, t->verdict ? ", " : "",
+                                  t->verdict ? t->verdict : "");
+        else
+            n += (size_t)snprintf(out + n, len - n, "%s not known at %g (not reached by both)", sep,
+                                  t->x);
+    }
+    if (n < len)
+        snprintf(out + n, len - n, "%s", r->has_claim ? ")." : ".");
+}
+
 void tc_report_verdict(const tc_report_data *d, char *out, size_t len)
 {
+    if (d->by_frontier) {
+        frontier_verdict(d, out, len);
+        return;
+    }
     if (!d->has_compare) {
         snprintf(out, len, "No verdict: %s.",
                  d->two ? d->compare_missing : "one platform, nothing to compare");

@@ -43,6 +43,7 @@ typedef struct tc_report_ask {
     const tc_cost_profile *profile[2]; /* may be NULL */
     const double *targets;             /* interactivities for the frontier */
     size_t n_targets;
+    int at_given; /* --at: two sides are judged on their frontiers, as `compare --at` */
     int has_claim;
     double claim;
     const tc_slo *slo; /* may be NULL */
@@ -64,6 +65,9 @@ typedef struct tc_report_data {
     tc_compare_result cmp;
     char compare_missing[1100];
     int has_frontier;
+    /* Two sweeps (or --at): the verdict is judged at equal interactivity,
+     * as `compare` then does, not on the pooled runs. */
+    int by_frontier;
     tc_frontier_side fa, fb;
     tc_frontier_result *fr;
     char frontier_missing[1100];

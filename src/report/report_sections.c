@@ -18,6 +18,32 @@ static void ci_text(char *out, size_t len, const tc_boot_ci *ci)
     snprintf(out, len, "%s (95%% CI %s to %s)", N(p, ci->point), N(lo, ci->lo), N(hi, ci->hi));
 }
 
+/* Two sweeps: the claim where it holds, then the cost ratio at each
+ * target with its interval and verdict, as `compare`'s frontier document. */
+static void frontier_rows(tc_rw *w, const tc_report_data *d)
+{
+    const tc_frontier_result *r = d->fr;
+    const char *row[2] = {"verdict", r->has_claim ? r->overall : "no claim given"};
+    tc_rw_row(w, row, 2);
+    for (size_t i = 0; i < r->n_targets; i++) {
+        const tc_frontier_target *t = &r->t[i];
+        char k[80], v[200], x[32], p[32], lo[32], hi[32];
+        snprintf(k, sizeof k, "cost B/A at %s tokens/s per user", N(x, t->x));
+        if (!t->has_ratio)
+            snprintf(v, sizeof v, "n/a (%s)",
+                     t->a.reading == TC_AT_NOT_REACHED ? "A does not reach it"
+                                                       : "B does not reach it");
+        else if (isfinite(t->ratio_lo))
+            snprintf(v, sizeof v, "%s (95%% CI %s to %s)%s%s", N(p, t->ratio), N(lo, t->ratio_lo),
+                     N(hi, t->ratio_hi), t->verdict ? ", " : "", t->verdict ? t->verdict : "");
+        else
+            snprintf(v, sizeof v, "%s%s%s", N(p, t->ratio), t->verdict ? ", " : "",
+                     t->verdict ? t->verdict : "");
+        const char *cells[2] = {k, v};
+        tc_rw_row(w, cells, 2);
+    }
+}
+
 void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
 {
     tc_rw_heading(w, 2, "summary", "Summary");
@@ -34,7 +60,9 @@ void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
     const char *head[] = {"figure", "value"};
     tc_rw_table(w, "summary-table", head, 2);
     char v[200];
-    if (d->has_compare) {
+    if (d->by_frontier && d->has_frontier) {
+        frontier_rows(w, d);
+    } else if (d->has_compare && !d->by_frontier) {
         const tc_compare_result *r = &d->cmp;
         const char *row[2] = {"verdict", r->claim.given ? tc_claim_verdict_name(r->claim.verdict)
                                                         : "no claim given"};
@@ -48,7 +76,7 @@ void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
         const char *cr[2] = {"cost per million tokens B/A", c};
         tc_rw_row(w, cr, 2);
     }
-    if (d->has_frontier && d->fr->n_targets) {
+    if (!d->by_frontier && d->has_frontier && d->fr->n_targets) {
         const tc_frontier_target *t = &d->fr->t[0];
         char x[32], r[32];
         snprintf(v, sizeof v, "%s at %s tokens/s per user", t->has_ratio ? N(r, t->ratio) : "n/a",
@@ -185,7 +213,11 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
     if (d->two && d->b.has_cost)
         cost_row(w, &d->b);
     tc_rw_table_end(w);
-    if (d->has_compare && d->cmp.has_cost_ratio) {
+    if (d->by_frontier) {
+        tc_rw_para(w, "Each side is priced above over all its runs together. Two sweeps are "
+                      "compared at equal interactivity instead: the cost ratio that counts is "
+                      "the one at each target, in the summary and the frontier section.");
+    } else if (d->has_compare && d->cmp.has_cost_ratio) {
         char v[200];
         ci_text(v, sizeof v, &d->cmp.cost_ratio);
         tc_rw_para(w, "Cost B/A: %s, %s.", v, d->cmp.method);

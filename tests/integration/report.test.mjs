@@ -92,8 +92,9 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
   t.diagnostic(`report of two 10-point sweeps with the lock-in: ${statSync(out).size} bytes`);
   const html = readFileSync(out, 'utf8');
   assert.doesNotMatch(html, /<script|<link|@import|url\((?!#)/i, 'nothing to fetch or run');
+  // Two sweeps: compare judges the claim on the frontiers at each target.
   const cmp = await compareVerdict();
-  const verdict = cmp.claim.verdict;
+  const verdict = cmp.claim.overall;
 
   const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] });
   try {
@@ -139,9 +140,13 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
       rows.map((tr) => [...tr.children].map((td) => td.textContent))));
     assert.equal(shown.verdict, verdict);
-    const ratio = cmp.confidence.throughput_ratio;
     const fmt = (x) => Number(x.toPrecision(6)).toString();
-    assert.equal(shown['throughput B/A'], `${fmt(ratio.point)} (95% CI ${fmt(ratio.low)} to ${fmt(ratio.high)})`);
+    for (const t of cmp.targets) {
+      const cell = shown[`cost B/A at ${t.interactivity} tokens/s per user`];
+      if (t.ratio) assert.equal(cell, `${fmt(t.ratio.value)} (95% CI ${fmt(t.ratio.ci95[0])} to ${fmt(t.ratio.ci95[1])}), ${t.verdict}`);
+      else assert.match(cell, /^n\/a \([AB] does not reach it\)$/);
+    }
+    assert.equal(shown['throughput B/A'], undefined, 'pooled sweep points are not a comparison');
     assert.equal(shown.decision, await decideVerdict());
     assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 6);
     assert.match(await page.$eval('.banner', (e) => e.textContent), /SIMULATED/);
@@ -176,7 +181,8 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     '--format', 'md'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const md = readFileSync(out, 'utf8');
-  assert.match(md, new RegExp(`^\\| verdict \\| ${(await compareVerdict()).claim.verdict} \\|$`, 'm'));
+  const overall = (await compareVerdict()).claim.overall;
+  assert.ok(md.includes(`\n| verdict | ${overall} |\n`), `the verdict row is compare's: ${overall}`);
   assert.match(md, /^> \*\*SIMULATED/m);
   const files = [...md.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);
   assert.ok(files.length >= 10, `${files.length} charts`);

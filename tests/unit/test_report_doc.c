@@ -167,25 +167,6 @@ static void report_tables_equal_the_json(void **state)
     size_t len = 0;
     assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
 
-    /* compare A B --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
-    tc_compare_result c;
-    memset(&c, 0, sizeof c);
-    tc_compare_opts o = {1000, TC_BOOT_SEED, 1, 0.9};
-    assert_int_equal(tc_compare_platform_load(f->st, "A", "A", &f->p, &c.a, err, sizeof err),
-                     TC_OK);
-    assert_int_equal(tc_compare_platform_load(f->st, "B", "B", &f->p, &c.b, err, sizeof err),
-                     TC_OK);
-    assert_int_equal(tc_compare_prepare(&c, err, sizeof err), TC_OK);
-    assert_int_equal(tc_compare_finish(&c, &o, err, sizeof err), TC_OK);
-    json_t *cj = tc_report_compare_json(&c);
-    assert_int_equal(md_cell(md, "verdict", 1, cell, sizeof cell), 0);
-    assert_string_equal(
-        cell, json_string_value(json_object_get(json_object_get(cj, "claim"), "verdict")));
-    assert_int_equal(md_cell(md, "throughput B/A", 1, cell, sizeof cell), 0);
-    near(cell, jnum(cj, "confidence.throughput_ratio.point"));
-    assert_int_equal(md_cell(md, "cost per million tokens B/A", 1, cell, sizeof cell), 0);
-    near(cell, jnum(cj, "confidence.cost_ratio.point"));
-
     /* cost A --profile P: the total per million tokens. */
     for (int k = 0; k < 2; k++) {
         tc_runset set;
@@ -236,12 +217,70 @@ static void report_tables_equal_the_json(void **state)
         snprintf(p, sizeof p, "%s", json_string_value(json_object_get(t, "verdict")));
         assert_string_equal(cell, p);
     }
+    /* Two sweeps: the summary is compare SWEEP_A SWEEP_B's, on the frontiers. */
+    assert_int_equal(md_cell(md, "verdict", 1, cell, sizeof cell), 0);
+    assert_string_equal(
+        cell, json_string_value(json_object_get(json_object_get(fj, "claim"), "overall")));
+    for (int i = 0; i < 2; i++) {
+        char key[64];
+        json_t *t = json_array_get(json_object_get(fj, "targets"), (size_t)i);
+        snprintf(key, sizeof key, "cost B/A at %s tokens/s per user", rows[i]);
+        assert_int_equal(md_cell(md, key, 1, cell, sizeof cell), 0);
+        near(cell, jnum(t, "ratio.value"));
+        assert_non_null(strstr(cell, json_string_value(json_object_get(t, "verdict"))));
+    }
+    assert_null(strstr(md, "| throughput B/A |")); /* pooled sweep points compare nothing */
     assert_non_null(strstr(md, "> **SIMULATED"));
     json_decref(fj);
-    json_decref(cj);
     free(fr);
     tc_frontier_side_free(&fa);
     tc_frontier_side_free(&fb);
+    tc_report_data_free(&d);
+    free(md);
+}
+
+/* Two single runs: the summary is compare RUN_A RUN_B's, side by side. */
+static void report_of_two_runs_has_compare_summary(void **state)
+{
+    fixture *f = *state;
+    char err[1024] = "", cell[200];
+    const double targets[1] = {60};
+    tc_report_ask ask = {.which = {"3", "6"},
+                         .profile = {&f->p, &f->p},
+                         .targets = targets,
+                         .n_targets = 1,
+                         .has_claim = 1,
+                         .claim = 0.9,
+                         .resamples_compare = 1000,
+                         .resamples_frontier = 1000,
+                         .seed = TC_BOOT_SEED};
+    tc_report_data d;
+    assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
+    assert_false(d.by_frontier);
+    assert_int_equal(tc_report_doc_write(&d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
+    char *md = NULL;
+    size_t len = 0;
+    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
+    /* compare 3 6 --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
+    tc_compare_result c;
+    memset(&c, 0, sizeof c);
+    tc_compare_opts o = {1000, TC_BOOT_SEED, 1, 0.9};
+    assert_int_equal(tc_compare_platform_load(f->st, "3", "A", &f->p, &c.a, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_compare_platform_load(f->st, "6", "B", &f->p, &c.b, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(tc_compare_prepare(&c, err, sizeof err), TC_OK);
+    assert_int_equal(tc_compare_finish(&c, &o, err, sizeof err), TC_OK);
+    json_t *cj = tc_report_compare_json(&c);
+    assert_int_equal(md_cell(md, "verdict", 1, cell, sizeof cell), 0);
+    assert_string_equal(
+        cell, json_string_value(json_object_get(json_object_get(cj, "claim"), "verdict")));
+    assert_int_equal(md_cell(md, "throughput B/A", 1, cell, sizeof cell), 0);
+    near(cell, jnum(cj, "confidence.throughput_ratio.point"));
+    assert_int_equal(md_cell(md, "cost per million tokens B/A", 1, cell, sizeof cell), 0);
+    near(cell, jnum(cj, "confidence.cost_ratio.point"));
+
+    json_decref(cj);
     tc_compare_result_free(&c);
     tc_report_data_free(&d);
     free(md);
@@ -271,6 +310,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(report_tables_equal_the_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(report_of_two_runs_has_compare_summary, setup, teardown),
         cmocka_unit_test(svg_made_inline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
