@@ -1,4 +1,5 @@
-/* The results store: one SQLite file that keeps every run and every raw
+/* The results store: one SQLite file (or, given a postgresql:// URL, a
+ * PostgreSQL database with the same tables: store_db.h) that keeps every run and every raw
  * request record, written as the run goes (one transaction per batch) and
  * read back by `runs`, `show` and `export`. The records are the truth: a
  * run's figures are computed from them, once when the run ends, and kept
@@ -76,6 +77,10 @@ const char *tc_store_path(const tc_store *s);
 /* Changes how long statements wait for a lock held by another connection
  * (TC_STORE_BUSY_TIMEOUT_MS after open). */
 void tc_store_set_busy_timeout(tc_store *s, int ms);
+
+/* 1 when the store is a PostgreSQL database (opened from a postgresql://
+ * URL), 0 for an SQLite file. */
+int tc_store_is_pg(const tc_store *s);
 
 /* Stores a new run with status "running" and fills info->id and
  * info->status; a created_wall_ns of 0 is set to now. Returns TC_OK or an

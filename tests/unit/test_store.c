@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <math.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +27,40 @@
 
 /* ---- fixtures ---- */
 
+/* Runs one statement on the server at url (CREATE/DROP DATABASE). */
+static void pg_admin(const char *url, const char *sql)
+{
+    PGconn *c = PQconnectdb(url);
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("TC_TEST_PG_URL: %s", PQerrorMessage(c));
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        fail_msg("%s: %s", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* url with its database name (the path after the authority) set to db. */
+static void pg_url_with_db(const char *url, const char *db, char *out, size_t len)
+{
+    const char *auth = strstr(url, "://");
+    assert_non_null(auth);
+    auth += 3;
+    const char *path = auth + strcspn(auth, "/?");
+    const char *rest = path + strcspn(path, "?");
+    snprintf(out, len, "%.*s/%s%s", (int)(path - url), url, db, rest);
+}
+
 typedef struct tmp {
     char dir[64];
-    char db[128]; /* dir/t.db */
+    char db[1024];            /* dir/t.db, or a PostgreSQL URL (setup_pg) */
+    char pg_name[64];         /* the database setup_pg created, "" for SQLite */
+    void (*fn)(void **state); /* setup_pg: the test to run */
 } tmp;
+
+typedef struct pg_case {
+    void (*fn)(void **state);
+} pg_case;
 
 static int setup(void **state)
 {
@@ -42,6 +73,38 @@ static int setup(void **state)
     return 0;
 }
 
+/* The same contract on PostgreSQL: each test gets a new database on the
+ * server at $TC_TEST_PG_URL (scripts/pg-test.sh starts one), dropped
+ * after it; without the variable the test is skipped. */
+static int setup_pg(void **state)
+{
+    const pg_case *c = *state;
+    const char *url = getenv("TC_TEST_PG_URL");
+    setup(state);
+    tmp *t = *state;
+    t->fn = c->fn;
+    if (!url || !url[0])
+        return 0; /* pg_test says skipped: `scripts/pg-test.sh ctest -R store` runs it */
+    static int n;
+    snprintf(t->pg_name, sizeof t->pg_name, "tc_store_%d_%d", (int)getpid(), ++n);
+    char sql[128];
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", t->pg_name);
+    pg_admin(url, sql);
+    pg_url_with_db(url, t->pg_name, t->db, sizeof t->db);
+    return 0;
+}
+
+/* Runs the test setup_pg was given, or says skipped without a server. */
+static void pg_test(void **state)
+{
+    tmp *t = *state;
+    if (!t->pg_name[0]) {
+        print_message("TC_TEST_PG_URL is not set: skipped (scripts/pg-test.sh sets it)\n");
+        skip();
+    }
+    t->fn(state);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
@@ -52,6 +115,11 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 static int teardown(void **state)
 {
     tmp *t = *state;
+    if (t->pg_name[0]) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", t->pg_name);
+        pg_admin(getenv("TC_TEST_PG_URL"), sql);
+    }
     chmod(t->dir, 0700);
     nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(t);
@@ -104,9 +172,25 @@ static tc_store *open_ok(const char *path, tc_store_mode mode)
     return s;
 }
 
+/* The integers of the first column of sql's first n rows, read through
+ * the store's own connection, whichever the back end. */
+static void query_ints(const char *target, const char *sql, int64_t *out, int n)
+{
+    tc_store *s = open_ok(target, TC_STORE_WRITE);
+    tc_db_stmt *st = NULL;
+    assert_int_equal(tc_db_prepare(s->db, sql, &st), TC_DB_OK);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(tc_db_step(st), TC_DB_ROW);
+        out[i] = tc_db_col_int64(st, 0);
+    }
+    tc_db_finalize(st);
+    tc_store_close(s);
+}
+
 /* What TC_SCHEMA_LOAD_SHAPE (5) added, taken away again: with it, a file
  * goes back to what version 4 wrote. */
 #define BACK_TO_V4                                                                                 \
+    "DROP INDEX runs_by_uuid; ALTER TABLE runs DROP COLUMN uuid;"                                  \
     "ALTER TABLE runs DROP COLUMN arrival; ALTER TABLE runs DROP COLUMN arrival_rate;"             \
     "ALTER TABLE runs DROP COLUMN arrival_burstiness; ALTER TABLE runs DROP COLUMN arrival_seed;"  \
     "ALTER TABLE runs DROP COLUMN max_concurrency; ALTER TABLE requests DROP COLUMN sched_ns;"     \
@@ -717,7 +801,7 @@ static void runs_round_trip_newest_first(void **state)
     assert_true(in[3].created_wall_ns > 1700000000LL * TC_NS_PER_S);
     tc_store_close(s);
     /* The writer leaves no -wal or -shm behind, and a reader makes none. */
-    char wal[300], shm[300];
+    char wal[1100], shm[1100];
     snprintf(wal, sizeof wal, "%s-wal", t->db);
     snprintf(shm, sizeof shm, "%s-shm", t->db);
     assert_false(exists(wal));
@@ -845,18 +929,12 @@ static void run_status_transitions(void **state)
                      TC_ERR_NOTFOUND);
     tc_store_close(s);
     /* The ended time is stored with the status. */
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND "
-                                        "ended_wall_ns >= created_wall_ns AND ended LIKE '%Z'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[1];
+    query_ints(t->db,
+               "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND ended_wall_ns >= "
+               "created_wall_ns AND ended LIKE '%Z'",
+               v, 1);
+    assert_int_equal(v[0], 3);
 }
 
 static void find_by_id_label_and_missing(void **state)
@@ -1193,18 +1271,10 @@ static void load_shape_round_trips(void **state)
     tc_store_free_requests(out, n);
     tc_store_close(s);
 
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT sched_ns IS NULL FROM requests ORDER BY seq", -1, &st, NULL),
-        SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[2];
+    query_ints(t->db, "SELECT sched_ns IS NULL FROM requests ORDER BY seq", v, 2);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(v[1], 0);
     free_records(r, 2);
 }
 
@@ -1255,17 +1325,11 @@ static void chunks_are_stored_compactly(void **state)
     make_record(&r, 0, 1000); /* 20 ms, then 1 ms gaps: 4 bytes and 3 bytes */
     assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_OK);
     tc_store_close(s);
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT length(chunks), n_chunks FROM requests", -1, &st, NULL),
-        SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4 + 999 * 3);
-    assert_int_equal(sqlite3_column_int(st, 1), 1000);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[1];
+    query_ints(t->db, "SELECT length(chunks) FROM requests", v, 1);
+    assert_int_equal(v[0], 4 + 999 * 3);
+    query_ints(t->db, "SELECT n_chunks FROM requests", v, 1);
+    assert_int_equal(v[0], 1000);
     tc_req_record_clear(&r);
 }
 
@@ -1347,11 +1411,12 @@ static void insert_speed(void **state)
     }
     int64_t ns = tc_mono_ns() - t0;
     tc_store_close(s);
-    struct stat st;
-    assert_int_equal(stat(t->db, &st), 0);
-    printf("store: %d records x %d chunks in batches of %d: %.1f ms (%.1f us/record), "
+    struct stat st = {0};
+    assert_true(t->pg_name[0] || stat(t->db, &st) == 0);
+    printf("store%s: %d records x %d chunks in batches of %d: %.1f ms (%.1f us/record), "
            "file %.1f MB\n",
-           TOTAL, CHUNKS, BATCH, ns / 1e6, ns / 1e3 / TOTAL, st.st_size / 1e6);
+           t->pg_name[0] ? " (PostgreSQL)" : "", TOTAL, CHUNKS, BATCH, ns / 1e6, ns / 1e3 / TOTAL,
+           st.st_size / 1e6);
     s = open_ok(t->db, TC_STORE_READ);
     int64_t t1 = tc_mono_ns();
     assert_int_equal(count_requests(s, run), TOTAL);
@@ -1362,6 +1427,13 @@ static void insert_speed(void **state)
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define PG(f)                                                                                      \
+    {                                                                                              \
+#f " (PostgreSQL)", pg_test, setup_pg, teardown, &(pg_case)                                \
+        {                                                                                          \
+            f                                                                                      \
+        }                                                                                          \
+    }
 
 int main(void)
 {
@@ -1393,6 +1465,17 @@ int main(void)
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
         T(insert_speed),
+        PG(runs_round_trip_newest_first),
+        PG(run_status_transitions),
+        PG(run_status_names_round_trip),
+        PG(group_starts_are_checked_and_stored_at_once),
+        PG(find_by_id_label_and_missing),
+        PG(figures_kept_by_version),
+        PG(requests_round_trip_every_field),
+        PG(load_shape_round_trips),
+        PG(chunks_are_stored_compactly),
+        PG(failed_batch_rolls_back_entirely),
+        PG(insert_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
