@@ -24,32 +24,9 @@
 #include "core/tc_time.h"
 #include "store/store.h"
 #include "store/store_internal.h"
+#include "pg_fixture.h"
 
 /* ---- fixtures ---- */
-
-/* Runs one statement on the server at url (CREATE/DROP DATABASE). */
-static void pg_admin(const char *url, const char *sql)
-{
-    PGconn *c = PQconnectdb(url);
-    if (PQstatus(c) != CONNECTION_OK)
-        fail_msg("TC_TEST_PG_URL: %s", PQerrorMessage(c));
-    PGresult *r = PQexec(c, sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        fail_msg("%s: %s", sql, PQresultErrorMessage(r));
-    PQclear(r);
-    PQfinish(c);
-}
-
-/* url with its database name (the path after the authority) set to db. */
-static void pg_url_with_db(const char *url, const char *db, char *out, size_t len)
-{
-    const char *auth = strstr(url, "://");
-    assert_non_null(auth);
-    auth += 3;
-    const char *path = auth + strcspn(auth, "/?");
-    const char *rest = path + strcspn(path, "?");
-    snprintf(out, len, "%.*s/%s%s", (int)(path - url), url, db, rest);
-}
 
 typedef struct tmp {
     char dir[64];
@@ -79,18 +56,12 @@ static int setup(void **state)
 static int setup_pg(void **state)
 {
     const pg_case *c = *state;
-    const char *url = getenv("TC_TEST_PG_URL");
     setup(state);
     tmp *t = *state;
     t->fn = c->fn;
-    if (!url || !url[0])
+    if (!getenv("TC_TEST_PG_URL") || !getenv("TC_TEST_PG_URL")[0])
         return 0; /* pg_test says skipped: `scripts/pg-test.sh ctest -R store` runs it */
-    static int n;
-    snprintf(t->pg_name, sizeof t->pg_name, "tc_store_%d_%d", (int)getpid(), ++n);
-    char sql[128];
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", t->pg_name);
-    pg_admin(url, sql);
-    pg_url_with_db(url, t->pg_name, t->db, sizeof t->db);
+    pg_new_db(t->db, sizeof t->db, t->pg_name, sizeof t->pg_name);
     return 0;
 }
 
@@ -98,7 +69,7 @@ static int setup_pg(void **state)
 static void pg_test(void **state)
 {
     tmp *t = *state;
-    if (!t->pg_name[0]) {
+    if (!t->pg_name[0] && !pg_available()) {
         print_message("TC_TEST_PG_URL is not set: skipped (scripts/pg-test.sh sets it)\n");
         skip();
     }
@@ -115,11 +86,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 static int teardown(void **state)
 {
     tmp *t = *state;
-    if (t->pg_name[0]) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", t->pg_name);
-        pg_admin(getenv("TC_TEST_PG_URL"), sql);
-    }
+    if (t->pg_name[0])
+        pg_drop_db(t->pg_name);
     chmod(t->dir, 0700);
     nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(t);
