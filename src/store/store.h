@@ -233,4 +233,24 @@ TC_MUST_CHECK tc_err tc_store_set_workload(tc_store *s, int64_t run_id, const tc
 TC_MUST_CHECK tc_err tc_store_get_workload(tc_store *s, int64_t run_id, tc_run_workload *w,
                                            int *found, char *err, size_t errlen);
 
+/* ---- import (truecost import) ----------------------------------------- */
+
+typedef struct tc_store_import_stats {
+    size_t seen;      /* runs in the source */
+    size_t copied;    /* copied now */
+    size_t present;   /* already in the target (same uuid): left alone */
+    size_t running;   /* still running in the source: left for a later import */
+    int64_t requests; /* request records copied */
+    int64_t samples;  /* telemetry samples copied */
+} tc_store_import_stats;
+
+/* Copies every finished run of src that dst lacks (runs are known by their
+ * uuid, so importing twice adds nothing) with its requests, chunks,
+ * devices, samples, fingerprint, workload and stored figures, its label,
+ * group and status. Each run is one transaction of dst and gets a new id
+ * there. Runs still running are left for a later import. src may be
+ * opened read-only; dst must be writable. */
+TC_MUST_CHECK tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stats,
+                                     char *err, size_t errlen);
+
 #endif

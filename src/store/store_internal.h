@@ -32,6 +32,10 @@ typedef enum store_stmt {
     ST_FIG_MISSING,
     ST_WL_SET,
     ST_WL_GET,
+    ST_IMP_HAS_UUID,
+    ST_IMP_ENDED,
+    ST_IMP_SET_END,
+    ST_IMP_FIGURES,
     ST_COUNT
 } store_stmt;
 
@@ -113,6 +117,16 @@ void tc_store_rollback(tc_store *s);
 /* Inserts item i (i = 0..n-1) of a batch for run_id. */
 typedef tc_err (*tc_store_insert_fn)(tc_store *s, int64_t run_id, size_t i, const void *items,
                                      char *err, size_t errlen);
+
+/* The insert functions behind tc_store_add_requests, _add_devices and
+ * _add_samples, for a caller that holds its own transaction (import):
+ * items is an array of tc_req_record, tc_run_device or tc_run_sample. */
+TC_MUST_CHECK tc_err tc_store_insert_request(tc_store *s, int64_t run_id, size_t i,
+                                             const void *items, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_insert_device(tc_store *s, int64_t run_id, size_t i,
+                                            const void *items, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_insert_sample(tc_store *s, int64_t run_id, size_t i,
+                                            const void *items, char *err, size_t errlen);
 
 /* Stores a whole batch in one transaction, all or nothing: refuses a
  * read-only store, does nothing for n == 0, rolls back on any failure. */

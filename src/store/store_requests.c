@@ -127,8 +127,8 @@ static tc_err insert_failed(tc_store *s, int rc, int64_t run_id, int64_t seq, ch
     return tc_store_sql_fail(s, rc, "storing requests", err, errlen);
 }
 
-static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
-                         size_t errlen)
+tc_err tc_store_insert_request(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
+                               size_t errlen)
 {
     const tc_req_record *r = (const tc_req_record *)items + i;
     static const char sql[] =
@@ -158,7 +158,7 @@ static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *item
 tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
                              char *err, size_t errlen)
 {
-    return tc_store_insert_batch(s, run_id, recs, n, insert_one, err, errlen);
+    return tc_store_insert_batch(s, run_id, recs, n, tc_store_insert_request, err, errlen);
 }
 
 /* A REAL column; NULL (how SQLite stores a NaN) reads as NaN. */

@@ -13,8 +13,8 @@ static tc_err writable(tc_store *s, char *err, size_t errlen)
     return TC_OK;
 }
 
-static tc_err insert_device(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
-                            size_t errlen)
+tc_err tc_store_insert_device(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
+                              size_t errlen)
 {
     const tc_run_device *d = (const tc_run_device *)items + i;
     static const char sql[] = "INSERT INTO devices (run_id, device, backend, kind, name, ident, "
@@ -40,12 +40,12 @@ static tc_err insert_device(tc_store *s, int64_t run_id, size_t i, const void *i
 tc_err tc_store_add_devices(tc_store *s, int64_t run_id, const tc_run_device *devs, int n,
                             char *err, size_t errlen)
 {
-    return tc_store_insert_batch(s, run_id, devs, (size_t)(n > 0 ? n : 0), insert_device, err,
-                                 errlen);
+    return tc_store_insert_batch(s, run_id, devs, (size_t)(n > 0 ? n : 0), tc_store_insert_device,
+                                 err, errlen);
 }
 
-static tc_err insert_sample(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
-                            size_t errlen)
+tc_err tc_store_insert_sample(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
+                              size_t errlen)
 {
     const tc_run_sample *r = (const tc_run_sample *)items + i;
     static const char sql[] = "INSERT INTO samples (run_id, device, t_ns, valid, power_mw, "
@@ -82,7 +82,7 @@ static tc_err insert_sample(tc_store *s, int64_t run_id, size_t i, const void *i
 tc_err tc_store_add_samples(tc_store *s, int64_t run_id, const tc_run_sample *samples, size_t n,
                             char *err, size_t errlen)
 {
-    return tc_store_insert_batch(s, run_id, samples, n, insert_sample, err, errlen);
+    return tc_store_insert_batch(s, run_id, samples, n, tc_store_insert_sample, err, errlen);
 }
 
 static void copy_col(tc_db_stmt *st, int c, char *out, size_t len)

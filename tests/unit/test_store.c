@@ -1394,6 +1394,144 @@ static void insert_speed(void **state)
     free(r);
 }
 
+/* ---- import ---- */
+
+/* A source store with two finished runs (one in a group, with telemetry,
+ * fingerprint, workload and figures) and one still running. */
+static void fill_source(const char *path, tc_req_record rec[5])
+{
+    tc_store *s = open_ok(path, TC_STORE_WRITE);
+    char err[512];
+    tc_run_info a = sample_run("alpha");
+    snprintf(a.group, sizeof a.group, "g");
+    assert_int_equal(tc_store_run_begin(s, &a, err, sizeof err), TC_OK);
+    varied_records(rec);
+    for (int i = 0; i < 5; i++) /* one fills its detail to the brim: compare as stored */
+        rec[i].error_detail[sizeof rec[i].error_detail - 1] = '\0';
+    assert_int_equal(tc_store_add_requests(s, a.id, rec, 5, err, sizeof err), TC_OK);
+    tc_run_device dev = {.info = {.kind = TC_TELEM_GPU, .name = "G0"}, .backend = "nvml"};
+    tc_run_sample smp[2] = {{0, {.mono_ns = 10, .valid = TC_TF_POWER, .power_mw = 250000}},
+                            {0, {.mono_ns = 20, .valid = TC_TF_POWER, .power_mw = 260000}}};
+    assert_int_equal(tc_store_add_devices(s, a.id, &dev, 1, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_add_samples(s, a.id, smp, 2, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_set_fingerprint(s, a.id, "{\"os\":1}", err, sizeof err), TC_OK);
+    tc_run_workload w = {.seed = 7, .isl_min = 10, .isl = 20, .osl = 30, .tokens_per_word = 1.3};
+    snprintf(w.calibration, sizeof w.calibration, "c");
+    assert_int_equal(tc_store_set_workload(s, a.id, &w, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_set_figures(s, a.id, 3, "{\"f\":3}", err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_finish(s, a.id, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    int64_t b = begin_run(s, "beta");
+    assert_int_equal(tc_store_run_finish(s, b, TC_RUN_INTERRUPTED, err, sizeof err), TC_OK);
+    (void)begin_run(s, "still-running");
+    tc_store_close(s);
+}
+
+/* Imports src into dst and checks the counts. */
+static void import_ok(const char *dst_path, const char *src_path, size_t copied, size_t present)
+{
+    char err[1024] = "";
+    tc_store *dst = open_ok(dst_path, TC_STORE_WRITE), *src = open_ok(src_path, TC_STORE_READ);
+    tc_store_import_stats st;
+    if (tc_store_import(dst, src, &st, err, sizeof err) != TC_OK)
+        fail_msg("import: %s", err);
+    assert_int_equal(st.seen, 3);
+    assert_int_equal(st.running, 1);
+    assert_int_equal(st.copied, copied);
+    assert_int_equal(st.present, present);
+    tc_store_close(src);
+    tc_store_close(dst);
+}
+
+/* What fill_source stored, found again in dst under new ids. */
+static void assert_imported(const char *path, const tc_req_record rec[5])
+{
+    char err[512];
+    tc_store *s = open_ok(path, TC_STORE_READ);
+    tc_run_info a, b;
+    assert_int_equal(tc_store_find_run(s, "alpha", &a, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_find_run(s, "beta", &b, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_find_run(s, "still-running", &b, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_int_equal(tc_store_find_run(s, "beta", &b, err, sizeof err), TC_OK);
+    assert_int_equal(a.status, TC_RUN_COMPLETE);
+    assert_int_equal(b.status, TC_RUN_INTERRUPTED);
+    assert_true(b.id > a.id); /* in the source's order */
+    assert_string_equal(a.group, "g");
+    assert_int_equal(a.created_wall_ns, 1795966314123456789LL);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(s, a.id, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        assert_record_equal(&out[i], &rec[i]);
+    tc_store_free_requests(out, n);
+    tc_run_device *d;
+    tc_run_sample *smp;
+    int nd;
+    size_t ns;
+    assert_int_equal(tc_store_load_telemetry(s, a.id, &d, &nd, &smp, &ns, err, sizeof err), TC_OK);
+    assert_int_equal(nd, 1);
+    assert_int_equal(ns, 2);
+    assert_int_equal(smp[1].s.power_mw, 260000);
+    free(d);
+    free(smp);
+    char *json = NULL;
+    assert_int_equal(tc_store_get_fingerprint(s, a.id, &json, err, sizeof err), TC_OK);
+    assert_string_equal(json, "{\"os\":1}");
+    free(json);
+    assert_int_equal(tc_store_get_figures(s, a.id, 3, &json, err, sizeof err), TC_OK);
+    assert_string_equal(json, "{\"f\":3}");
+    free(json);
+    tc_run_workload w;
+    int found = 0;
+    assert_int_equal(tc_store_get_workload(s, a.id, &w, &found, err, sizeof err), TC_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(w.osl, 30);
+    tc_store_close(s);
+}
+
+/* Runs from another store land under new ids beside the target's own,
+ * with everything they had; a second import adds nothing. The target is
+ * t->db (SQLite, or PostgreSQL in the PG variant, which also imports
+ * back from PostgreSQL into a new SQLite file). */
+static void import_copies_each_run_once(void **state)
+{
+    tmp *t = *state;
+    char src[128], back[128];
+    snprintf(src, sizeof src, "%s/src.db", t->dir);
+    snprintf(back, sizeof back, "%s/back.db", t->dir);
+    tc_req_record rec[5];
+    fill_source(src, rec);
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    (void)begin_run(s, "own"); /* takes id 1, which the source's first run has too */
+    tc_store_close(s);
+
+    import_ok(t->db, src, 2, 0);
+    assert_imported(t->db, rec);
+    import_ok(t->db, src, 0, 2); /* the same file again: nothing added */
+    s = open_ok(t->db, TC_STORE_READ);
+    tc_run_info *runs;
+    size_t n;
+    char err[512];
+    assert_int_equal(tc_store_list_runs(s, &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 3);
+    free(runs);
+    tc_store_close(s);
+    if (t->pg_name[0]) { /* and out of PostgreSQL again */
+        tc_store *b = open_ok(back, TC_STORE_WRITE);
+        tc_store_close(b);
+        char err2[1024];
+        tc_store *dst = open_ok(back, TC_STORE_WRITE), *from = open_ok(t->db, TC_STORE_READ);
+        tc_store_import_stats st;
+        if (tc_store_import(dst, from, &st, err2, sizeof err2) != TC_OK)
+            fail_msg("import back: %s", err2);
+        assert_int_equal(st.copied, 2);
+        tc_store_close(from);
+        tc_store_close(dst);
+        assert_imported(back, rec);
+    }
+    free_records(rec, 5);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define PG(f)                                                                                      \
     {                                                                                              \
@@ -1433,6 +1571,8 @@ int main(void)
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
         T(insert_speed),
+        T(import_copies_each_run_once),
+        PG(import_copies_each_run_once),
         PG(runs_round_trip_newest_first),
         PG(run_status_transitions),
         PG(run_status_names_round_trip),
