@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep runs show export import cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -19,6 +19,7 @@ _truecost_options() {
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
+    import) echo "--db --json --help" ;;
     cost) echo "--profile --json --db --help" ;;
     compare)
         echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --json --db --help" ;;
