@@ -153,15 +153,21 @@ static tc_err query_int(tc_store *s, const char *sql, int *out, char *err, size_
                : tc_store_sql_fail(s, rc, "reading the schema version", err, errlen);
 }
 
+#define TABLE_EXISTS(name)                                                                         \
+    "SELECT count(*) FROM pg_catalog.pg_class WHERE relname = '" name "' AND relnamespace = "      \
+    "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())"
+
 /* The database's truecost version: 0 when it has no truecost tables;
  * refuses one with a `runs` table that is not ours, and a newer one. */
 static tc_err read_version(tc_store *s, int *version, char *err, size_t errlen)
 {
+    /* pg_class read as a table (a fresh snapshot each statement), not
+     * through to_regclass: the catalog cache may not yet see a table that
+     * another host created while this one waited for the lock. */
     int ours = 0, runs = 0;
-    tc_err e = query_int(s, "SELECT (to_regclass('truecost_schema') IS NOT NULL)::int", &ours, err,
-                         errlen);
+    tc_err e = query_int(s, TABLE_EXISTS("truecost_schema"), &ours, err, errlen);
     if (e == TC_OK)
-        e = query_int(s, "SELECT (to_regclass('runs') IS NOT NULL)::int", &runs, err, errlen);
+        e = query_int(s, TABLE_EXISTS("runs"), &runs, err, errlen);
     *version = 0;
     if (e == TC_OK && ours)
         e = query_int(s, "SELECT max(version) FROM truecost_schema", version, err, errlen);
@@ -211,13 +217,14 @@ tc_err tc_store_schema_prepare_pg(tc_store *s, char *err, size_t errlen)
                        "internal: the PostgreSQL schema (%d) lags SQLite's (%d)", N_MIGRATIONS,
                        tc_store_schema_version());
     int version = 0;
-    tc_err e = read_version(s, &version, err, errlen);
-    if (e != TC_OK || s->mode == TC_STORE_READ) {
+    tc_err e = TC_OK;
+    if (s->mode == TC_STORE_READ) {
+        e = read_version(s, &version, err, errlen);
         s->version = version;
         return e;
     }
-    /* Read again under the lock: another host may have created or
-     * migrated it since the first look. */
+    /* A writer looks only under the lock: another host may be creating
+     * or migrating the tables at this moment. */
     e = tc_store_begin_exclusive(s, err, errlen);
     if (e == TC_OK)
         e = read_version(s, &version, err, errlen);
