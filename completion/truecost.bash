@@ -12,7 +12,8 @@ _truecost_options() {
     run)
         echo "--model --api -n --requests --duration --warmup -c --concurrency --rate --arrival
               --burstiness --max-concurrency --max-tokens --prompt --prompts --isl --isl-range
-              --osl --workload --seed --slo --label --repeat --db --json --no-progress --api-key-env
+              --osl --workload --seed --slo --label --repeat --shard --start-at --db --json
+              --no-progress --api-key-env
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;

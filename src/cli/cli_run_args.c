@@ -233,6 +233,16 @@ static int check_shard(run_args *a)
                      i, n);
         return -1;
     }
+    /* Every shard needs a request and (closed loop) a slot in flight. */
+    if ((a->duration_s <= 0 && a->requests < n) || (a->rate <= 0 && a->concurrency < n) ||
+        (a->max_concurrency && a->max_concurrency < n)) {
+        tc_cli_error(
+            "run: --shard %d/%d: the workload is too small to split %d ways (each "
+            "shard needs a request and a slot in flight): give -n, -c and --max-concurrency of %d "
+            "or more",
+            i, n, n, n);
+        return -1;
+    }
     a->shard_i = i;
     a->shard_n = n;
     /* This process's share: requests, the closed loop's in-flight count,
@@ -247,13 +257,6 @@ static int check_shard(run_args *a)
             a->max_concurrency = tc_measure_shard_share(a->max_concurrency, i, n);
     } else {
         a->concurrency = tc_measure_shard_share(a->concurrency, i, n);
-    }
-    if ((a->duration_s <= 0 && a->requests < 1) || (a->rate <= 0 && a->concurrency < 1) ||
-        (a->rate > 0 && a->max_concurrency < 0)) {
-        tc_cli_error("run: --shard %d/%d: the workload is too small to split %d ways (each "
-                     "shard needs a request and a slot in flight): give more -n and -c",
-                     i, n, n);
-        return -1;
     }
     return 0;
 }

@@ -102,3 +102,63 @@ test('a password in a postgresql:// URL is never printed', async () => {
     assert.match(r.stderr, /alice:\*\*\*@127\.0\.0\.1/);
   }
 });
+
+const pick = (doc) => ({
+  completed: doc.requests.completed,
+  output_tokens_per_s: doc.throughput.output_tokens_per_s,
+  requests_per_s: doc.throughput.requests_per_s,
+  ttft_p50: doc.metrics.ttft_ms.p50,
+  tpot_p50: doc.metrics.tpot_ms.p50,
+  itl_p50: doc.metrics.itl_ms.p50,
+  e2e_p50: doc.metrics.e2e_ms.p50,
+  e2e_mean: doc.metrics.e2e_ms.mean,
+});
+
+test('4 shards on loopback into PostgreSQL merge into the figures of one process within 3%', { skip: needPg }, async (t) => {
+  const sc = testScope(t, 'truecost-shards-');
+  const dir = sc.dir();
+  const sim = await sc.sim(['--ttft-ms', '20', '--decode-tps', '200']);
+  const pg = pgDb(t);
+  const load = ['-n', '64', '-c', '8', '--max-tokens', '32', '--telemetry', 'none', '--no-progress'];
+  const single = path.join(dir, 'single.db');
+  await ok(['run', sim.url, ...load, '--db', single, '--label', 'one']);
+  const at = new Date(Date.now() + 3000).toISOString(); // 2026-12-01T10:00:00.123Z
+  const shards = await Promise.all(
+    [1, 2, 3, 4].map((i) => runCli(['run', sim.url, ...load, '--db', pg, '--label', 'fleet', '--shard', `${i}/4`, '--start-at', at, '--json'], { timeoutMs: 60_000 })),
+  );
+  for (const r of shards) assert.equal(r.code, 0, r.stderr);
+  const parts = shards.map((r) => JSON.parse(r.stdout));
+  assert.deepEqual(parts.map((p) => p.requests.measured), [16, 16, 16, 16]);
+  assert.deepEqual(parts.map((p) => p.run.concurrency), [2, 2, 2, 2]);
+  // a shard that started late would stretch the merged window and lower
+  // its throughput: the 3% below holds only when they started together
+  const merged = await showJson(pg, 'fleet');
+  assert.equal(merged.run.concurrency, 8);
+  assert.equal(merged.requests.measured, 64);
+  const a = pick(await showJson(single, 'one'));
+  const b = pick(merged);
+  assert.equal(b.completed, a.completed);
+  for (const k of Object.keys(a)) {
+    const rel = Math.abs(b[k] - a[k]) / Math.abs(a[k]);
+    assert.ok(rel <= 0.03, `${k}: merged ${b[k]} vs one process ${a[k]} (${(rel * 100).toFixed(2)}% apart)`);
+  }
+  // the text names the merge; one shard is still a run of its own
+  const text = (await ok(['show', 'fleet', '--db', pg])).stdout;
+  assert.match(text, /4 shards of one workload, merged/);
+  const one = await showJson(pg, String(parts[0].run.id));
+  assert.equal(one.requests.measured, 16);
+});
+
+test('--shard and --start-at usage errors are found before anything is sent', async () => {
+  for (const [args, re] of [
+    [['--shard', '5/4', '--label', 'x'], /--shard '5\/4': expected I\/N/],
+    [['--shard', '1/4'], /--shard needs --label/],
+    [['--shard', '1/4', '--label', 'x', '-c', '2'], /too small to split 4 ways/],
+    [['--start-at', 'tomorrow'], /--start-at 'tomorrow': expected a UTC time/],
+    [['--start-at', '2026-13-01T00:00:00Z'], /--start-at/],
+  ]) {
+    const r = await runCli(['run', 'http://127.0.0.1:9', ...args, '--no-progress', '--db', '/nonexistent/x.db']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, re);
+  }
+});
