@@ -350,14 +350,24 @@ tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, siz
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if (n == 0)
         return TC_OK;
-    tc_err e = tc_store_begin(s, err, errlen);
-    for (size_t i = 0; e == TC_OK && i < n; i++)
-        e = insert(s, run_id, i, items, err, errlen);
-    if (e == TC_OK)
-        e = tc_store_commit(s, err, errlen);
-    if (e != TC_OK)
-        tc_store_rollback(s);
-    return e;
+    /* PostgreSQL: the inserts go as one pipeline, a round trip a batch; a
+     * batch refused there is tried once more row by row, so the message
+     * names the request at fault as SQLite's does. */
+    int pipelined = tc_db_kind_of(s->db) == TC_DB_PG;
+    for (;;) {
+        if (pipelined)
+            tc_db_defer_writes(s->db);
+        tc_err e = tc_store_begin(s, err, errlen);
+        for (size_t i = 0; e == TC_OK && i < n; i++)
+            e = insert(s, run_id, i, items, err, errlen);
+        if (e == TC_OK)
+            e = tc_store_commit(s, err, errlen);
+        if (e != TC_OK)
+            tc_store_rollback(s);
+        if (e == TC_OK || !pipelined)
+            return e;
+        pipelined = 0;
+    }
 }
 
 void tc_store_rollback(tc_store *s)

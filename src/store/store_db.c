@@ -86,6 +86,12 @@ int tc_db_in_transaction(tc_db *db)
     return db->ops->in_transaction(db);
 }
 
+void tc_db_defer_writes(tc_db *db)
+{
+    if (db->ops->defer_writes)
+        db->ops->defer_writes(db);
+}
+
 int64_t tc_db_changes(tc_db *db)
 {
     return db->ops->changes(db);

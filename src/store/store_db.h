@@ -62,6 +62,13 @@ int tc_db_begin(tc_db *db);
 int tc_db_commit(tc_db *db);
 void tc_db_rollback(tc_db *db);
 int tc_db_in_transaction(tc_db *db);
+/* For the next transaction only (tc_db_begin .. commit or rollback):
+ * INSERTs without RETURNING may be sent without waiting for each answer
+ * (PostgreSQL's pipeline mode: one round trip per batch, not per row), so
+ * their errors come at commit, which then rolls back and returns the first
+ * one. SQLite ignores it. */
+void tc_db_defer_writes(tc_db *db);
+
 /* Rows changed by the last INSERT, UPDATE or DELETE. */
 int64_t tc_db_changes(tc_db *db);
 
@@ -102,6 +109,7 @@ typedef struct tc_db_ops {
     void (*rollback)(tc_db *db);
     int (*in_transaction)(tc_db *db);
     int64_t (*changes)(tc_db *db);
+    void (*defer_writes)(tc_db *db);
     int (*prepare)(tc_db *db, const char *sql, tc_db_stmt **out);
     void (*finalize)(tc_db_stmt *st);
     void (*reset)(tc_db_stmt *st);

@@ -18,7 +18,14 @@ typedef struct pg_db {
     int next_name;
     int64_t changes;
     char msg[512];
+    /* Pipeline mode (tc_db_defer_writes): asked for the next transaction,
+     * on, inserts sent and not yet answered, the first error among them. */
+    int defer, in_pipe, pending, pipe_rc;
 } pg_db;
+
+/* Inserts sent before their answers are read: enough to fill the
+ * network's buffers without ever blocking on them. */
+#define PG_PIPE_MAX 256
 
 /* One parameter: short values sit in buf, longer text in heap. */
 typedef struct pg_param {
@@ -38,7 +45,8 @@ typedef struct pg_stmt {
     pg_param *params;
     const char **vals;
     int *lens, *fmts;
-    PGresult *res; /* NULL until the first step */
+    int deferrable; /* an INSERT without RETURNING: may go into a pipeline */
+    PGresult *res;  /* NULL until the first step */
     int row, n_rows;
     uint8_t *blob; /* a decoded bytea column of the current row */
     size_t blob_len, blob_cap;
@@ -88,9 +96,60 @@ static int fail_res(pg_db *db, PGresult *res)
     return TC_DB_ERROR;
 }
 
+/* Reads the answers to everything sent in the pipeline up to a sync
+ * point; keeps the first error in db->pipe_rc (and its message). */
+static void pipe_drain(pg_db *db)
+{
+    if (!db->in_pipe || PQpipelineSync(db->conn) != 1) {
+        if (db->in_pipe && !db->pipe_rc)
+            db->pipe_rc = fail_res(db, NULL);
+        return;
+    }
+    for (int nulls = 0;;) {
+        PGresult *res = PQgetResult(db->conn);
+        if (!res) { /* the end of one query's results; two in a row: nothing more */
+            if (++nulls >= 2 || PQstatus(db->conn) == CONNECTION_BAD)
+                break;
+            continue;
+        }
+        nulls = 0;
+        ExecStatusType s = PQresultStatus(res);
+        if (s == PGRES_PIPELINE_SYNC) {
+            PQclear(res);
+            break;
+        }
+        if (s == PGRES_FATAL_ERROR && !db->pipe_rc)
+            db->pipe_rc = fail_res(db, res);
+        if (s == PGRES_FATAL_ERROR && PQstatus(db->conn) == CONNECTION_BAD) {
+            PQclear(res);
+            break;
+        }
+        PQclear(res);
+    }
+    db->pending = 0;
+}
+
+/* Leaves pipeline mode (reading what is pending); the first error of the
+ * pipelined inserts, or TC_DB_OK. */
+static int pipe_end(pg_db *db)
+{
+    db->defer = 0;
+    if (!db->in_pipe)
+        return TC_DB_OK;
+    pipe_drain(db);
+    PQexitPipelineMode(db->conn);
+    db->in_pipe = 0;
+    int rc = db->pipe_rc;
+    db->pipe_rc = TC_DB_OK;
+    return rc;
+}
+
 static int pg_exec(tc_db *d, const char *sql)
 {
     pg_db *db = (pg_db *)d;
+    int prc = pipe_end(db); /* PQexec runs outside pipeline mode */
+    if (prc != TC_DB_OK)
+        return prc;
     PGresult *res = PQexec(db->conn, sql);
     ExecStatusType s = PQresultStatus(res);
     int rc = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK ? TC_DB_OK : fail_res(db, res);
@@ -144,14 +203,35 @@ static int pg_in_transaction(tc_db *d)
     return PQtransactionStatus(((pg_db *)d)->conn) != PQTRANS_IDLE;
 }
 
+static void pg_defer_writes(tc_db *d)
+{
+    ((pg_db *)d)->defer = 1;
+}
+
 static int pg_begin(tc_db *d)
 {
-    return pg_exec(d, "BEGIN");
+    pg_db *db = (pg_db *)d;
+    int defer = db->defer;
+    int rc = pg_exec(d, "BEGIN");
+    if (rc == TC_DB_OK && defer && PQenterPipelineMode(db->conn) == 1) {
+        db->in_pipe = 1;
+        db->pipe_rc = TC_DB_OK;
+        db->pending = 0;
+    }
+    return rc;
 }
 
 static int pg_commit(tc_db *d)
 {
     pg_db *db = (pg_db *)d;
+    int prc = pipe_end(db);
+    if (prc != TC_DB_OK) {
+        char keep[sizeof db->msg];
+        memcpy(keep, db->msg, sizeof keep); /* the rollback's own message must not hide it */
+        (void)pg_exec(d, "ROLLBACK");
+        memcpy(db->msg, keep, sizeof keep);
+        return prc;
+    }
     PGresult *res = PQexec(db->conn, "COMMIT");
     int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? TC_DB_OK : fail_res(db, res);
     /* COMMIT of a transaction that failed answers ROLLBACK, not an error. */
@@ -165,6 +245,7 @@ static int pg_commit(tc_db *d)
 
 static void pg_rollback(tc_db *d)
 {
+    (void)pipe_end((pg_db *)d);
     if (pg_in_transaction(d))
         (void)pg_exec(d, "ROLLBACK");
 }
@@ -221,6 +302,7 @@ static int pg_prepare(tc_db *d, const char *sql, tc_db_stmt **out)
     st->db = db;
     st->n_params = n;
     st->blob_row = -1;
+    st->deferrable = strncmp(sql, "INSERT", 6) == 0 && !strstr(sql, "RETURNING");
     snprintf(st->name, sizeof st->name, "s%d", ++db->next_name);
     PGresult *res = PQprepare(db->conn, st->name, text, 0, NULL);
     free(text);
@@ -263,6 +345,7 @@ static void pg_finalize(tc_db_stmt *s)
 {
     pg_stmt *st = (pg_stmt *)s;
     pg_reset(s);
+    (void)pipe_end(st->db);
     /* The server drops the statement with the connection; a long-lived
      * one would gather them, so deallocate now. */
     char sql[40];
@@ -438,6 +521,24 @@ static int pg_bind_null(tc_db_stmt *s, int i)
     return TC_DB_OK;
 }
 
+/* In a pipeline: sends the insert and answers DONE at once; its error,
+ * if any, comes at commit. */
+static int pipe_send(pg_stmt *st)
+{
+    pg_db *db = st->db;
+    if (db->pipe_rc != TC_DB_OK) /* the transaction has failed already: send no more */
+        return TC_DB_DONE;
+    if (PQsendQueryPrepared(db->conn, st->name, st->n_params, st->vals, st->lens, st->fmts, 0) !=
+        1) {
+        db->pipe_rc = fail_res(db, NULL);
+        return TC_DB_DONE;
+    }
+    db->changes = 1;
+    if (++db->pending >= PG_PIPE_MAX)
+        pipe_drain(db);
+    return TC_DB_DONE;
+}
+
 static int pg_step(tc_db_stmt *s)
 {
     pg_stmt *st = (pg_stmt *)s;
@@ -446,6 +547,13 @@ static int pg_step(tc_db_stmt *s)
             st->vals[i] = st->params[i].val;
             st->lens[i] = st->params[i].len;
             st->fmts[i] = st->params[i].fmt;
+        }
+        if (st->db->in_pipe && st->deferrable)
+            return pipe_send(st);
+        if (st->db->in_pipe) { /* a statement that answers: out of the pipeline first */
+            int prc = pipe_end(st->db);
+            if (prc != TC_DB_OK)
+                return prc;
         }
         st->res =
             PQexecPrepared(st->db->conn, st->name, st->n_params, st->vals, st->lens, st->fmts, 0);
@@ -615,6 +723,7 @@ static const tc_db_ops pg_ops = {
     .rollback = pg_rollback,
     .in_transaction = pg_in_transaction,
     .changes = pg_changes,
+    .defer_writes = pg_defer_writes,
     .prepare = pg_prepare,
     .finalize = pg_finalize,
     .reset = pg_reset,
