@@ -92,6 +92,51 @@ void tc_db_defer_writes(tc_db *db)
         db->ops->defer_writes(db);
 }
 
+int tc_db_can_copy(const tc_db *db)
+{
+    return db->ops->copy_begin != NULL;
+}
+
+int tc_db_copy_begin(tc_db *db, const char *sql)
+{
+    return db->ops->copy_begin ? db->ops->copy_begin(db, sql) : TC_DB_ERROR;
+}
+
+int tc_db_copy_row(tc_db *db, int fields)
+{
+    return db->ops->copy_row(db, fields);
+}
+
+int tc_db_copy_int64(tc_db *db, int64_t v)
+{
+    return db->ops->copy_int64(db, v);
+}
+
+int tc_db_copy_double(tc_db *db, double v)
+{
+    return db->ops->copy_double(db, v);
+}
+
+int tc_db_copy_text(tc_db *db, const char *v, size_t len)
+{
+    return db->ops->copy_text(db, v, len);
+}
+
+int tc_db_copy_blob(tc_db *db, const void *v, size_t len)
+{
+    return db->ops->copy_blob(db, v, len);
+}
+
+int tc_db_copy_null(tc_db *db)
+{
+    return db->ops->copy_null(db);
+}
+
+int tc_db_copy_end(tc_db *db, int ok)
+{
+    return db->ops->copy_end(db, ok);
+}
+
 int64_t tc_db_changes(tc_db *db)
 {
     return db->ops->changes(db);

@@ -69,6 +69,22 @@ int tc_db_in_transaction(tc_db *db);
  * one. SQLite ignores it. */
 void tc_db_defer_writes(tc_db *db);
 
+/* Bulk loading (PostgreSQL's COPY FROM STDIN in binary; SQLite has none:
+ * tc_db_can_copy 0): copy_begin with "COPY table (cols) FROM STDIN (FORMAT
+ * binary)", then per row copy_row(fields) and one value per field in the
+ * columns' types (int64 for BIGINT, double for DOUBLE PRECISION, text,
+ * blob for BYTEA, null), then copy_end(ok) (ok 0 abandons it). Inside a
+ * transaction; an error (a UNIQUE clash...) comes at copy_end. */
+int tc_db_can_copy(const tc_db *db);
+int tc_db_copy_begin(tc_db *db, const char *sql);
+int tc_db_copy_row(tc_db *db, int fields);
+int tc_db_copy_int64(tc_db *db, int64_t v);
+int tc_db_copy_double(tc_db *db, double v);
+int tc_db_copy_text(tc_db *db, const char *v, size_t len);
+int tc_db_copy_blob(tc_db *db, const void *v, size_t len);
+int tc_db_copy_null(tc_db *db);
+int tc_db_copy_end(tc_db *db, int ok);
+
 /* Rows changed by the last INSERT, UPDATE or DELETE. */
 int64_t tc_db_changes(tc_db *db);
 
@@ -110,6 +126,14 @@ typedef struct tc_db_ops {
     int (*in_transaction)(tc_db *db);
     int64_t (*changes)(tc_db *db);
     void (*defer_writes)(tc_db *db);
+    int (*copy_begin)(tc_db *db, const char *sql);
+    int (*copy_row)(tc_db *db, int fields);
+    int (*copy_int64)(tc_db *db, int64_t v);
+    int (*copy_double)(tc_db *db, double v);
+    int (*copy_text)(tc_db *db, const char *v, size_t len);
+    int (*copy_blob)(tc_db *db, const void *v, size_t len);
+    int (*copy_null)(tc_db *db);
+    int (*copy_end)(tc_db *db, int ok);
     int (*prepare)(tc_db *db, const char *sql, tc_db_stmt **out);
     void (*finalize)(tc_db_stmt *st);
     void (*reset)(tc_db_stmt *st);

@@ -21,6 +21,8 @@ typedef struct pg_db {
     /* Pipeline mode (tc_db_defer_writes): asked for the next transaction,
      * on, inserts sent and not yet answered, the first error among them. */
     int defer, in_pipe, pending, pipe_rc;
+    uint8_t *copy_buf; /* tc_db_copy_*: rows not yet sent */
+    size_t copy_len, copy_cap;
 } pg_db;
 
 /* Inserts sent before their answers are read: enough to fill the
@@ -190,6 +192,7 @@ static void pg_close(tc_db *d)
 {
     pg_db *db = (pg_db *)d;
     PQfinish(db->conn);
+    free(db->copy_buf);
     free(db);
 }
 
@@ -453,35 +456,49 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 #define PG_RAW_LEAD0 0xf4
 #define PG_RAW_LEAD1 0x8f
 
-static int bind_mapped(pg_stmt *st, pg_param *p, const unsigned char *v, size_t n)
+/* 1 when v[0..n) must be mapped: a byte that is not UTF-8, or a
+ * character that reads as a mapped byte. */
+static int needs_map(const unsigned char *u, size_t n)
 {
-    size_t need = 0;
-    for (size_t i = 0; i < n;) {
-        size_t k = utf8_len(v + i, n - i);
-        need += k ? k : 4;
-        i += k ? k : 1;
-    }
-    char *out = malloc(need + 1);
-    if (!out) {
-        keep_msg(st->db, "out of memory");
-        return TC_DB_ERROR;
-    }
+    for (size_t k = 0, at = 0; at < n; at += k)
+        if ((k = utf8_len(u + at, n - at)) == 0 || (k == 4 && u[at] == PG_RAW_LEAD0))
+            return 1;
+    return 0;
+}
+
+/* The mapped text of v[0..n) into out (NULL: only counts); its length. */
+static size_t map_text(const unsigned char *v, size_t n, char *out)
+{
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         size_t k = utf8_len(v + i, n - i);
         if (k) {
-            memcpy(out + o, v + i, k);
+            if (out)
+                memcpy(out + o, v + i, k);
             o += k;
             i += k;
             continue;
         }
         unsigned cp = 0x10ff00u + v[i++];
-        out[o++] = (char)PG_RAW_LEAD0;
-        out[o++] = (char)PG_RAW_LEAD1;
-        out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[o++] = (char)(0x80 | (cp & 0x3f));
+        if (out) {
+            out[o] = (char)PG_RAW_LEAD0;
+            out[o + 1] = (char)PG_RAW_LEAD1;
+            out[o + 2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            out[o + 3] = (char)(0x80 | (cp & 0x3f));
+        }
+        o += 4;
     }
-    int rc = copy_in(st, p, out, o);
+    return o;
+}
+
+static int bind_mapped(pg_stmt *st, pg_param *p, const unsigned char *v, size_t n)
+{
+    char *out = malloc(map_text(v, n, NULL) + 1);
+    if (!out) {
+        keep_msg(st->db, "out of memory");
+        return TC_DB_ERROR;
+    }
+    int rc = copy_in(st, p, out, map_text(v, n, out));
     free(out);
     return rc;
 }
@@ -495,9 +512,8 @@ static int pg_bind_text(tc_db_stmt *s, int i, const char *v, int len)
     /* A text parameter ends at its NUL for PostgreSQL: a NUL inside is cut. */
     size_t n = len < 0 ? strlen(v) : strnlen(v, (size_t)len);
     const unsigned char *u = (const unsigned char *)v;
-    for (size_t k = 0, at = 0; at < n; at += k)
-        if ((k = utf8_len(u + at, n - at)) == 0 || (k == 4 && u[at] == PG_RAW_LEAD0))
-            return bind_mapped((pg_stmt *)s, p, u, n);
+    if (needs_map(u, n))
+        return bind_mapped((pg_stmt *)s, p, u, n);
     return copy_in((pg_stmt *)s, p, v, n);
 }
 
@@ -713,6 +729,129 @@ static size_t pg_col_bytes(tc_db_stmt *s, int c)
     return !v ? 0 : v == st->text ? st->text_len : strlen(v);
 }
 
+/* ---- COPY ... FROM STDIN (FORMAT binary) ---------------------------------- */
+
+/* Appends n bytes to the copy buffer, sending it on when it is full. */
+static int copy_put(pg_db *db, const void *p, size_t n)
+{
+    if (db->copy_len + n > db->copy_cap) {
+        if (db->copy_len &&
+            PQputCopyData(db->conn, (const char *)db->copy_buf, (int)db->copy_len) != 1)
+            return fail_res(db, NULL);
+        db->copy_len = 0;
+        if (n > db->copy_cap) {
+            size_t cap = n > 65536 ? n : 65536;
+            uint8_t *b = realloc(db->copy_buf, cap);
+            if (!b) {
+                keep_msg(db, "out of memory");
+                return TC_DB_ERROR;
+            }
+            db->copy_buf = b;
+            db->copy_cap = cap;
+        }
+    }
+    memcpy(db->copy_buf + db->copy_len, p, n);
+    db->copy_len += n;
+    return TC_DB_OK;
+}
+
+static int copy_be(pg_db *db, uint64_t v, int bytes)
+{
+    uint8_t b[8];
+    for (int i = 0; i < bytes; i++)
+        b[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+    return copy_put(db, b, (size_t)bytes);
+}
+
+static int pg_copy_begin(tc_db *d, const char *sql)
+{
+    pg_db *db = (pg_db *)d;
+    int rc = pipe_end(db);
+    if (rc != TC_DB_OK)
+        return rc;
+    PGresult *res = PQexec(db->conn, sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        rc = fail_res(db, res);
+        PQclear(res);
+        return rc == TC_DB_OK ? TC_DB_ERROR : rc;
+    }
+    PQclear(res);
+    db->copy_len = 0;
+    static const uint8_t header[] = {
+        'P', 'G', 'C', 'O', 'P', 'Y', '\n', 0xff, '\r', '\n',
+        0,   0,   0,   0,   0,   0,   0,    0,    0}; /* flags, no extension */
+    return copy_put(db, header, sizeof header);
+}
+
+static int pg_copy_row(tc_db *d, int fields)
+{
+    return copy_be((pg_db *)d, (uint64_t)fields, 2);
+}
+
+static int pg_copy_int64(tc_db *d, int64_t v)
+{
+    int rc = copy_be((pg_db *)d, 8, 4);
+    return rc != TC_DB_OK ? rc : copy_be((pg_db *)d, (uint64_t)v, 8);
+}
+
+static int pg_copy_double(tc_db *d, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int rc = copy_be((pg_db *)d, 8, 4);
+    return rc != TC_DB_OK ? rc : copy_be((pg_db *)d, bits, 8);
+}
+
+static int pg_copy_null(tc_db *d)
+{
+    return copy_be((pg_db *)d, 0xffffffffu, 4);
+}
+
+static int pg_copy_blob(tc_db *d, const void *v, size_t n)
+{
+    int rc = copy_be((pg_db *)d, n, 4);
+    return rc != TC_DB_OK ? rc : copy_put((pg_db *)d, v, n);
+}
+
+static int pg_copy_text(tc_db *d, const char *v, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)v;
+    if (!needs_map(u, n))
+        return pg_copy_blob(d, v, n);
+    size_t m = map_text(u, n, NULL);
+    char *out = malloc(m ? m : 1);
+    if (!out) {
+        keep_msg((pg_db *)d, "out of memory");
+        return TC_DB_ERROR;
+    }
+    map_text(u, n, out);
+    int rc = pg_copy_blob(d, out, m);
+    free(out);
+    return rc;
+}
+
+/* ok 0: abandons the copy (nothing of it is stored). */
+static int pg_copy_end(tc_db *d, int ok)
+{
+    pg_db *db = (pg_db *)d;
+    int rc = ok ? copy_be(db, 0xffff, 2) : TC_DB_OK; /* the trailer: -1 fields */
+    if (ok && rc == TC_DB_OK && db->copy_len &&
+        PQputCopyData(db->conn, (const char *)db->copy_buf, (int)db->copy_len) != 1)
+        rc = fail_res(db, NULL);
+    db->copy_len = 0;
+    int end = PQputCopyEnd(db->conn, ok && rc == TC_DB_OK ? NULL : "abandoned by truecost");
+    PGresult *res;
+    int first = TC_DB_OK;
+    while ((res = PQgetResult(db->conn)) != NULL) {
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && first == TC_DB_OK)
+            first = fail_res(db, res);
+        PQclear(res);
+    }
+    if (rc == TC_DB_OK && end != 1)
+        rc = fail_res(db, NULL);
+    return rc != TC_DB_OK ? rc : ok ? first : TC_DB_ERROR;
+}
+
 static const tc_db_ops pg_ops = {
     .close = pg_close,
     .errmsg = pg_errmsg,
@@ -724,6 +863,14 @@ static const tc_db_ops pg_ops = {
     .in_transaction = pg_in_transaction,
     .changes = pg_changes,
     .defer_writes = pg_defer_writes,
+    .copy_begin = pg_copy_begin,
+    .copy_row = pg_copy_row,
+    .copy_int64 = pg_copy_int64,
+    .copy_double = pg_copy_double,
+    .copy_text = pg_copy_text,
+    .copy_blob = pg_copy_blob,
+    .copy_null = pg_copy_null,
+    .copy_end = pg_copy_end,
     .prepare = pg_prepare,
     .finalize = pg_finalize,
     .reset = pg_reset,
