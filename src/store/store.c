@@ -281,6 +281,16 @@ const char *tc_store_path(const tc_store *s)
     return s->path;
 }
 
+int tc_store_is_url(const char *target)
+{
+    return tc_db_is_url(target);
+}
+
+void tc_store_redact(const char *target, char *buf, size_t len)
+{
+    tc_db_redact(target, buf, len);
+}
+
 int tc_store_is_pg(const tc_store *s)
 {
     return tc_db_kind_of(s->db) == TC_DB_PG;

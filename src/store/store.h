@@ -78,6 +78,14 @@ const char *tc_store_path(const tc_store *s);
  * (TC_STORE_BUSY_TIMEOUT_MS after open). */
 void tc_store_set_busy_timeout(tc_store *s, int ms);
 
+/* 1 when target names a PostgreSQL database (postgresql:// or
+ * postgres://), 0 for an SQLite file. */
+int tc_store_is_url(const char *target);
+
+/* target as it may be shown: a URL's password (user:PASSWORD@ or
+ * password=...) replaced by "***". */
+void tc_store_redact(const char *target, char *buf, size_t len);
+
 /* 1 when the store is a PostgreSQL database (opened from a postgresql://
  * URL), 0 for an SQLite file. */
 int tc_store_is_pg(const tc_store *s);

@@ -101,6 +101,12 @@ test('a password in a postgresql:// URL is never printed', async () => {
     assert.doesNotMatch(r.stderr + r.stdout, /s3cr3t-pw/);
     assert.match(r.stderr, /alice:\*\*\*@127\.0\.0\.1/);
   }
+  // doctor checks the store of TRUECOST_DB: the server, never the password
+  const d = await runCli(['doctor', '--json'], { env: { TRUECOST_DB: url }, timeoutMs: 60_000 });
+  assert.doesNotMatch(d.stdout + d.stderr, /s3cr3t-pw/);
+  const store = JSON.parse(d.stdout).checks.find((c) => c.id === 'truecost.store');
+  assert.equal(store.status, 'fail');
+  assert.match(JSON.stringify(store), /alice:\*\*\*@127\.0\.0\.1/);
 });
 
 const pick = (doc) => ({
