@@ -1532,6 +1532,28 @@ static void import_copies_each_run_once(void **state)
     free_records(rec, 5);
 }
 
+/* Every message shows a PostgreSQL URL through tc_store_redact. */
+static void urls_are_redacted(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"postgresql://alice:s3cret@db.example:5432/tc",
+         "postgresql://alice:***@db.example:5432/tc"},
+        {"postgres://al:ice:p@ss@h/db?sslmode=require", "postgres://al:***@h/db?sslmode=require"},
+        {"postgresql://bob@h/db?password=s3cret&sslmode=require",
+         "postgresql://bob@h/db?password=***&sslmode=require"},
+        {"postgresql:///db?host=/tmp&password=x", "postgresql:///db?host=/tmp&password=***"},
+        {"postgresql://h/db", "postgresql://h/db"},
+        {"/home/a/user:pw@x.db", "/home/a/user:pw@x.db"}, /* a file name is not a URL */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256];
+        tc_store_redact(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+        assert_int_equal(tc_store_is_url(cases[i][0]), i < 5);
+    }
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 #define PG(f)                                                                                      \
     {                                                                                              \
@@ -1548,6 +1570,7 @@ int main(void)
         cmocka_unit_test(chunks_round_trip_and_gaps),
         cmocka_unit_test(chunks_refuse_bad_input),
         cmocka_unit_test(default_path_resolution),
+        cmocka_unit_test(urls_are_redacted),
         T(write_creates_private_parent_dirs),
         T(read_missing_creates_nothing),
         T(foreign_sqlite_refused_unchanged),
