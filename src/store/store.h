@@ -166,7 +166,9 @@ size_t tc_store_chunks_bound(size_t n);
  * time in a record that is reused (fn copies what it keeps), so memory does
  * not grow with the run. With first_chunk_only, r holds only its first
  * chunk time (enough for TTFT; not for ITL). Stops at the first error, fn's
- * included. TC_ERR_NOTFOUND for an unknown run. */
+ * included. TC_ERR_NOTFOUND for an unknown run. fn must not use the
+ * store s itself (on PostgreSQL the rows are being streamed on its
+ * connection); another store is fine. */
 TC_MUST_CHECK tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
                                            tc_err (*fn)(void *ctx, const tc_req_record *r),
                                            void *ctx, char *err, size_t errlen);

@@ -92,6 +92,12 @@ void tc_db_defer_writes(tc_db *db)
         db->ops->defer_writes(db);
 }
 
+void tc_db_stream(tc_db_stmt *st)
+{
+    if (st->ops->stream)
+        st->ops->stream(st);
+}
+
 int tc_db_can_copy(const tc_db *db)
 {
     return db->ops->copy_begin != NULL;

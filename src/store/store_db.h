@@ -69,6 +69,12 @@ int tc_db_in_transaction(tc_db *db);
  * one. SQLite ignores it. */
 void tc_db_defer_writes(tc_db *db);
 
+/* Rows of st are fetched one at a time (PostgreSQL's single-row mode;
+ * SQLite always does), so reading a run of any size takes the memory of
+ * one row. Until st is reset or has answered DONE, no other statement may
+ * run on the connection. Set once, after tc_db_prepare. */
+void tc_db_stream(tc_db_stmt *st);
+
 /* Bulk loading (PostgreSQL's COPY FROM STDIN in binary; SQLite has none:
  * tc_db_can_copy 0): copy_begin with "COPY table (cols) FROM STDIN (FORMAT
  * binary)", then per row copy_row(fields) and one value per field in the
@@ -126,6 +132,7 @@ typedef struct tc_db_ops {
     int (*in_transaction)(tc_db *db);
     int64_t (*changes)(tc_db *db);
     void (*defer_writes)(tc_db *db);
+    void (*stream)(tc_db_stmt *st);
     int (*copy_begin)(tc_db *db, const char *sql);
     int (*copy_row)(tc_db *db, int fields);
     int (*copy_int64)(tc_db *db, int64_t v);

@@ -48,6 +48,8 @@ typedef struct pg_stmt {
     const char **vals;
     int *lens, *fmts;
     int deferrable; /* an INSERT without RETURNING: may go into a pipeline */
+    int stream;     /* tc_db_stream: rows fetched one at a time */
+    int streaming;  /* a streamed query is under way: its results are unread */
     PGresult *res;  /* NULL until the first step */
     int row, n_rows;
     uint8_t *blob; /* a decoded bytea column of the current row */
@@ -333,11 +335,23 @@ static int pg_prepare(tc_db *d, const char *sql, tc_db_stmt **out)
     return TC_DB_OK;
 }
 
+/* Reads what is left of a streamed query, so the connection is free. */
+static void stream_end(pg_stmt *st)
+{
+    if (!st->streaming)
+        return;
+    PGresult *res;
+    while ((res = PQgetResult(st->db->conn)) != NULL)
+        PQclear(res);
+    st->streaming = 0;
+}
+
 static void pg_reset(tc_db_stmt *s)
 {
     pg_stmt *st = (pg_stmt *)s;
     PQclear(st->res);
     st->res = NULL;
+    stream_end(st);
     st->row = st->n_rows = 0;
     st->blob_row = -1;
     for (int i = 0; i < st->n_params; i++)
@@ -555,9 +569,44 @@ static int pipe_send(pg_stmt *st)
     return TC_DB_DONE;
 }
 
+/* The next row of a streamed query (single-row mode): one PGresult a
+ * row, so memory stays that of one row however many there are. */
+static int stream_step(pg_stmt *st)
+{
+    pg_db *db = st->db;
+    if (!st->streaming) {
+        if (PQsendQueryPrepared(db->conn, st->name, st->n_params, st->vals, st->lens, st->fmts,
+                                0) != 1)
+            return fail_res(db, NULL);
+        st->streaming = 1;
+        if (PQsetSingleRowMode(db->conn) != 1) {
+            stream_end(st);
+            keep_msg(db, "cannot read the rows one at a time");
+            return TC_DB_ERROR;
+        }
+    }
+    PQclear(st->res);
+    st->res = PQgetResult(db->conn);
+    st->blob_row = -1;
+    ExecStatusType s = PQresultStatus(st->res);
+    if (st->res && s == PGRES_SINGLE_TUPLE) {
+        st->row = 0;
+        st->n_rows = 1;
+        return TC_DB_ROW;
+    }
+    int rc = st->res && s == PGRES_TUPLES_OK ? TC_DB_DONE : fail_res(db, st->res);
+    PQclear(st->res);
+    st->res = NULL;
+    stream_end(st);
+    st->row = st->n_rows = 0;
+    return rc;
+}
+
 static int pg_step(tc_db_stmt *s)
 {
     pg_stmt *st = (pg_stmt *)s;
+    if (st->streaming)
+        return stream_step(st);
     if (!st->res) {
         for (int i = 0; i < st->n_params; i++) {
             st->vals[i] = st->params[i].val;
@@ -571,6 +620,8 @@ static int pg_step(tc_db_stmt *s)
             if (prc != TC_DB_OK)
                 return prc;
         }
+        if (st->stream)
+            return stream_step(st);
         st->res =
             PQexecPrepared(st->db->conn, st->name, st->n_params, st->vals, st->lens, st->fmts, 0);
         ExecStatusType status = PQresultStatus(st->res);
@@ -852,6 +903,11 @@ static int pg_copy_end(tc_db *d, int ok)
     return rc != TC_DB_OK ? rc : ok ? first : TC_DB_ERROR;
 }
 
+static void pg_stream(tc_db_stmt *s)
+{
+    ((pg_stmt *)s)->stream = 1;
+}
+
 static const tc_db_ops pg_ops = {
     .close = pg_close,
     .errmsg = pg_errmsg,
@@ -863,6 +919,7 @@ static const tc_db_ops pg_ops = {
     .in_transaction = pg_in_transaction,
     .changes = pg_changes,
     .defer_writes = pg_defer_writes,
+    .stream = pg_stream,
     .copy_begin = pg_copy_begin,
     .copy_row = pg_copy_row,
     .copy_int64 = pg_copy_int64,

@@ -367,6 +367,7 @@ tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs,
         e = tc_store_stmt(s, ST_REQ_LOAD, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
+    tc_db_stream(st); /* the records only, not all rows twice */
     tc_db_bind_int64(st, 1, run_id);
     int rc = TC_DB_DONE;
     while (e == TC_OK && (rc = tc_db_step(st)) == TC_DB_ROW) {
@@ -406,6 +407,7 @@ tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
         e = tc_store_stmt(s, ST_REQ_EACH, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
+    tc_db_stream(st); /* one row in memory at a time; fn must not use this store */
     tc_db_bind_int64(st, 1, run_id);
     int rc = TC_DB_DONE;
     tc_req_record r;

@@ -1532,6 +1532,38 @@ static void import_copies_each_run_once(void **state)
     free_records(rec, 5);
 }
 
+static tc_err stop_at_second(void *ctx, const tc_req_record *r)
+{
+    (void)r;
+    return ++*(int *)ctx == 2 ? TC_ERR_INVALID : TC_OK;
+}
+
+/* A reader that stops early (its callback fails) leaves the store usable:
+ * on PostgreSQL the rows are streamed, and the rest must be read off the
+ * connection before the next statement. */
+static void each_request_stops_cleanly(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "stream");
+    tc_req_record r[5];
+    varied_records(r);
+    assert_int_equal(tc_store_add_requests(s, run, r, 5, err, sizeof err), TC_OK);
+    int seen = 0;
+    assert_int_equal(tc_store_each_request(s, run, 0, stop_at_second, &seen, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_int_equal(seen, 2);
+    assert_int_equal(count_requests(s, run), 5);
+    seen = -100; /* all of them this time */
+    assert_int_equal(tc_store_each_request(s, run, 1, stop_at_second, &seen, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(seen, -95);
+    assert_int_equal(tc_store_run_finish(s, run, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    free_records(r, 5);
+}
+
 /* Every message shows a PostgreSQL URL through tc_store_redact. */
 static void urls_are_redacted(void **state)
 {
@@ -1595,6 +1627,8 @@ int main(void)
         T(failed_batch_rolls_back_entirely),
         T(insert_speed),
         T(import_copies_each_run_once),
+        T(each_request_stops_cleanly),
+        PG(each_request_stops_cleanly),
         PG(import_copies_each_run_once),
         PG(runs_round_trip_newest_first),
         PG(run_status_transitions),
