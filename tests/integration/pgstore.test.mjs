@@ -9,10 +9,11 @@
 // temporary directory and database; all is removed in t.after().
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { runCli, testScope } from './helpers.mjs';
+import { REPO_ROOT, runCli, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '2000'];
 const PG = process.env.TC_TEST_PG_URL || '';
@@ -153,6 +154,11 @@ test('4 shards on loopback into PostgreSQL merge into the figures of one process
   assert.match(text, /4 shards of one workload, merged/);
   const one = await showJson(pg, String(parts[0].run.id));
   assert.equal(one.requests.measured, 16);
+  // cost would average the parts as if they were repetitions: refused
+  const profile = path.join(REPO_ROOT, 'profiles', readdirSync(path.join(REPO_ROOT, 'profiles')).find((f) => f.endsWith('.ini')));
+  const cost = await runCli(['cost', 'fleet', '--db', pg, '--profile', profile]);
+  assert.equal(cost.code, 2, cost.stderr);
+  assert.match(cost.stderr, /one run split into 4 shards/);
 });
 
 test('--shard and --start-at usage errors are found before anything is sent', async () => {
