@@ -79,19 +79,45 @@ static tc_err write_end(tc_store *dst, int64_t id, tc_run_status status, const r
     return tc_store_step_done(dst, st, "ending the imported run", err, errlen);
 }
 
+/* Requests gathered (deep copies: the reader reuses its record) and
+ * stored IMPORT_BATCH at a time. */
+#define IMPORT_BATCH 512
+
 typedef struct req_copy {
     tc_store *dst;
     int64_t run_id;
     int64_t n;
+    tc_req_record *batch; /* IMPORT_BATCH of them */
+    size_t held;
     char *err;
     size_t errlen;
 } req_copy;
 
+static tc_err flush_requests(req_copy *c)
+{
+    tc_err e = tc_store_insert_requests_tx(c->dst, c->run_id, c->batch, c->held, c->err, c->errlen);
+    for (size_t i = 0; i < c->held; i++)
+        tc_req_record_clear(&c->batch[i]);
+    c->n += e == TC_OK ? (int64_t)c->held : 0;
+    c->held = 0;
+    return e;
+}
+
 static tc_err copy_request(void *ctx, const tc_req_record *r)
 {
     req_copy *c = ctx;
-    c->n++;
-    return tc_store_insert_request(c->dst, c->run_id, 0, r, c->err, c->errlen);
+    tc_req_record *k = &c->batch[c->held];
+    *k = *r;
+    k->chunk_ns = NULL;
+    k->n_chunks = k->cap_chunks = 0;
+    if (r->n_chunks) {
+        k->chunk_ns = malloc(r->n_chunks * sizeof *k->chunk_ns);
+        if (!k->chunk_ns)
+            return tc_fail(c->err, c->errlen, TC_ERR_NOMEM, "out of memory");
+        memcpy(k->chunk_ns, r->chunk_ns, r->n_chunks * sizeof *k->chunk_ns);
+        k->n_chunks = k->cap_chunks = r->n_chunks;
+    }
+    return ++c->held == IMPORT_BATCH ? flush_requests(c) : TC_OK;
 }
 
 static tc_err copy_telemetry(tc_store *dst, tc_store *src, int64_t from, int64_t to,
@@ -168,9 +194,17 @@ static tc_err copy_run(tc_store *dst, tc_store *src, const tc_run_info *run,
     if (e != TC_OK)
         return e;
     e = tc_store_run_begin(dst, &copy, err, errlen);
-    req_copy rc = {dst, copy.id, 0, err, errlen};
+    req_copy rc = {.dst = dst, .run_id = copy.id, .err = err, .errlen = errlen};
+    rc.batch = calloc(IMPORT_BATCH, sizeof *rc.batch);
+    if (e == TC_OK && !rc.batch)
+        e = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     if (e == TC_OK)
         e = tc_store_each_request(src, run->id, 0, copy_request, &rc, err, errlen);
+    if (e == TC_OK)
+        e = flush_requests(&rc);
+    for (size_t i = 0; i < rc.held; i++) /* what a failure left unstored */
+        tc_req_record_clear(&rc.batch[i]);
+    free(rc.batch);
     if (e == TC_OK)
         e = copy_telemetry(dst, src, run->id, copy.id, stats, err, errlen);
     if (e == TC_OK)

@@ -128,6 +128,12 @@ TC_MUST_CHECK tc_err tc_store_insert_device(tc_store *s, int64_t run_id, size_t 
 TC_MUST_CHECK tc_err tc_store_insert_sample(tc_store *s, int64_t run_id, size_t i,
                                             const void *items, char *err, size_t errlen);
 
+/* n requests of run_id inside the caller's transaction, the fastest way
+ * the back end has (PostgreSQL: one COPY). */
+TC_MUST_CHECK tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id,
+                                                 const tc_req_record *recs, size_t n, char *err,
+                                                 size_t errlen);
+
 /* Stores a whole batch in one transaction, all or nothing: refuses a
  * read-only store, does nothing for n == 0, rolls back on any failure. */
 TC_MUST_CHECK tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,

@@ -195,14 +195,13 @@ static int copy_one(tc_db *db, int64_t run_id, const tc_req_record *r, const uin
 /* PostgreSQL: the batch as one COPY in one transaction. TC_OK, or an
  * error after which the caller stores the batch row by row (which
  * names the request at fault) or reports it. */
-static tc_err copy_batch(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
-                         char *err, size_t errlen)
+/* The n records as one COPY, inside the caller's transaction. */
+static tc_err copy_rows(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n, char *err,
+                        size_t errlen)
 {
     static const char sql[] =
         "COPY requests (run_id, " REQ_COLS ", sched_ns) FROM STDIN (FORMAT binary)";
-    tc_err e = tc_store_begin(s, err, errlen);
-    if (e != TC_OK)
-        return e;
+    tc_err e = TC_OK;
     int rc = tc_db_copy_begin(s->db, sql);
     int copying = rc == TC_DB_OK;
     for (size_t i = 0; e == TC_OK && rc == TC_DB_OK && i < n; i++) {
@@ -219,10 +218,30 @@ static tc_err copy_batch(tc_store *s, int64_t run_id, const tc_req_record *recs,
     }
     if (e == TC_OK && rc != TC_DB_OK)
         e = tc_store_sql_fail(s, rc, "storing requests", err, errlen);
+    return e;
+}
+
+static tc_err copy_batch(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                         char *err, size_t errlen)
+{
+    tc_err e = tc_store_begin(s, err, errlen);
+    if (e == TC_OK)
+        e = copy_rows(s, run_id, recs, n, err, errlen);
     if (e == TC_OK)
         e = tc_store_commit(s, err, errlen);
     if (e != TC_OK)
         tc_store_rollback(s);
+    return e;
+}
+
+tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                                   char *err, size_t errlen)
+{
+    if (tc_db_can_copy(s->db))
+        return n ? copy_rows(s, run_id, recs, n, err, errlen) : TC_OK;
+    tc_err e = TC_OK;
+    for (size_t i = 0; e == TC_OK && i < n; i++)
+        e = tc_store_insert_request(s, run_id, i, recs, err, errlen);
     return e;
 }
 

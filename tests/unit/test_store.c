@@ -1532,6 +1532,43 @@ static void import_copies_each_run_once(void **state)
     free_records(rec, 5);
 }
 
+/* A run of more requests than one import batch (512) comes over whole,
+ * in order, chunk times and all. */
+static void import_crosses_batches(void **state)
+{
+    tmp *t = *state;
+    char src[128], err[1024];
+    snprintf(src, sizeof src, "%s/big.db", t->dir);
+    enum { N = 1300 };
+    tc_store *s = open_ok(src, TC_STORE_WRITE);
+    int64_t run = begin_run(s, "big");
+    tc_req_record *r = calloc(N, sizeof *r);
+    assert_non_null(r);
+    for (int i = 0; i < N; i++)
+        make_record(&r[i], i, (size_t)(i % 7));
+    assert_int_equal(tc_store_add_requests(s, run, r, N, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_finish(s, run, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    tc_store *dst = open_ok(t->db, TC_STORE_WRITE), *from = open_ok(src, TC_STORE_READ);
+    tc_store_import_stats st;
+    if (tc_store_import(dst, from, &st, err, sizeof err) != TC_OK)
+        fail_msg("import: %s", err);
+    assert_int_equal(st.requests, N);
+    tc_store_close(from);
+    tc_run_info info;
+    assert_int_equal(tc_store_find_run(dst, "big", &info, err, sizeof err), TC_OK);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(dst, info.id, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, N);
+    for (size_t i = 0; i < n; i++)
+        assert_record_equal(&out[i], &r[i]);
+    tc_store_free_requests(out, n);
+    tc_store_close(dst);
+    free_records(r, N);
+    free(r);
+}
+
 static tc_err stop_at_second(void *ctx, const tc_req_record *r)
 {
     (void)r;
@@ -1628,6 +1665,8 @@ int main(void)
         T(insert_speed),
         T(import_copies_each_run_once),
         T(each_request_stops_cleanly),
+        T(import_crosses_batches),
+        PG(import_crosses_batches),
         PG(each_request_stops_cleanly),
         PG(import_copies_each_run_once),
         PG(runs_round_trip_newest_first),
