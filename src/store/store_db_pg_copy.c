@@ -10,6 +10,8 @@
 /* Appends n bytes to the copy buffer, sending it on when it is full. */
 static int copy_put(pg_db *db, const void *p, size_t n)
 {
+    if (n == 0) /* an empty blob may come as NULL */
+        return TC_DB_OK;
     if (db->copy_len + n > db->copy_cap) {
         if (db->copy_len &&
             PQputCopyData(db->conn, (const char *)db->copy_buf, (int)db->copy_len) != 1)
