@@ -9,6 +9,7 @@
 #include "analysis/figures_stored.h"
 #include "bench/bench_probe.h"
 #include "core/tc_text.h"
+#include "core/tc_time.h"
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_run.h"
@@ -492,6 +493,12 @@ int tc_cmd_run(int argc, char **argv)
         code = check_shard_group(&a, &p);
     else if (!code)
         code = check_group(&a, p.store, p.group, sizeof p.group);
+    /* A shard that comes late stretches the merged window: say so. */
+    int64_t late_ns = a.start_at_wall_ns ? tc_wall_ns() - a.start_at_wall_ns : 0;
+    if (!code && late_ns > 1000000000)
+        tc_cli_error("run: --start-at %s passed %.1f s ago: starting now, late for the other "
+                     "shards",
+                     a.start_text, (double)late_ns / 1e9);
     if (!code) {
         code = measure_all(&p);
         if (a.repeat > 1 && p.runs_stored) {
