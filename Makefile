@@ -23,19 +23,24 @@ build: deps
 demo: build
 	scripts/demo.sh $(BUILD)/truecost
 
+# The store's tests run on SQLite and, through scripts/pg-test.sh (a
+# throwaway PostgreSQL server; TC_TEST_PG_URL), on PostgreSQL too.
+PG_TEST    ?= $(CURDIR)/scripts/pg-test.sh
+
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && TC_REQUIRE_PG=1 $(PG_TEST) ctest --output-on-failure -j$(JOBS)
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DTC_WERROR=ON -DTC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j$(JOBS)
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TC_REQUIRE_PG=1 $(PG_TEST) \
+	  ctest --output-on-failure -j$(JOBS)
 
 check: test asan
 
 bench: build
-	cmake --build $(BUILD) --target bench
+	$(PG_TEST) cmake --build $(BUILD) --target bench
 
 fuzz:
 	@scripts/deps.sh --fuzz

@@ -7,7 +7,11 @@
  *     from the records streamed in passes, memory bounded;
  *   - the end of the run: computing and storing its figures (target < 5 s);
  *   - runs and show afterwards, from the stored figures (target < 1 s and
- *     < 50 MB each). */
+ *     < 50 MB each).
+ * And the rate a run of 1M chunks is saved at, into SQLite and into
+ * PostgreSQL (a new database on the server at $TC_TEST_PG_URL, which
+ * `make bench` starts through scripts/pg-test.sh; dropped after), with
+ * their ratio (target: PostgreSQL no slower than SQLite). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,8 @@
 #include "analysis/figures_stored.h"
 #include "core/tc_time.h"
 #include "store/store.h"
+
+#include <libpq-fe.h>
 
 #define PER_REQUEST 128
 #define BATCH 512
@@ -127,6 +133,82 @@ static int measure(const char *path, what w, double *secs, double *mb)
     return n > 0 && sscanf(line, "%d %lf %lf", &ok, secs, mb) == 3 && ok ? 0 : -1;
 }
 
+/* Runs sql on the server at url; 0 or -1 after saying why. */
+static int pg_admin(const char *url, const char *sql)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
+    int ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok)
+        fprintf(stderr, "bench_store: %s: %s", sql,
+                r ? PQresultErrorMessage(r) : PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+    return ok ? 0 : -1;
+}
+
+/* Chunk times per second of fill() into target. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Chunk times per second of fill() into target; *cpu: this process's CPU
+ * seconds for it (SQLite does all the work in the process, PostgreSQL's
+ * server does most of it elsewhere). */
+static double save_rate(const char *target, long long chunks, double *cpu)
+{
+    int64_t t0 = tc_mono_ns();
+    double c0 = cpu_s();
+    if (fill(target, chunks) < 0)
+        return -1;
+    *cpu = cpu_s() - c0;
+    return (double)(chunks / PER_REQUEST * PER_REQUEST) / ((double)(tc_mono_ns() - t0) / 1e9);
+}
+
+/* The save rates of a 1M-chunk run, SQLite and PostgreSQL, and their
+ * ratio; PostgreSQL is skipped, said so, without a server URL. */
+static void save_rates(const char *dir)
+{
+    const long long chunks = 1000000;
+    char path[160];
+    snprintf(path, sizeof path, "%s/rate.db", dir);
+    double sq_cpu = 0, pg_cpu = 0;
+    double sq = save_rate(path, chunks, &sq_cpu);
+    unlink(path);
+    printf("  save 1M chunks        SQLite     %.2f M chunk times/s, client CPU %.3f s\n", sq / 1e6,
+           sq_cpu);
+    const char *url = getenv("TC_TEST_PG_URL");
+    if (!url || !url[0]) {
+        printf("  save 1M chunks        PostgreSQL skipped: no server (set TC_TEST_PG_URL, or "
+               "run `make bench`, which starts one)\n");
+        return;
+    }
+    char name[64], sql[128], target[2048];
+    snprintf(name, sizeof name, "tc_bench_%d", (int)getpid());
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    const char *auth = strstr(url, "://");
+    if (!auth || pg_admin(url, sql) < 0) {
+        printf("  save 1M chunks        PostgreSQL skipped: cannot create a database there\n");
+        return;
+    }
+    const char *p = auth + 3 + strcspn(auth + 3, "/?");
+    snprintf(target, sizeof target, "%.*s/%s%s", (int)(p - url), url, name, p + strcspn(p, "?"));
+    double pg = save_rate(target, chunks, &pg_cpu);
+    snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", name);
+    (void)pg_admin(url, sql);
+    if (pg < 0 || sq <= 0) {
+        printf("  save 1M chunks        PostgreSQL failed\n");
+        return;
+    }
+    printf("  save 1M chunks        PostgreSQL %.2f M chunk times/s, client CPU %.3f s  "
+           "(PostgreSQL/SQLite %.2f, target >= 1: %s)\n",
+           pg / 1e6, pg_cpu, pg / sq, pg >= sq ? "PASS" : "FAIL");
+}
+
 int main(int argc, char **argv)
 {
     long long chunks = argc > 2 && strcmp(argv[1], "--chunks") == 0 ? atoll(argv[2]) : 20000000LL;
@@ -156,6 +238,7 @@ int main(int argc, char **argv)
            lm, ls < 1 && lm < 50 ? "PASS" : "FAIL");
     printf("  show (stored)         %.3f s, peak RSS %.1f MB  (target < 1 s, < 50 MB: %s)\n", ss,
            sm, ss < 1 && sm < 50 ? "PASS" : "FAIL");
+    save_rates(dir);
     unlink(path);
     char wal[160];
     snprintf(wal, sizeof wal, "%s-wal", path);

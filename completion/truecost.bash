@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export cost compare frontier report roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -12,13 +12,15 @@ _truecost_options() {
     run)
         echo "--model --api -n --requests --duration --warmup -c --concurrency --rate --arrival
               --burstiness --max-concurrency --max-tokens --prompt --prompts --isl --isl-range
-              --osl --workload --seed --slo --label --repeat --db --json --no-progress --api-key-env
+              --osl --workload --seed --slo --label --repeat --shard --start-at --db --json
+              --no-progress --api-key-env
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
+    import) echo "--db --json --help" ;;
     cost) echo "--profile --json --db --help" ;;
     compare)
         echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --at --json --db

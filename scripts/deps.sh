@@ -7,7 +7,8 @@ set -euo pipefail
 
 packages=(cmake make gcc pkg-config curl
           libevent-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
-          libsqlite3-dev libinih-dev
+          libsqlite3-dev libinih-dev libpq-dev
+          postgresql # the store's tests run on a throwaway server (scripts/pg-test.sh)
           libplplot-dev # the report's charts (PLplot's svg device)
           chromium # tests/integration/report.test.mjs opens the report in it (puppeteer-core)
           sqlite3 # tests turn a database back into an older truecost's

@@ -209,6 +209,16 @@ void tc_runset_free(tc_runset *s)
 tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures_depth depth, tc_figures **f,
                       char *err, size_t errlen)
 {
+    /* A sharded group's runs are parts of one run, not repetitions: their
+     * mean would be a quarter of the load. Only `show` merges them yet. */
+    if (s->is_group && s->n && strcmp(s->runs[0].group_kind, "shard") == 0) {
+        *f = NULL;
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "'%s' is one run split into %zu shards (run --shard): `truecost show %s` "
+                       "merges them; cost, compare and decide do not take a sharded group yet "
+                       "(give one shard's id to read that part alone)",
+                       s->name, s->n, s->name);
+    }
     *f = calloc(s->n ? s->n : 1, sizeof **f);
     if (!*f)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");

@@ -82,7 +82,9 @@ TC_MUST_CHECK tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *
 void tc_runset_free(tc_runset *s); /* accepts NULL */
 
 /* Loads the figures of every run of the set into a new array *f of s->n
- * (free with tc_runset_figures_free; nothing to free on failure). */
+ * (free with tc_runset_figures_free; nothing to free on failure).
+ * TC_ERR_INVALID for a sharded group (run --shard): its runs are parts of
+ * one, which tc_shards_view merges. */
 TC_MUST_CHECK tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures_depth depth,
                                     tc_figures **f, char *err, size_t errlen);
 void tc_runset_figures_free(tc_figures *f, size_t n); /* accepts NULL */

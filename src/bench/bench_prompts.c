@@ -21,6 +21,22 @@ void tc_prompts_free(tc_prompts *p)
     p->n = 0;
 }
 
+void tc_prompts_stride(tc_prompts *p, size_t i, size_t n)
+{
+    if (!p || p->synthetic || n < 2 || p->n < n)
+        return;
+    size_t kept = 0;
+    for (size_t k = 0; k < p->n; k++) {
+        if (k % n == i % n) {
+            p->items[kept++] = p->items[k];
+        } else {
+            free(p->items[k].text);
+            free(p->items[k].messages_json);
+        }
+    }
+    p->n = kept;
+}
+
 void tc_prompts_synthetic(const tc_synth *s, tc_prompts *out)
 {
     memset(out, 0, sizeof *out);

@@ -54,6 +54,12 @@ int tc_prompts_empty(const tc_prompts *p);
  * the next call. NULL when out of memory. */
 const tc_prompt *tc_prompts_at(const tc_prompts *p, int64_t seq, tc_prompt *scratch, tc_buf *text);
 
+/* Keeps prompts i, i + n, i + 2n, ... (i from 0) and frees the others,
+ * so n shards of one workload send the prompts between them; nothing
+ * changes with fewer than n prompts (each shard sends them all) or
+ * synthetic ones. */
+void tc_prompts_stride(tc_prompts *p, size_t i, size_t n);
+
 /* Frees every prompt and zeroes *p; accepts NULL. */
 void tc_prompts_free(tc_prompts *p);
 

@@ -74,6 +74,7 @@ int tc_cmd_report(int argc, char **argv);
 int tc_cmd_runs(int argc, char **argv);
 int tc_cmd_show(int argc, char **argv);
 int tc_cmd_export(int argc, char **argv);
+int tc_cmd_import(int argc, char **argv);
 int tc_cmd_cost(int argc, char **argv);
 int tc_cmd_compare(int argc, char **argv);
 int tc_cmd_roofline(int argc, char **argv);

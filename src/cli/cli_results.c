@@ -9,6 +9,7 @@
 
 #include "analysis/figures_stored.h"
 #include "analysis/run_view.h"
+#include "analysis/shards.h"
 #include "core/tc_outfile.h"
 #include "cli.h"
 #include "cli_opts.h"
@@ -202,6 +203,23 @@ int tc_cmd_runs(int argc, char **argv)
 
 /* ---- show ---------------------------------------------------------------- */
 
+/* A sharded group (run --shard) as the one run it is: merged records. */
+static int print_shards(tc_store *st, const tc_runset *set, int json)
+{
+    tc_run_view v;
+    char err[512];
+    if (tc_cli_check(tc_shards_view(st, set, &v, err, sizeof err), err))
+        return TC_EXIT_RUNTIME;
+    for (int i = 0; i < v.n_warnings; i++)
+        tc_cli_error("%s", v.warnings[i]);
+    if (!json)
+        printf("%zu shards of one workload, merged (group '%s'; energy: show each shard)\n", set->n,
+               set->name);
+    int code = print_view(&v, json);
+    tc_run_view_free(&v);
+    return code;
+}
+
 /* A stored sweep: its points' table (or document) and knee. */
 static int print_sweep(tc_store *st, const tc_runset *set, int json)
 {
@@ -245,6 +263,8 @@ int tc_cmd_show(int argc, char **argv)
         code = TC_EXIT_USAGE;
     } else if (!code && set.is_group && strcmp(set.runs[0].group_kind, "sweep") == 0)
         code = print_sweep(st, &set, a.json);
+    else if (!code && tc_shards_is_sharded(&set))
+        code = print_shards(st, &set, a.json);
     else if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
     else if (!code)

@@ -9,6 +9,7 @@
 #include "analysis/figures_stored.h"
 #include "bench/bench_probe.h"
 #include "core/tc_text.h"
+#include "core/tc_time.h"
 #include "cli.h"
 #include "cli_results.h"
 #include "cli_run.h"
@@ -168,6 +169,38 @@ static int check_group(const run_args *a, tc_store *st, char *group, size_t len)
                      "the name for the group: choose another label",
                      a->label, n);
     return n > 0 ? TC_EXIT_USAGE : 0;
+}
+
+/* A shard's group: --label's, holding only shards of as many (N) and
+ * fewer than N of them, so a shard joins its siblings, never a --repeat
+ * group or a finished sharded run. */
+static int check_shard_group(const run_args *a, run_plan *p)
+{
+    tc_run_info *runs = NULL;
+    size_t n = 0;
+    char err[512];
+    snprintf(p->group, sizeof p->group, "%s", a->label);
+    p->group_kind = "shard";
+    if (tc_store_find_group(p->store, p->group, &runs, &n, err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    int code = 0;
+    for (size_t k = 0; k < n && !code; k++)
+        if (strcmp(runs[k].group_kind, "shard") != 0) {
+            tc_cli_error("run: --label '%s' names a group that is not sharded; choose another "
+                         "--label for the shards",
+                         a->label);
+            code = TC_EXIT_USAGE;
+        }
+    if (!code && n >= (size_t)a->shard_n) {
+        tc_cli_error("run: group '%s' already has %zu shard run(s) of %d: choose another --label "
+                     "for a new sharded run",
+                     a->label, n, a->shard_n);
+        code = TC_EXIT_USAGE;
+    }
+    free(runs);
+    return code;
 }
 
 /* ---- what measure/ says ---------------------------------------------------- */
@@ -375,6 +408,8 @@ static int measure_all(run_plan *p)
         .idle_s = a->idle_s,
         .workload = a->isl ? &p->shape : NULL,
         .max_concurrency = (int)a->max_concurrency,
+        .shard = a->shard_n > 0,
+        .start_at_wall_ns = a->start_at_wall_ns,
     };
     tc_measure_callbacks cb = {.stop = &stop_requested,
                                .started = on_started,
@@ -417,6 +452,8 @@ int tc_cli_run_open(run_args *a, run_plan *p)
         code = TC_EXIT_USAGE;
     if (!code && load_prompts(a, &p->prompts) < 0)
         code = TC_EXIT_USAGE;
+    if (!code && a->shard_n > 1)
+        tc_prompts_stride(&p->prompts, (size_t)(a->shard_i - 1), (size_t)a->shard_n);
     if (!code)
         code = find_server(a, p->key, &p->ep, &p->probe, &p->api, p->model, sizeof p->model);
     if (!code)
@@ -452,8 +489,16 @@ int tc_cmd_run(int argc, char **argv)
     }
     run_plan p = {0};
     int code = tc_cli_run_open(&a, &p);
-    if (!code)
+    if (!code && a.shard_n)
+        code = check_shard_group(&a, &p);
+    else if (!code)
         code = check_group(&a, p.store, p.group, sizeof p.group);
+    /* A shard that comes late stretches the merged window: say so. */
+    int64_t late_ns = a.start_at_wall_ns ? tc_wall_ns() - a.start_at_wall_ns : 0;
+    if (!code && late_ns > 1000000000)
+        tc_cli_error("run: --start-at %s passed %.1f s ago: starting now, late for the other "
+                     "shards",
+                     a.start_text, (double)late_ns / 1e9);
     if (!code) {
         code = measure_all(&p);
         if (a.repeat > 1 && p.runs_stored) {

@@ -32,6 +32,13 @@ typedef struct run_args {
     const char *arrival;
     long long seed, max_concurrency;
     tc_arrival arrival_kind; /* parsed from arrival; CLOSED without --rate */
+    /* --shard I/N: this process's part (shard_i of shard_n; 0: no shard)
+     * of one workload split between N processes; --start-at: the wall
+     * time (ns) to start the load at, 0: at once. The load's numbers above
+     * are already this shard's share. */
+    const char *shard_text, *start_text;
+    int shard_i, shard_n;
+    int64_t start_at_wall_ns;
 } run_args;
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints

@@ -9,6 +9,8 @@
 #include "cli_results.h"
 #include "cli_run.h"
 #include "analysis/slo.h"
+#include "core/tc_time.h"
+#include "measure/measure_setup.h"
 #include "bench/bench_synth.h"
 #include "telemetry/telem_set.h"
 
@@ -207,6 +209,58 @@ static int check_api(const char *name)
     return -1;
 }
 
+/* --shard I/N and --start-at, then this shard's share of the load. */
+static int check_shard(run_args *a)
+{
+    char err[256];
+    if (a->start_text && tc_measure_parse_start(a->start_text, tc_wall_ns(), &a->start_at_wall_ns,
+                                                err, sizeof err) != TC_OK) {
+        tc_cli_error("run: %s", err);
+        return -1;
+    }
+    if (!a->shard_text)
+        return 0;
+    int i = 0, n = 0, used = 0;
+    if (sscanf(a->shard_text, "%d/%d%n", &i, &n, &used) != 2 || a->shard_text[used] || n < 1 ||
+        n > 10000 || i < 1 || i > n) {
+        tc_cli_error("run: --shard '%s': expected I/N with 1 <= I <= N, e.g. --shard 2/4",
+                     a->shard_text);
+        return -1;
+    }
+    if (!a->label || a->repeat > 1) {
+        tc_cli_error("run: --shard needs --label, the group its N runs share (and no "
+                     "--repeat): e.g. --shard %d/%d --label fleet-a --start-at +10",
+                     i, n);
+        return -1;
+    }
+    /* Every shard needs a request and (closed loop) a slot in flight. */
+    if ((a->duration_s <= 0 && a->requests < n) || (a->rate <= 0 && a->concurrency < n) ||
+        (a->max_concurrency && a->max_concurrency < n)) {
+        tc_cli_error(
+            "run: --shard %d/%d: the workload is too small to split %d ways (each "
+            "shard needs a request and a slot in flight): give -n, -c and --max-concurrency of %d "
+            "or more",
+            i, n, n, n);
+        return -1;
+    }
+    a->shard_i = i;
+    a->shard_n = n;
+    /* This process's share: requests, the closed loop's in-flight count,
+     * the open loop's rate and cap; the arrivals of each shard drawn from
+     * its own seed (N Poisson streams of rate R/N make one of rate R). */
+    if (a->duration_s <= 0)
+        a->requests = tc_measure_shard_share(a->requests, i, n);
+    if (a->rate > 0) {
+        a->rate /= n;
+        a->seed += i - 1;
+        if (a->max_concurrency)
+            a->max_concurrency = tc_measure_shard_share(a->max_concurrency, i, n);
+    } else {
+        a->concurrency = tc_measure_shard_share(a->concurrency, i, n);
+    }
+    return 0;
+}
+
 int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){.requests = 20,
@@ -249,6 +303,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_I("sample-ms", 0, &a->sample_ms, 10, 60000),
         TC_OPT_D("idle-s", 0, &a->idle_s, 0, 3600),
         TC_OPT_I("repeat", 0, &a->repeat, 1, 1000),
+        TC_OPT_S("shard", 0, &a->shard_text),
+        TC_OPT_S("start-at", 0, &a->start_text),
         TC_OPT_S("sysfs-root", 0, &a->telem.sysfs_root),
         TC_OPT_S("nvml-lib", 0, &a->telem.nvml_lib),
         TC_OPT_S("rocm-lib", 0, &a->telem.rocm_lib),
@@ -278,6 +334,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         return -1;
     }
     if (check_shape(a) < 0)
+        return -1;
+    if (check_shard(a) < 0)
         return -1;
     if (a->api && check_api(a->api) < 0)
         return -1;

@@ -96,9 +96,9 @@ static int check_sweep_args(sweep_args *s, const run_args *a)
         tc_cli_error("sweep: give --concurrency or --rates, not both");
         return -1;
     }
-    if (a->rate > 0 || a->repeat > 1) {
-        tc_cli_error("sweep: --rate and --repeat belong to 'truecost run'; a sweep's points are "
-                     "--concurrency LIST or --rates LIST|auto");
+    if (a->rate > 0 || a->repeat > 1 || a->shard_n) {
+        tc_cli_error("sweep: --rate, --repeat and --shard belong to 'truecost run'; a sweep's "
+                     "points are --concurrency LIST or --rates LIST|auto");
         return -1;
     }
     s->by_rate = s->rates != NULL;

@@ -16,6 +16,8 @@ static const tc_cmd commands[] = {
     {"runs", "list the stored runs", tc_cmd_runs},
     {"show", "print a stored run's summary", tc_cmd_show},
     {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export},
+    {"import", "copy the runs of another store (SQLite file or PostgreSQL) into this one",
+     tc_cmd_import},
     {"cost", "price a stored run: cost per million output tokens under a cost profile",
      tc_cmd_cost},
     {"compare", "compare two runs or groups: ratios with confidence intervals, claim verdict",

@@ -139,6 +139,30 @@ static void existing_parent(const char *path, char *dir, size_t len)
     snprintf(dir, len, ".");
 }
 
+/* A PostgreSQL store (a postgresql:// URL): reachable, and truecost's or
+ * empty. The URL is shown without its password. */
+static void check_store_pg(tc_doctor_check *k, const char *url)
+{
+    char shown[TC_STORE_PATH_MAX], err[1024];
+    tc_store_redact(url, shown, sizeof shown);
+    tc_store *s = NULL;
+    tc_err e = tc_store_open(url, TC_STORE_READ, &s, err, sizeof err);
+    tc_store_close(s);
+    if (e == TC_OK) {
+        tc_doctor_evidence(k, "PostgreSQL database %s answers and holds truecost's tables", shown);
+    } else if (e == TC_ERR_NOTFOUND) {
+        tc_doctor_evidence(k,
+                           "PostgreSQL database %s answers; no truecost tables yet (the first "
+                           "run creates them)",
+                           shown);
+    } else {
+        tc_doctor_set_status(k, TC_DOCTOR_FAIL);
+        tc_doctor_evidence(k, "%s", err);
+        tc_doctor_fix(k, "check the URL, the server and the user's rights, or set TRUECOST_DB to "
+                         "a file path");
+    }
+}
+
 static void check_store(tc_doctor_ctx *c)
 {
     tc_doctor_check *k = tc_doctor_add(c, "truecost.store", "results database location writable");
@@ -149,6 +173,10 @@ static void check_store(tc_doctor_ctx *c)
         tc_doctor_set_status(k, TC_DOCTOR_FAIL);
         tc_doctor_evidence(k, "%s", err);
         tc_doctor_fix(k, "set TRUECOST_DB=PATH (or HOME), or pass --db PATH to truecost run");
+        return;
+    }
+    if (tc_store_is_url(path)) {
+        check_store_pg(k, path);
         return;
     }
     if (access(path, F_OK) == 0) {

@@ -165,6 +165,21 @@ static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
     o->info.status = status;
 }
 
+/* Sleeps until cfg->start_at_wall_ns (shards started together), in short
+ * steps so a Ctrl-C still ends the wait at once. */
+static void wait_for_start(tc_measure_ctx *c)
+{
+    int64_t at = c->cfg->start_at_wall_ns;
+    while (at > 0 && !tc_measure_stopping(c)) {
+        int64_t left = at - tc_wall_ns();
+        if (left <= 0)
+            break;
+        int64_t step = left < 20000000 ? left : 20000000;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Stores and measures run `rep`. Returns 0 when the run was stored (its
  * outcome in o), 1 when a stop came before it was, -1 when it could not be
  * stored (o->rc, o->err). */
@@ -180,10 +195,11 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     }
     /* A group's runs are counted and stored in one transaction: two runs
      * given the same --label at once cannot merge into one group. */
-    o->rc = o->info.group[0] ? tc_store_run_begin_group(c->store, &o->info,
-                                                        (size_t)(c->cfg->group_runs_before + rep),
-                                                        o->err, sizeof o->err)
-                             : tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
+    o->rc = o->info.group[0] && !c->cfg->shard
+                ? tc_store_run_begin_group(c->store, &o->info,
+                                           (size_t)(c->cfg->group_runs_before + rep), o->err,
+                                           sizeof o->err)
+                : tc_store_run_begin(c->store, &o->info, o->err, sizeof o->err);
     if (o->rc != TC_OK) {
         free(environment);
         o->stage = TC_MEASURE_BEGIN;
@@ -201,6 +217,7 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     if (c->cb->started)
         c->cb->started(c->cb->ctx, &o->info, rep);
     if (tc_measure_telem_start(c, o) == TC_OK) {
+        wait_for_start(c);
         measure_load(c, o);
     } else { /* the run was begun: end it, never leave it "running" */
         finish_run(c->store, o->info.id, TC_RUN_FAILED, o->finish_err, sizeof o->finish_err);

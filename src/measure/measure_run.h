@@ -44,6 +44,13 @@ typedef struct tc_measure_config {
     int max_concurrency;        /* open loop: the --max-concurrency given, 0 = none (stored) */
     /* The workload shape stored with each run; NULL: given prompts. */
     const tc_run_workload *workload;
+    /* run --shard: one of several processes (often on several hosts)
+     * that split one workload and store into one group at once, so the
+     * group's count is not checked; group_kind is "shard". */
+    int shard;
+    /* Wall-clock time (ns since the epoch) to start the load at, so that
+     * shards start together; 0: at once. The wait ends early on stop. */
+    int64_t start_at_wall_ns;
 } tc_measure_config;
 
 /* Where a run failed. */

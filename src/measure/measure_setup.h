@@ -42,4 +42,14 @@ typedef enum tc_measure_key {
 TC_MUST_CHECK tc_err tc_measure_api_key(const char *key_env, const tc_endpoint *ep,
                                         const char **key, tc_measure_key *how);
 
+/* Shard i's (1..n) share of `total` (requests, concurrency): total / n,
+ * and one more for the first total % n shards, so the shares add up. */
+int64_t tc_measure_shard_share(int64_t total, int i, int n);
+
+/* Reads --start-at: an RFC 3339 UTC time ("2026-12-01T10:00:00Z",
+ * fraction of a second allowed) or "+SECONDS" from now_wall_ns, into
+ * *wall_ns. TC_ERR_INVALID with the expected forms in err. */
+TC_MUST_CHECK tc_err tc_measure_parse_start(const char *text, int64_t now_wall_ns, int64_t *wall_ns,
+                                            char *err, size_t errlen);
+
 #endif

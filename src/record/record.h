@@ -181,6 +181,10 @@ typedef struct tc_run_info {
      * (sweep --gpus; 0 = not given: the GPUs its telemetry saw, else 1). */
     char group_kind[16];
     int gpus;
+    /* Schema 10: the run's identity across stores (32 hex digits; set by
+     * the store when a run begins with ""), so `truecost import` copies
+     * each run once. */
+    char uuid[40];
 } tc_run_info;
 
 /* Schema 5: the workload shape of a run made of synthetic prompts (run

@@ -169,16 +169,20 @@ static tc_err check_path(const char *path, tc_store_mode mode, char *err, size_t
 
 tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_t errlen)
 {
-    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
-    switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
+    const char *msg = tc_db_errmsg(s->db);
+    int pg = s->db && tc_db_kind_of(s->db) == TC_DB_PG;
+    switch (rc) {
+    case TC_DB_BUSY:
         return tc_fail(err, errlen, TC_ERR_BUSY,
                        "%s: %s: the database is locked by another process (another `truecost "
                        "run`?) for over %d ms: wait for it to finish or choose another path "
                        "with --db",
                        s->path, what, s->busy_ms);
-    case SQLITE_READONLY:
+    case TC_DB_READONLY:
+        if (pg)
+            return tc_fail(err, errlen, TC_ERR_IO,
+                           "%s: %s: %s: grant the user write access or use another --db", s->path,
+                           what, msg);
         if (s->mode == TC_STORE_READ)
             return tc_fail(err, errlen, TC_ERR_IO,
                            "%s: %s: a run is writing it (or ended without closing it) and "
@@ -189,10 +193,15 @@ tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_
                        "%s: %s: the database is read-only: make the file and its directory "
                        "writable (chmod u+w) or choose another path with --db",
                        s->path, what);
-    case SQLITE_FULL:
+    case TC_DB_FULL:
         return tc_fail(err, errlen, TC_ERR_IO, "%s: %s: the disk is full: free some space", s->path,
                        what);
-    case SQLITE_CANTOPEN:
+    case TC_DB_CANTOPEN:
+        if (pg)
+            return tc_fail(err, errlen, TC_ERR_IO,
+                           "%s: %s: cannot reach the PostgreSQL server (%s): check the URL, that "
+                           "the server runs and that it lets this user in",
+                           s->path, what, msg);
         return tc_fail(err, errlen, TC_ERR_IO,
                        "%s: %s: cannot open the file (%s): check that it and its directory "
                        "exist and are writable",
@@ -201,38 +210,51 @@ tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err, size_
     return tc_fail(err, errlen, TC_ERR_IO, "%s: %s: %s", s->path, what, msg);
 }
 
+/* A postgresql:// URL: no file to check; the password stays out of
+ * s->path, which every message shows. */
+static tc_err open_pg(tc_store *s, const char *url, char *err, size_t errlen)
+{
+    char shown[TC_STORE_PATH_MAX];
+    tc_db_redact(url, shown, sizeof shown);
+    if (!(s->path = strdup(shown)))
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "opening %s", shown);
+    int rc = tc_db_open_pg(url, s->mode == TC_STORE_WRITE, s->busy_ms, &s->db);
+    if (rc != TC_DB_OK)
+        return tc_store_sql_fail(s, rc, "connecting", err, errlen);
+    return tc_store_schema_prepare_pg(s, err, errlen);
+}
+
+static tc_err open_sqlite(tc_store *s, const char *path, char *err, size_t errlen)
+{
+    tc_err e = check_path(path, s->mode, err, errlen);
+    if (e != TC_OK)
+        return e;
+    if (!(s->path = strdup(path)))
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "opening %s", path);
+    int rc = tc_db_open_sqlite(path, s->mode == TC_STORE_WRITE, s->busy_ms, &s->db);
+    if (rc != TC_DB_OK)
+        return tc_store_sql_fail(s, rc, "opening", err, errlen);
+    return tc_store_schema_prepare(s, err, errlen);
+}
+
 tc_err tc_store_open(const char *path, tc_store_mode mode, tc_store **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!path || !path[0] || strlen(path) >= TC_STORE_PATH_MAX)
         return tc_fail(err, errlen, TC_ERR_INVALID, "the database path is empty or too long");
-    tc_err e = check_path(path, mode, err, errlen);
-    if (e != TC_OK)
-        return e;
     tc_store *s = calloc(1, sizeof *s);
-    if (!s || !(s->path = strdup(path))) {
-        e = tc_fail(err, errlen, TC_ERR_NOMEM, "opening %s", path);
-        goto fail;
-    }
+    if (!s)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "opening the database");
     s->mode = mode;
     s->busy_ms = TC_STORE_BUSY_TIMEOUT_MS;
-    int flags =
-        mode == TC_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        e = tc_store_sql_fail(s, rc, "opening", err, errlen);
-        goto fail;
+    tc_err e =
+        tc_db_is_url(path) ? open_pg(s, path, err, errlen) : open_sqlite(s, path, err, errlen);
+    if (e != TC_OK) {
+        tc_store_close(s);
+        return e;
     }
-    sqlite3_extended_result_codes(s->db, 1);
-    tc_store_set_busy_timeout(s, TC_STORE_BUSY_TIMEOUT_MS);
-    e = tc_store_schema_prepare(s, err, errlen);
-    if (e != TC_OK)
-        goto fail;
     *out = s;
     return TC_OK;
-fail:
-    tc_store_close(s);
-    return e;
 }
 
 void tc_store_close(tc_store *s)
@@ -240,15 +262,15 @@ void tc_store_close(tc_store *s)
     if (!s)
         return;
     for (int i = 0; i < ST_COUNT; i++)
-        sqlite3_finalize(s->stmt[i]);
+        tc_db_finalize(s->stmt[i]);
     /* WAL is for while a run writes. Back in rollback mode a reader needs
      * no -shm file, so `truecost runs` creates nothing and works where it
      * may not write. Busy (another connection open) leaves WAL on, which
      * is just as correct. */
     if (s->wal)
-        sqlite3_exec(s->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+        (void)tc_db_exec(s->db, "PRAGMA journal_mode = DELETE");
     /* Every statement is finalized, so close cannot be refused as busy. */
-    sqlite3_close(s->db);
+    tc_db_close(s->db);
     free(s->blob);
     free(s->path);
     free(s);
@@ -259,22 +281,36 @@ const char *tc_store_path(const tc_store *s)
     return s->path;
 }
 
+int tc_store_is_url(const char *target)
+{
+    return tc_db_is_url(target);
+}
+
+void tc_store_redact(const char *target, char *buf, size_t len)
+{
+    tc_db_redact(target, buf, len);
+}
+
+int tc_store_is_pg(const tc_store *s)
+{
+    return tc_db_kind_of(s->db) == TC_DB_PG;
+}
+
 void tc_store_set_busy_timeout(tc_store *s, int ms)
 {
     s->busy_ms = ms;
-    sqlite3_busy_timeout(s->db, ms);
+    tc_db_set_busy_timeout(s->db, ms);
 }
 
-tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt **out, char *err,
+tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, tc_db_stmt **out, char *err,
                      size_t errlen)
 {
-    sqlite3_stmt *st = s->stmt[id];
+    tc_db_stmt *st = s->stmt[id];
     if (st) {
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
+        tc_db_reset(st);
     } else {
-        int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
-        if (rc != SQLITE_OK)
+        int rc = tc_db_prepare(s->db, sql, &st);
+        if (rc != TC_DB_OK)
             return tc_store_sql_fail(s, rc, "preparing a statement", err, errlen);
         s->stmt[id] = st;
     }
@@ -282,26 +318,39 @@ tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt *
     return TC_OK;
 }
 
-tc_err tc_store_step_done(tc_store *s, sqlite3_stmt *st, const char *what, char *err, size_t errlen)
+tc_err tc_store_step_done(tc_store *s, tc_db_stmt *st, const char *what, char *err, size_t errlen)
 {
-    int rc = sqlite3_step(st);
-    tc_err e = rc == SQLITE_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
-    sqlite3_reset(st);
+    int rc = tc_db_step(st);
+    tc_err e = rc == TC_DB_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
+    tc_db_reset(st);
     return e;
 }
 
 tc_err tc_store_begin(tc_store *s, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_BEGIN, "BEGIN IMMEDIATE", &st, err, errlen);
-    return e != TC_OK ? e : tc_store_step_done(s, st, "locking for writing", err, errlen);
+    int rc = tc_db_begin(s->db);
+    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, "locking for writing", err, errlen);
+}
+
+tc_err tc_store_begin_exclusive(tc_store *s, char *err, size_t errlen)
+{
+    tc_err e = tc_store_begin(s, err, errlen);
+    if (e != TC_OK || tc_db_kind_of(s->db) != TC_DB_PG)
+        return e;
+    char sql[64];
+    snprintf(sql, sizeof sql, "SELECT pg_advisory_xact_lock(%d)", TC_STORE_APPLICATION_ID);
+    int rc = tc_db_exec(s->db, sql);
+    if (rc != TC_DB_OK) {
+        e = tc_store_sql_fail(s, rc, "locking for writing", err, errlen);
+        tc_store_rollback(s);
+    }
+    return e;
 }
 
 tc_err tc_store_commit(tc_store *s, char *err, size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
-    tc_err e = tc_store_stmt(s, ST_COMMIT, "COMMIT", &st, err, errlen);
-    return e != TC_OK ? e : tc_store_step_done(s, st, "committing", err, errlen);
+    int rc = tc_db_commit(s->db);
+    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, "committing", err, errlen);
 }
 
 tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, size_t n,
@@ -311,43 +360,44 @@ tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const void *items, siz
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if (n == 0)
         return TC_OK;
-    tc_err e = tc_store_begin(s, err, errlen);
-    for (size_t i = 0; e == TC_OK && i < n; i++)
-        e = insert(s, run_id, i, items, err, errlen);
-    if (e == TC_OK)
-        e = tc_store_commit(s, err, errlen);
-    if (e != TC_OK)
-        tc_store_rollback(s);
-    return e;
+    /* PostgreSQL: the inserts go as one pipeline, a round trip a batch; a
+     * batch refused there is tried once more row by row, so the message
+     * names the request at fault as SQLite's does. */
+    int pipelined = tc_db_kind_of(s->db) == TC_DB_PG;
+    for (;;) {
+        if (pipelined)
+            tc_db_defer_writes(s->db);
+        tc_err e = tc_store_begin(s, err, errlen);
+        for (size_t i = 0; e == TC_OK && i < n; i++)
+            e = insert(s, run_id, i, items, err, errlen);
+        if (e == TC_OK)
+            e = tc_store_commit(s, err, errlen);
+        if (e != TC_OK)
+            tc_store_rollback(s);
+        if (e == TC_OK || !pipelined)
+            return e;
+        pipelined = 0;
+    }
 }
 
 void tc_store_rollback(tc_store *s)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_get_autocommit(s->db))
-        return;
-    /* The caller reports the error that made it roll back; a rollback that
-     * fails too leaves the transaction open, and the next begin says so. */
-    if (tc_store_stmt(s, ST_ROLLBACK, "ROLLBACK", &st, NULL, 0) == TC_OK) {
-        tc_err rc = tc_store_step_done(s, st, "rolling back", NULL, 0);
-        (void)rc;
-    }
+    /* The caller reports the error that made it roll back. */
+    tc_db_rollback(s->db);
 }
 
-void tc_store_col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
+void tc_store_col_text(tc_db_stmt *st, int col, char *buf, size_t len)
 {
-    const unsigned char *t = sqlite3_column_text(st, col);
-    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    const char *t = tc_db_col_text(st, col);
+    size_t n = t ? tc_db_col_bytes(st, col) : 0;
     if (n >= len)
         n = len - 1;
     if (t)
         memcpy(buf, t, n);
-    else
-        n = 0;
     buf[n] = '\0';
 }
 
-int tc_store_bind_field(sqlite3_stmt *st, int col, const char *field, size_t size)
+int tc_store_bind_field(tc_db_stmt *st, int col, const char *field, size_t size)
 {
-    return sqlite3_bind_text(st, col, field, (int)strnlen(field, size), SQLITE_STATIC);
+    return tc_db_bind_text(st, col, field, (int)strnlen(field, size));
 }

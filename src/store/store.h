@@ -1,4 +1,5 @@
-/* The results store: one SQLite file that keeps every run and every raw
+/* The results store: one SQLite file (or, given a postgresql:// URL, a
+ * PostgreSQL database with the same tables: store_db.h) that keeps every run and every raw
  * request record, written as the run goes (one transaction per batch) and
  * read back by `runs`, `show` and `export`. The records are the truth: a
  * run's figures are computed from them, once when the run ends, and kept
@@ -77,6 +78,18 @@ const char *tc_store_path(const tc_store *s);
  * (TC_STORE_BUSY_TIMEOUT_MS after open). */
 void tc_store_set_busy_timeout(tc_store *s, int ms);
 
+/* 1 when target names a PostgreSQL database (postgresql:// or
+ * postgres://), 0 for an SQLite file. */
+int tc_store_is_url(const char *target);
+
+/* target as it may be shown: a URL's password (user:PASSWORD@ or
+ * password=...) replaced by "***". */
+void tc_store_redact(const char *target, char *buf, size_t len);
+
+/* 1 when the store is a PostgreSQL database (opened from a postgresql://
+ * URL), 0 for an SQLite file. */
+int tc_store_is_pg(const tc_store *s);
+
 /* Stores a new run with status "running" and fills info->id and
  * info->status; a created_wall_ns of 0 is set to now. Returns TC_OK or an
  * error (TC_ERR_INVALID for an api out of range, TC_ERR_BUSY when the file
@@ -153,7 +166,9 @@ size_t tc_store_chunks_bound(size_t n);
  * time in a record that is reused (fn copies what it keeps), so memory does
  * not grow with the run. With first_chunk_only, r holds only its first
  * chunk time (enough for TTFT; not for ITL). Stops at the first error, fn's
- * included. TC_ERR_NOTFOUND for an unknown run. */
+ * included. TC_ERR_NOTFOUND for an unknown run. fn must not use the
+ * store s itself (on PostgreSQL the rows are being streamed on its
+ * connection); another store is fine. */
 TC_MUST_CHECK tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
                                            tc_err (*fn)(void *ctx, const tc_req_record *r),
                                            void *ctx, char *err, size_t errlen);
@@ -227,5 +242,25 @@ TC_MUST_CHECK tc_err tc_store_set_workload(tc_store *s, int64_t run_id, const tc
  * the run has none (given prompts, or a run from before schema 7). */
 TC_MUST_CHECK tc_err tc_store_get_workload(tc_store *s, int64_t run_id, tc_run_workload *w,
                                            int *found, char *err, size_t errlen);
+
+/* ---- import (truecost import) ----------------------------------------- */
+
+typedef struct tc_store_import_stats {
+    size_t seen;      /* runs in the source */
+    size_t copied;    /* copied now */
+    size_t present;   /* already in the target (same uuid): left alone */
+    size_t running;   /* still running in the source: left for a later import */
+    int64_t requests; /* request records copied */
+    int64_t samples;  /* telemetry samples copied */
+} tc_store_import_stats;
+
+/* Copies every finished run of src that dst lacks (runs are known by their
+ * uuid, so importing twice adds nothing) with its requests, chunks,
+ * devices, samples, fingerprint, workload and stored figures, its label,
+ * group and status. Each run is one transaction of dst and gets a new id
+ * there. Runs still running are left for a later import. src may be
+ * opened read-only; dst must be writable. */
+TC_MUST_CHECK tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stats,
+                                     char *err, size_t errlen);
 
 #endif

@@ -8,16 +8,17 @@ tc_err tc_store_set_figures(tc_store *s, int64_t run_id, int version, const char
                             size_t errlen)
 {
     static const char sql[] =
-        "INSERT OR REPLACE INTO run_figures (run_id, version, json) VALUES (?1, ?2, ?3)";
+        "INSERT INTO run_figures (run_id, version, json) VALUES (?1, ?2, ?3) ON CONFLICT (run_id) "
+        "DO UPDATE SET version = excluded.version, json = excluded.json";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_FIG_SET, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int(st, 2, version);
-    sqlite3_bind_text(st, 3, json, -1, SQLITE_TRANSIENT);
+    tc_db_bind_int64(st, 1, run_id);
+    tc_db_bind_int64(st, 2, version);
+    tc_db_bind_text(st, 3, json, -1);
     return tc_store_step_done(s, st, "storing the run's figures", err, errlen);
 }
 
@@ -28,22 +29,22 @@ tc_err tc_store_get_figures(tc_store *s, int64_t run_id, int version, char **jso
     *json = NULL;
     if (s->version < 5) /* a read-only open of a file from before stored figures */
         return TC_OK;
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_FIG_GET, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_int(st, 2, version);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(st, 0);
+    tc_db_bind_int64(st, 1, run_id);
+    tc_db_bind_int64(st, 2, version);
+    int rc = tc_db_step(st);
+    if (rc == TC_DB_ROW) {
+        const char *t = tc_db_col_text(st, 0);
         *json = t ? strdup((const char *)t) : NULL;
         if (t && !*json)
             e = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    } else if (rc != SQLITE_DONE) {
+    } else if (rc != TC_DB_DONE) {
         e = tc_store_sql_fail(s, rc, "reading the run's figures", err, errlen);
     }
-    sqlite3_reset(st);
+    tc_db_reset(st);
     return e;
 }
 
@@ -71,19 +72,19 @@ tc_err tc_store_runs_without_figures(tc_store *s, int version, int64_t **ids, si
     *n = 0;
     if (s->version < 5)
         return TC_OK;
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_FIG_MISSING, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int(st, 1, version);
+    tc_db_bind_int64(st, 1, version);
     size_t cap = 0;
     int rc;
-    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-        if (push_id(ids, n, &cap, sqlite3_column_int64(st, 0)) != TC_OK)
+    while (e == TC_OK && (rc = tc_db_step(st)) == TC_DB_ROW)
+        if (push_id(ids, n, &cap, tc_db_col_int64(st, 0)) != TC_OK)
             e = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    if (e == TC_OK && rc != SQLITE_DONE)
+    if (e == TC_OK && rc != TC_DB_DONE)
         e = tc_store_sql_fail(s, rc, "listing the runs without stored figures", err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     if (e != TC_OK) {
         free(*ids);
         *ids = NULL;

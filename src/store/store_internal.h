@@ -4,16 +4,12 @@
 #ifndef TC_STORE_INTERNAL_H
 #define TC_STORE_INTERNAL_H
 
-#include <sqlite3.h>
-
 #include "store.h"
+#include "store_db.h"
 
 /* Statements prepared on first use and kept for the store's life, so a
  * batch of requests costs no parsing. */
 typedef enum store_stmt {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
     ST_RUN_INSERT,
     ST_RUN_FINISH,
     ST_RUN_STATUS,
@@ -36,6 +32,10 @@ typedef enum store_stmt {
     ST_FIG_MISSING,
     ST_WL_SET,
     ST_WL_GET,
+    ST_IMP_HAS_UUID,
+    ST_IMP_ENDED,
+    ST_IMP_SET_END,
+    ST_IMP_FIGURES,
     ST_COUNT
 } store_stmt;
 
@@ -43,15 +43,20 @@ typedef enum store_stmt {
  * companions, requests.sched_ns): a file opened read-only below it reads
  * every run as a closed loop. */
 #define TC_SCHEMA_LOAD_SHAPE 8
+/* The schema version that added runs.uuid. */
+#define TC_SCHEMA_UUID 10
+
+/* The schema version this truecost writes (both back ends). */
+int tc_store_schema_version(void);
 
 struct tc_store {
-    sqlite3 *db;
-    char *path;
+    tc_db *db;
+    char *path; /* for messages: a URL's password is redacted */
     tc_store_mode mode;
     int version; /* schema version of the file */
     int busy_ms; /* for messages: how long a lock was waited for */
     int wal;     /* this connection turned WAL on, and turns it off at close */
-    sqlite3_stmt *stmt[ST_COUNT];
+    tc_db_stmt *stmt[ST_COUNT];
     uint8_t *blob; /* scratch for encoding chunk times, reused across batches */
     size_t blob_cap;
 };
@@ -74,35 +79,60 @@ typedef struct tc_store_access {
 TC_MUST_CHECK tc_err tc_store_access_fail(const char *path, const tc_store_access *a, char *err,
                                           size_t errlen);
 
-/* Writes "<path>: <what SQLite said>" plus a fix for the usual causes
+/* The PostgreSQL schema (store_schema_pg.c): checks the database is
+ * truecost's (or holds none of its tables) and in WRITE mode migrates it,
+ * under an advisory lock so that many hosts may start at once. */
+TC_MUST_CHECK tc_err tc_store_schema_prepare_pg(tc_store *s, char *err, size_t errlen);
+
+/* Writes "<path>: <what the database said>" plus a fix for the usual causes
  * (locked, read-only, full disk) and returns TC_ERR_BUSY for a lock that
  * outlasted the busy timeout (worth trying again later), else TC_ERR_IO. */
-TC_MUST_CHECK tc_err tc_store_sql_fail(tc_store *s, int rc, const char *what, char *err,
-                                       size_t errlen);
+TC_MUST_CHECK tc_err tc_store_sql_fail(tc_store *s, int rc /* TC_DB_* */, const char *what,
+                                       char *err, size_t errlen);
 
 /* The statement in slot id, prepared from sql on first use (the caller
  * always passes the same static text for an id, so the SQL sits beside
  * the code that binds it) and otherwise reset with bindings cleared.
- * Callers sqlite3_reset it when done, so no read stays open between
+ * Callers tc_db_reset it when done, so no read stays open between
  * calls. */
-TC_MUST_CHECK tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, sqlite3_stmt **out,
+TC_MUST_CHECK tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, tc_db_stmt **out,
                                    char *err, size_t errlen);
 
 /* Steps a statement that returns no rows and resets it; TC_OK or the
  * error from tc_store_sql_fail with `what`. */
-TC_MUST_CHECK tc_err tc_store_step_done(tc_store *s, sqlite3_stmt *st, const char *what, char *err,
+TC_MUST_CHECK tc_err tc_store_step_done(tc_store *s, tc_db_stmt *st, const char *what, char *err,
                                         size_t errlen);
 
-/* BEGIN IMMEDIATE / COMMIT / ROLLBACK with the cached statements.
- * Rollback is a no-op outside a transaction (SQLite may have rolled
- * back by itself after an I/O error). */
+/* BEGIN (a writer's lock at once) / COMMIT / ROLLBACK. Rollback is a
+ * no-op outside a transaction (SQLite may have rolled back by itself
+ * after an I/O error). */
 TC_MUST_CHECK tc_err tc_store_begin(tc_store *s, char *err, size_t errlen);
 TC_MUST_CHECK tc_err tc_store_commit(tc_store *s, char *err, size_t errlen);
+/* tc_store_begin, and on PostgreSQL also the store-wide advisory lock
+ * (released at commit or rollback): what SQLite's IMMEDIATE gives, for the
+ * few transactions that read before they write (a group's start). */
+TC_MUST_CHECK tc_err tc_store_begin_exclusive(tc_store *s, char *err, size_t errlen);
 void tc_store_rollback(tc_store *s);
 
 /* Inserts item i (i = 0..n-1) of a batch for run_id. */
 typedef tc_err (*tc_store_insert_fn)(tc_store *s, int64_t run_id, size_t i, const void *items,
                                      char *err, size_t errlen);
+
+/* The insert functions behind tc_store_add_requests, _add_devices and
+ * _add_samples, for a caller that holds its own transaction (import):
+ * items is an array of tc_req_record, tc_run_device or tc_run_sample. */
+TC_MUST_CHECK tc_err tc_store_insert_request(tc_store *s, int64_t run_id, size_t i,
+                                             const void *items, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_insert_device(tc_store *s, int64_t run_id, size_t i,
+                                            const void *items, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_insert_sample(tc_store *s, int64_t run_id, size_t i,
+                                            const void *items, char *err, size_t errlen);
+
+/* n requests of run_id inside the caller's transaction, the fastest way
+ * the back end has (PostgreSQL: one COPY). */
+TC_MUST_CHECK tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id,
+                                                 const tc_req_record *recs, size_t n, char *err,
+                                                 size_t errlen);
 
 /* Stores a whole batch in one transaction, all or nothing: refuses a
  * read-only store, does nothing for n == 0, rolls back on any failure. */
@@ -110,11 +140,11 @@ TC_MUST_CHECK tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const vo
                                            tc_store_insert_fn insert, char *err, size_t errlen);
 
 /* Binds a fixed-size char array as text, up to its NUL or its end:
- * labels, endpoints and error details are data, any bytes. Returns the
- * SQLite code. */
-int tc_store_bind_field(sqlite3_stmt *st, int col, const char *field, size_t size);
+ * labels, endpoints and error details are data, any bytes. Returns a
+ * TC_DB_ code. */
+int tc_store_bind_field(tc_db_stmt *st, int col, const char *field, size_t size);
 
 /* Copies a text column into a fixed buffer, cut to fit. */
-void tc_store_col_text(sqlite3_stmt *st, int col, char *buf, size_t len);
+void tc_store_col_text(tc_db_stmt *st, int col, char *buf, size_t len);
 
 #endif

@@ -64,52 +64,52 @@ static tc_err encode_chunks(tc_store *s, const tc_req_record *r, size_t *len, ch
     return TC_OK;
 }
 
-static int bind_server(sqlite3_stmt *st, int c, const tc_server_report *v)
+static int bind_server(tc_db_stmt *st, int c, const tc_server_report *v)
 {
     int rc = 0;
-    rc |= sqlite3_bind_int(st, c++, v->has_ollama != 0);
-    rc |= sqlite3_bind_int64(st, c++, v->total_ns);
-    rc |= sqlite3_bind_int64(st, c++, v->load_ns);
-    rc |= sqlite3_bind_int64(st, c++, v->prompt_eval_ns);
-    rc |= sqlite3_bind_int64(st, c++, v->eval_ns);
-    rc |= sqlite3_bind_int64(st, c++, v->prompt_eval_count);
-    rc |= sqlite3_bind_int64(st, c++, v->eval_count);
-    rc |= sqlite3_bind_int(st, c++, v->has_timings != 0);
-    rc |= sqlite3_bind_int64(st, c++, v->prompt_n);
-    rc |= sqlite3_bind_int64(st, c++, v->predicted_n);
-    rc |= sqlite3_bind_double(st, c++, v->prompt_ms);
-    rc |= sqlite3_bind_double(st, c++, v->predicted_ms);
-    rc |= sqlite3_bind_double(st, c++, v->predicted_per_second);
+    rc |= tc_db_bind_int64(st, c++, v->has_ollama != 0);
+    rc |= tc_db_bind_int64(st, c++, v->total_ns);
+    rc |= tc_db_bind_int64(st, c++, v->load_ns);
+    rc |= tc_db_bind_int64(st, c++, v->prompt_eval_ns);
+    rc |= tc_db_bind_int64(st, c++, v->eval_ns);
+    rc |= tc_db_bind_int64(st, c++, v->prompt_eval_count);
+    rc |= tc_db_bind_int64(st, c++, v->eval_count);
+    rc |= tc_db_bind_int64(st, c++, v->has_timings != 0);
+    rc |= tc_db_bind_int64(st, c++, v->prompt_n);
+    rc |= tc_db_bind_int64(st, c++, v->predicted_n);
+    rc |= tc_db_bind_double(st, c++, v->prompt_ms);
+    rc |= tc_db_bind_double(st, c++, v->predicted_ms);
+    rc |= tc_db_bind_double(st, c++, v->predicted_per_second);
     return rc;
 }
 
 /* Parameter 1 is the run id; the record's columns follow in REQ_COLS
  * order. A zero-length blob needs a non-NULL pointer, else SQLite binds
  * NULL. */
-static int bind_request(sqlite3_stmt *st, const tc_req_record *r, const uint8_t *blob, size_t len)
+static int bind_request(tc_db_stmt *st, const tc_req_record *r, const uint8_t *blob, size_t len)
 {
     int rc = 0, c = 2;
-    rc |= sqlite3_bind_int64(st, c++, r->seq);
-    rc |= sqlite3_bind_int(st, c++, r->warmup != 0);
-    rc |= sqlite3_bind_int64(st, c++, r->send_ns);
-    rc |= sqlite3_bind_int64(st, c++, r->send_wall_ns);
-    rc |= sqlite3_bind_int64(st, c++, r->end_ns);
-    rc |= sqlite3_bind_int(st, c++, r->http_status);
-    rc |= sqlite3_bind_text(st, c++, tc_req_error_name(r->error), -1, SQLITE_STATIC);
+    rc |= tc_db_bind_int64(st, c++, r->seq);
+    rc |= tc_db_bind_int64(st, c++, r->warmup != 0);
+    rc |= tc_db_bind_int64(st, c++, r->send_ns);
+    rc |= tc_db_bind_int64(st, c++, r->send_wall_ns);
+    rc |= tc_db_bind_int64(st, c++, r->end_ns);
+    rc |= tc_db_bind_int64(st, c++, r->http_status);
+    rc |= tc_db_bind_text(st, c++, tc_req_error_name(r->error), -1);
     rc |= tc_store_bind_field(st, c++, r->error_detail, sizeof r->error_detail);
-    rc |= sqlite3_bind_int64(st, c++, r->output_tokens);
-    rc |= sqlite3_bind_text(st, c++, tc_token_source_name(r->output_source), -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_int64(st, c++, r->prompt_tokens);
-    rc |= sqlite3_bind_text(st, c++, tc_token_source_name(r->prompt_source), -1, SQLITE_STATIC);
+    rc |= tc_db_bind_int64(st, c++, r->output_tokens);
+    rc |= tc_db_bind_text(st, c++, tc_token_source_name(r->output_source), -1);
+    rc |= tc_db_bind_int64(st, c++, r->prompt_tokens);
+    rc |= tc_db_bind_text(st, c++, tc_token_source_name(r->prompt_source), -1);
     rc |= bind_server(st, c, &r->server);
     c += 13;
-    rc |= sqlite3_bind_int64(st, c++, (sqlite3_int64)r->n_chunks);
-    rc |= sqlite3_bind_blob64(st, c++, len ? (const void *)blob : "", len, SQLITE_STATIC);
+    rc |= tc_db_bind_int64(st, c++, (int64_t)r->n_chunks);
+    rc |= tc_db_bind_blob_static(st, c++, blob, len);
     /* Sent when meant (a closed loop): NULL, which reads as the send time. */
     if (r->sched_ns > 0 && r->sched_ns != r->send_ns)
-        rc |= sqlite3_bind_int64(st, c++, r->sched_ns);
+        rc |= tc_db_bind_int64(st, c++, r->sched_ns);
     else
-        rc |= sqlite3_bind_null(st, c++);
+        rc |= tc_db_bind_null(st, c++);
     return rc;
 }
 
@@ -117,18 +117,18 @@ static int bind_request(sqlite3_stmt *st, const tc_req_record *r, const uint8_t 
 static tc_err insert_failed(tc_store *s, int rc, int64_t run_id, int64_t seq, char *err,
                             size_t errlen)
 {
-    if (rc == SQLITE_CONSTRAINT_UNIQUE)
+    if (rc == TC_DB_UNIQUE)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "run %lld already has a request with seq %lld; the batch was not stored",
                        (long long)run_id, (long long)seq);
-    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+    if (rc == TC_DB_FOREIGNKEY)
         return tc_fail(err, errlen, TC_ERR_NOTFOUND, "no run with id %lld in %s", (long long)run_id,
                        s->path);
     return tc_store_sql_fail(s, rc, "storing requests", err, errlen);
 }
 
-static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
-                         size_t errlen)
+tc_err tc_store_insert_request(tc_store *s, int64_t run_id, size_t i, const void *items, char *err,
+                               size_t errlen)
 {
     const tc_req_record *r = (const tc_req_record *)items + i;
     static const char sql[] =
@@ -139,63 +139,159 @@ static tc_err insert_one(tc_store *s, int64_t run_id, size_t i, const void *item
     tc_err e = check_enums(r, err, errlen);
     if (e == TC_OK)
         e = encode_chunks(s, r, &len, err, errlen);
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     if (e == TC_OK)
         e = tc_store_stmt(s, ST_REQ_INSERT, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    int rc = sqlite3_bind_int64(st, 1, run_id);
-    if (rc == SQLITE_OK && bind_request(st, r, s->blob, len) != SQLITE_OK)
-        rc = sqlite3_errcode(s->db);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE)
-        e = insert_failed(s, sqlite3_extended_errcode(s->db), run_id, r->seq, err, errlen);
-    sqlite3_reset(st);
+    int rc = tc_db_bind_int64(st, 1, run_id);
+    if (rc == TC_DB_OK && bind_request(st, r, s->blob, len) != TC_DB_OK)
+        rc = TC_DB_ERROR;
+    if (rc == TC_DB_OK)
+        rc = tc_db_step(st);
+    if (rc != TC_DB_DONE)
+        e = insert_failed(s, rc, run_id, r->seq, err, errlen);
+    tc_db_reset(st);
+    return e;
+}
+
+/* One record as a COPY row, in the order of the INSERT above. */
+static int copy_one(tc_db *db, int64_t run_id, const tc_req_record *r, const uint8_t *blob,
+                    size_t len)
+{
+    const tc_server_report *v = &r->server;
+    int rc = tc_db_copy_row(db, 29);
+    const int64_t head[] = {run_id,          r->seq,    r->warmup != 0, r->send_ns,
+                            r->send_wall_ns, r->end_ns, r->http_status};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        rc |= tc_db_copy_int64(db, head[i]);
+    const char *error = tc_req_error_name(r->error);
+    rc |= tc_db_copy_text(db, error, strlen(error));
+    rc |= tc_db_copy_text(db, r->error_detail, strnlen(r->error_detail, sizeof r->error_detail));
+    rc |= tc_db_copy_int64(db, r->output_tokens);
+    const char *src = tc_token_source_name(r->output_source);
+    rc |= tc_db_copy_text(db, src, strlen(src));
+    rc |= tc_db_copy_int64(db, r->prompt_tokens);
+    src = tc_token_source_name(r->prompt_source);
+    rc |= tc_db_copy_text(db, src, strlen(src));
+    const int64_t server[] = {v->has_ollama != 0, v->total_ns,         v->load_ns,
+                              v->prompt_eval_ns,  v->eval_ns,          v->prompt_eval_count,
+                              v->eval_count,      v->has_timings != 0, v->prompt_n,
+                              v->predicted_n};
+    for (size_t i = 0; i < sizeof server / sizeof server[0]; i++)
+        rc |= tc_db_copy_int64(db, server[i]);
+    rc |= tc_db_copy_double(db, v->prompt_ms);
+    rc |= tc_db_copy_double(db, v->predicted_ms);
+    rc |= tc_db_copy_double(db, v->predicted_per_second);
+    rc |= tc_db_copy_int64(db, (int64_t)r->n_chunks);
+    rc |= tc_db_copy_blob(db, blob, len);
+    if (r->sched_ns > 0 && r->sched_ns != r->send_ns)
+        rc |= tc_db_copy_int64(db, r->sched_ns);
+    else
+        rc |= tc_db_copy_null(db);
+    return rc;
+}
+
+/* PostgreSQL: the batch as one COPY in one transaction. TC_OK, or an
+ * error after which the caller stores the batch row by row (which
+ * names the request at fault) or reports it. */
+/* The n records as one COPY, inside the caller's transaction. */
+static tc_err copy_rows(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n, char *err,
+                        size_t errlen)
+{
+    static const char sql[] =
+        "COPY requests (run_id, " REQ_COLS ", sched_ns) FROM STDIN (FORMAT binary)";
+    tc_err e = TC_OK;
+    int rc = tc_db_copy_begin(s->db, sql);
+    int copying = rc == TC_DB_OK;
+    for (size_t i = 0; e == TC_OK && rc == TC_DB_OK && i < n; i++) {
+        size_t len;
+        e = check_enums(&recs[i], err, errlen);
+        if (e == TC_OK)
+            e = encode_chunks(s, &recs[i], &len, err, errlen);
+        if (e == TC_OK)
+            rc = copy_one(s->db, run_id, &recs[i], s->blob, len) ? TC_DB_ERROR : TC_DB_OK;
+    }
+    if (copying) {
+        int end = tc_db_copy_end(s->db, e == TC_OK && rc == TC_DB_OK);
+        rc = rc != TC_DB_OK ? rc : end;
+    }
+    if (e == TC_OK && rc != TC_DB_OK)
+        e = tc_store_sql_fail(s, rc, "storing requests", err, errlen);
+    return e;
+}
+
+static tc_err copy_batch(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                         char *err, size_t errlen)
+{
+    tc_err e = tc_store_begin(s, err, errlen);
+    if (e == TC_OK)
+        e = copy_rows(s, run_id, recs, n, err, errlen);
+    if (e == TC_OK)
+        e = tc_store_commit(s, err, errlen);
+    if (e != TC_OK)
+        tc_store_rollback(s);
+    return e;
+}
+
+tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
+                                   char *err, size_t errlen)
+{
+    if (tc_db_can_copy(s->db))
+        return n ? copy_rows(s, run_id, recs, n, err, errlen) : TC_OK;
+    tc_err e = TC_OK;
+    for (size_t i = 0; e == TC_OK && i < n; i++)
+        e = tc_store_insert_request(s, run_id, i, recs, err, errlen);
     return e;
 }
 
 tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
                              char *err, size_t errlen)
 {
-    return tc_store_insert_batch(s, run_id, recs, n, insert_one, err, errlen);
+    /* PostgreSQL takes a batch fastest as one COPY; one it refuses is
+     * stored again row by row, so the message names the request at fault
+     * as SQLite's does. */
+    if (s->mode == TC_STORE_WRITE && n > 1 && tc_db_can_copy(s->db) &&
+        copy_batch(s, run_id, recs, n, err, errlen) == TC_OK)
+        return TC_OK;
+    return tc_store_insert_batch(s, run_id, recs, n, tc_store_insert_request, err, errlen);
 }
 
 /* A REAL column; NULL (how SQLite stores a NaN) reads as NaN. */
-static double col_real(sqlite3_stmt *st, int c)
+static double col_real(tc_db_stmt *st, int c)
 {
-    return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN : sqlite3_column_double(st, c);
+    return tc_db_col_is_null(st, c) ? NAN : tc_db_col_double(st, c);
 }
 
-static void read_server(sqlite3_stmt *st, int c, tc_server_report *v)
+static void read_server(tc_db_stmt *st, int c, tc_server_report *v)
 {
-    v->has_ollama = sqlite3_column_int(st, c++);
-    v->total_ns = sqlite3_column_int64(st, c++);
-    v->load_ns = sqlite3_column_int64(st, c++);
-    v->prompt_eval_ns = sqlite3_column_int64(st, c++);
-    v->eval_ns = sqlite3_column_int64(st, c++);
-    v->prompt_eval_count = sqlite3_column_int64(st, c++);
-    v->eval_count = sqlite3_column_int64(st, c++);
-    v->has_timings = sqlite3_column_int(st, c++);
-    v->prompt_n = sqlite3_column_int64(st, c++);
-    v->predicted_n = sqlite3_column_int64(st, c++);
+    v->has_ollama = tc_db_col_int64(st, c++);
+    v->total_ns = tc_db_col_int64(st, c++);
+    v->load_ns = tc_db_col_int64(st, c++);
+    v->prompt_eval_ns = tc_db_col_int64(st, c++);
+    v->eval_ns = tc_db_col_int64(st, c++);
+    v->prompt_eval_count = tc_db_col_int64(st, c++);
+    v->eval_count = tc_db_col_int64(st, c++);
+    v->has_timings = tc_db_col_int64(st, c++);
+    v->prompt_n = tc_db_col_int64(st, c++);
+    v->predicted_n = tc_db_col_int64(st, c++);
     v->prompt_ms = col_real(st, c++);
     v->predicted_ms = col_real(st, c++);
     v->predicted_per_second = col_real(st, c++);
 }
 
 /* A text column as a C string, "" for NULL. */
-static const char *col_str(sqlite3_stmt *st, int c)
+static const char *col_str(tc_db_stmt *st, int c)
 {
-    const char *t = (const char *)sqlite3_column_text(st, c);
+    const char *t = tc_db_col_text(st, c);
     return t ? t : "";
 }
 
 /* One row of REQ_COLS into r (zeroed first); TC_ERR_PARSE for a name
  * this truecost does not know or a corrupt chunk blob. */
 /* The first chunk time alone: the varint of its gap after the send. */
-static tc_err first_chunk(tc_req_record *r, const uint8_t *blob, size_t len, sqlite3_int64 n,
-                          char *why, size_t whylen)
+static tc_err first_chunk(tc_req_record *r, const uint8_t *blob, size_t len, int64_t n, char *why,
+                          size_t whylen)
 {
     uint64_t gap;
     if (n == 0)
@@ -207,32 +303,32 @@ static tc_err first_chunk(tc_req_record *r, const uint8_t *blob, size_t len, sql
     return TC_OK;
 }
 
-static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, int first_only, char *err,
+static tc_err read_request(tc_db_stmt *st, tc_req_record *r, int first_only, char *err,
                            size_t errlen)
 {
     tc_req_record_init(r);
     int c = 0;
-    r->seq = sqlite3_column_int64(st, c++);
-    r->warmup = sqlite3_column_int(st, c++);
-    r->send_ns = sqlite3_column_int64(st, c++);
-    r->send_wall_ns = sqlite3_column_int64(st, c++);
-    r->end_ns = sqlite3_column_int64(st, c++);
-    r->http_status = sqlite3_column_int(st, c++);
+    r->seq = tc_db_col_int64(st, c++);
+    r->warmup = tc_db_col_int64(st, c++);
+    r->send_ns = tc_db_col_int64(st, c++);
+    r->send_wall_ns = tc_db_col_int64(st, c++);
+    r->end_ns = tc_db_col_int64(st, c++);
+    r->http_status = tc_db_col_int64(st, c++);
     int bad = tc_req_error_parse(col_str(st, c++), &r->error);
     tc_store_col_text(st, c++, r->error_detail, sizeof r->error_detail);
-    r->output_tokens = sqlite3_column_int64(st, c++);
+    r->output_tokens = tc_db_col_int64(st, c++);
     bad |= tc_token_source_parse(col_str(st, c++), &r->output_source);
-    r->prompt_tokens = sqlite3_column_int64(st, c++);
+    r->prompt_tokens = tc_db_col_int64(st, c++);
     bad |= tc_token_source_parse(col_str(st, c++), &r->prompt_source);
     read_server(st, c, &r->server);
     c += 13;
     if (bad)
         return tc_fail(err, errlen, TC_ERR_PARSE,
                        "request %lld: unknown error kind or token source", (long long)r->seq);
-    sqlite3_int64 n = sqlite3_column_int64(st, c++);
-    const uint8_t *blob = sqlite3_column_blob(st, c);
-    size_t len = (size_t)sqlite3_column_bytes(st, c++);
-    r->sched_ns = sqlite3_column_int64(st, c);
+    int64_t n = tc_db_col_int64(st, c++);
+    const uint8_t *blob = tc_db_col_blob(st, c);
+    size_t len = (size_t)tc_db_col_bytes(st, c++);
+    r->sched_ns = tc_db_col_int64(st, c);
     char why[160];
     tc_err e = n < 0        ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
                : first_only ? first_chunk(r, blob, len, n, why, sizeof why)
@@ -248,19 +344,19 @@ static tc_err read_request(sqlite3_stmt *st, tc_req_record *r, int first_only, c
 static tc_err check_run_exists(tc_store *s, int64_t run_id, char *err, size_t errlen)
 {
     static const char sql[] = "SELECT 1 FROM runs WHERE id = ?1";
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_EXISTS, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_DONE)
+    tc_db_bind_int64(st, 1, run_id);
+    int rc = tc_db_step(st);
+    if (rc == TC_DB_DONE)
         e = tc_fail(err, errlen, TC_ERR_NOTFOUND,
                     "no run with id %lld in %s: `truecost runs` lists the stored runs",
                     (long long)run_id, s->path);
-    else if (rc != SQLITE_ROW)
+    else if (rc != TC_DB_ROW)
         e = tc_store_sql_fail(s, rc, "finding the run", err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     return e;
 }
 
@@ -284,24 +380,25 @@ tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs,
     *recs = NULL;
     *n = 0;
     size_t cap = 0;
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = check_run_exists(s, run_id, err, errlen);
     if (e == TC_OK)
         e = tc_store_stmt(s, ST_REQ_LOAD, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = SQLITE_DONE;
-    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    tc_db_stream(st); /* the records only, not all rows twice */
+    tc_db_bind_int64(st, 1, run_id);
+    int rc = TC_DB_DONE;
+    while (e == TC_OK && (rc = tc_db_step(st)) == TC_DB_ROW) {
         e = grow(recs, *n, &cap, err, errlen);
         if (e == TC_OK)
             e = read_request(st, &(*recs)[*n], 0, err, errlen);
         if (e == TC_OK)
             (*n)++;
     }
-    if (e == TC_OK && rc != SQLITE_DONE)
+    if (e == TC_OK && rc != TC_DB_DONE)
         e = tc_store_sql_fail(s, rc, "loading requests", err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     if (e != TC_OK) {
         tc_store_free_requests(*recs, *n);
         *recs = NULL;
@@ -323,24 +420,25 @@ tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,
                              tc_err (*fn)(void *ctx, const tc_req_record *r), void *ctx, char *err,
                              size_t errlen)
 {
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = check_run_exists(s, run_id, err, errlen);
     if (e == TC_OK)
         e = tc_store_stmt(s, ST_REQ_EACH, req_select(s), &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = SQLITE_DONE;
+    tc_db_stream(st); /* one row in memory at a time; fn must not use this store */
+    tc_db_bind_int64(st, 1, run_id);
+    int rc = TC_DB_DONE;
     tc_req_record r;
     tc_req_record_init(&r);
-    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (e == TC_OK && (rc = tc_db_step(st)) == TC_DB_ROW) {
         e = read_request(st, &r, first_chunk_only, err, errlen);
         if (e == TC_OK)
             e = fn(ctx, &r);
         tc_req_record_clear(&r); /* one record at a time: memory does not grow with the run */
     }
-    if (e == TC_OK && rc != SQLITE_DONE)
+    if (e == TC_OK && rc != TC_DB_DONE)
         e = tc_store_sql_fail(s, rc, "reading the requests", err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     return e;
 }

@@ -44,6 +44,7 @@ static const run_col run_cols[] = {
     {"max_concurrency", TC_SCHEMA_LOAD_SHAPE, "0"},
     {"group_kind", 9, "''"},
     {"gpus", 9, "0"},
+    {"uuid", TC_SCHEMA_UUID, "''"},
 };
 #define N_RUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -63,32 +64,55 @@ static const char *run_select(const tc_store *s, const char *rest, char *buf, si
     return buf;
 }
 
-static int bind_run(sqlite3_stmt *st, const tc_run_info *r, const char *created)
+/* 128 random bits as 32 hex digits: unique across hosts without asking
+ * anyone. */
+static void new_uuid(char *buf, size_t len)
+{
+    uint8_t b[16] = {0};
+    size_t got = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        got = fread(b, 1, sizeof b, f);
+        fclose(f);
+    }
+    if (got != sizeof b) { /* no /dev/urandom: time and address, still unlikely to clash */
+        uint64_t x = (uint64_t)tc_wall_ns() ^ (uint64_t)(uintptr_t)buf;
+        for (size_t i = 0; i < sizeof b;
+             i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+            b[i] ^= (uint8_t)(x >> 56);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof b && k + 2 < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%02x", b[i]);
+}
+
+static int bind_run(tc_db_stmt *st, const tc_run_info *r, const char *created)
 {
     int rc = 0;
     rc |= tc_store_bind_field(st, 1, r->label, sizeof r->label);
-    rc |= sqlite3_bind_text(st, 2, created, -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_int64(st, 3, r->created_wall_ns);
+    rc |= tc_db_bind_text(st, 2, created, -1);
+    rc |= tc_db_bind_int64(st, 3, r->created_wall_ns);
     rc |= tc_store_bind_field(st, 4, r->endpoint, sizeof r->endpoint);
-    rc |= sqlite3_bind_text(st, 5, tc_api_name(r->api), -1, SQLITE_STATIC);
+    rc |= tc_db_bind_text(st, 5, tc_api_name(r->api), -1);
     rc |= tc_store_bind_field(st, 6, r->model, sizeof r->model);
-    rc |= sqlite3_bind_int(st, 7, r->simulated != 0);
+    rc |= tc_db_bind_int64(st, 7, r->simulated != 0);
     rc |= tc_store_bind_field(st, 8, r->server_version, sizeof r->server_version);
-    rc |= sqlite3_bind_int(st, 9, r->concurrency);
-    rc |= sqlite3_bind_int(st, 10, r->warmup);
-    rc |= sqlite3_bind_int64(st, 11, r->requests);
-    rc |= sqlite3_bind_double(st, 12, r->duration_s);
-    rc |= sqlite3_bind_int64(st, 13, r->max_tokens);
+    rc |= tc_db_bind_int64(st, 9, r->concurrency);
+    rc |= tc_db_bind_int64(st, 10, r->warmup);
+    rc |= tc_db_bind_int64(st, 11, r->requests);
+    rc |= tc_db_bind_double(st, 12, r->duration_s);
+    rc |= tc_db_bind_int64(st, 13, r->max_tokens);
     rc |= tc_store_bind_field(st, 14, r->group, sizeof r->group);
     rc |= tc_store_bind_field(st, 15, r->prompt_set, sizeof r->prompt_set);
     rc |= tc_store_bind_field(st, 16, r->slo, sizeof r->slo);
-    rc |= sqlite3_bind_text(st, 17, tc_arrival_name(r->arrival), -1, SQLITE_STATIC);
-    rc |= sqlite3_bind_double(st, 18, r->rate);
-    rc |= sqlite3_bind_double(st, 19, r->burstiness);
-    rc |= sqlite3_bind_int64(st, 20, (sqlite3_int64)r->seed); /* read back as the same bits */
-    rc |= sqlite3_bind_int(st, 21, r->max_concurrency);
+    rc |= tc_db_bind_text(st, 17, tc_arrival_name(r->arrival), -1);
+    rc |= tc_db_bind_double(st, 18, r->rate);
+    rc |= tc_db_bind_double(st, 19, r->burstiness);
+    rc |= tc_db_bind_int64(st, 20, (int64_t)r->seed); /* read back as the same bits */
+    rc |= tc_db_bind_int64(st, 21, r->max_concurrency);
     rc |= tc_store_bind_field(st, 22, r->group_kind, sizeof r->group_kind);
-    rc |= sqlite3_bind_int(st, 23, r->gpus);
+    rc |= tc_db_bind_int64(st, 23, r->gpus);
+    rc |= tc_store_bind_field(st, 24, r->uuid, sizeof r->uuid);
     return rc;
 }
 
@@ -98,8 +122,10 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
         "max_tokens, run_group, prompt_set, slo, arrival, arrival_rate, arrival_burstiness, "
-        "arrival_seed, max_concurrency, group_kind, gpus) VALUES (?1, 'running', ?2, ?3, ?4, ?5, "
-        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)";
+        "arrival_seed, max_concurrency, group_kind, gpus, uuid) VALUES (?1, 'running', ?2, ?3, ?4, "
+        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+        "?24) "
+        "RETURNING id";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     if ((unsigned)info->api >= TC_API_COUNT)
@@ -109,22 +135,26 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
                        (int)info->arrival);
     if (info->created_wall_ns == 0)
         info->created_wall_ns = tc_wall_ns();
+    if (!info->uuid[0])
+        new_uuid(info->uuid, sizeof info->uuid);
     char created[40];
     tc_rfc3339_ns(info->created_wall_ns, created, sizeof created);
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_INSERT, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    if (bind_run(st, info, created) != SQLITE_OK) {
+    if (bind_run(st, info, created) != TC_DB_OK) {
         /* Bind calls leave their error code on the connection. */
-        e = tc_store_sql_fail(s, sqlite3_errcode(s->db), "storing the run", err, errlen);
-        sqlite3_reset(st);
+        e = tc_store_sql_fail(s, TC_DB_ERROR, "storing the run", err, errlen);
+        tc_db_reset(st);
         return e;
     }
-    e = tc_store_step_done(s, st, "storing the run", err, errlen);
-    if (e != TC_OK)
-        return e;
-    info->id = sqlite3_last_insert_rowid(s->db);
+    int rc = tc_db_step(st);
+    if (rc == TC_DB_ROW)
+        info->id = tc_db_col_int64(st, 0);
+    tc_db_reset(st);
+    if (rc != TC_DB_ROW)
+        return tc_store_sql_fail(s, rc, "storing the run", err, errlen);
     info->status = TC_RUN_RUNNING;
     return TC_OK;
 }
@@ -134,7 +164,7 @@ tc_err tc_store_run_begin_group(tc_store *s, tc_run_info *info, size_t runs_befo
 {
     if (!info->group[0])
         return tc_fail(err, errlen, TC_ERR_INVALID, "run: no group to start");
-    tc_err e = tc_store_begin(s, err, errlen); /* IMMEDIATE: no other writer until the end */
+    tc_err e = tc_store_begin_exclusive(s, err, errlen); /* no other group start until the end */
     if (e != TC_OK)
         return e;
     tc_run_info *runs = NULL;
@@ -160,24 +190,24 @@ tc_err tc_store_run_begin_group(tc_store *s, tc_run_info *info, size_t runs_befo
 static tc_err why_not_running(tc_store *s, int64_t run_id, char *err, size_t errlen)
 {
     static const char sql[] = "SELECT status FROM runs WHERE id = ?1";
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_STATUS, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    tc_db_bind_int64(st, 1, run_id);
+    int rc = tc_db_step(st);
+    if (rc == TC_DB_ROW) {
         char status[16];
         tc_store_col_text(st, 0, status, sizeof status);
         e = tc_fail(err, errlen, TC_ERR_INVALID, "run %lld has already ended (%s)",
                     (long long)run_id, status);
-    } else if (rc == SQLITE_DONE) {
+    } else if (rc == TC_DB_DONE) {
         e = tc_fail(err, errlen, TC_ERR_NOTFOUND, "no run with id %lld in %s", (long long)run_id,
                     s->path);
     } else {
         e = tc_store_sql_fail(s, rc, "reading the run", err, errlen);
     }
-    sqlite3_reset(st);
+    tc_db_reset(st);
     return e;
 }
 
@@ -195,58 +225,59 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status, ch
     int64_t now = tc_wall_ns();
     char ended[40];
     tc_rfc3339_ns(now, ended, sizeof ended);
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_FINISH, sql, &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, tc_run_status_name(status), -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, ended, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, now);
+    tc_db_bind_int64(st, 1, run_id);
+    tc_db_bind_text(st, 2, tc_run_status_name(status), -1);
+    tc_db_bind_text(st, 3, ended, -1);
+    tc_db_bind_int64(st, 4, now);
     e = tc_store_step_done(s, st, "ending the run", err, errlen);
-    if (e == TC_OK && sqlite3_changes(s->db) == 0)
+    if (e == TC_OK && tc_db_changes(s->db) == 0)
         e = why_not_running(s, run_id, err, errlen);
     return e;
 }
 
 /* One row of run_cols into out. TC_ERR_PARSE for an api or status this
  * truecost does not know. */
-static tc_err read_run(sqlite3_stmt *st, tc_run_info *out, char *err, size_t errlen)
+static tc_err read_run(tc_db_stmt *st, tc_run_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->id = sqlite3_column_int64(st, 0);
+    out->id = tc_db_col_int64(st, 0);
     tc_store_col_text(st, 1, out->label, sizeof out->label);
-    const char *status = (const char *)sqlite3_column_text(st, 2);
+    const char *status = tc_db_col_text(st, 2);
     if (!status || tc_run_status_parse(status, &out->status) != 0)
         return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown status '%s'",
                        (long long)out->id, status ? status : "");
-    out->created_wall_ns = sqlite3_column_int64(st, 3);
+    out->created_wall_ns = tc_db_col_int64(st, 3);
     tc_store_col_text(st, 4, out->endpoint, sizeof out->endpoint);
-    const char *api = (const char *)sqlite3_column_text(st, 5);
+    const char *api = tc_db_col_text(st, 5);
     if (!api || tc_api_parse(api, &out->api) != 0)
         return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown api '%s'", (long long)out->id,
                        api ? api : "");
     tc_store_col_text(st, 6, out->model, sizeof out->model);
-    out->simulated = sqlite3_column_int(st, 7);
+    out->simulated = tc_db_col_int64(st, 7);
     tc_store_col_text(st, 8, out->server_version, sizeof out->server_version);
-    out->concurrency = sqlite3_column_int(st, 9);
-    out->warmup = sqlite3_column_int(st, 10);
-    out->requests = sqlite3_column_int64(st, 11);
-    out->duration_s = sqlite3_column_double(st, 12);
-    out->max_tokens = sqlite3_column_int64(st, 13);
+    out->concurrency = tc_db_col_int64(st, 9);
+    out->warmup = tc_db_col_int64(st, 10);
+    out->requests = tc_db_col_int64(st, 11);
+    out->duration_s = tc_db_col_double(st, 12);
+    out->max_tokens = tc_db_col_int64(st, 13);
     tc_store_col_text(st, 14, out->group, sizeof out->group);
     tc_store_col_text(st, 15, out->prompt_set, sizeof out->prompt_set);
     tc_store_col_text(st, 16, out->slo, sizeof out->slo);
-    const char *arrival = (const char *)sqlite3_column_text(st, 17);
+    const char *arrival = tc_db_col_text(st, 17);
     if (!arrival || tc_arrival_parse(arrival, &out->arrival) != 0)
         return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown arrival process '%s'",
                        (long long)out->id, arrival ? arrival : "");
-    out->rate = sqlite3_column_double(st, 18);
-    out->burstiness = sqlite3_column_double(st, 19);
-    out->seed = (uint64_t)sqlite3_column_int64(st, 20);
-    out->max_concurrency = sqlite3_column_int(st, 21);
+    out->rate = tc_db_col_double(st, 18);
+    out->burstiness = tc_db_col_double(st, 19);
+    out->seed = (uint64_t)tc_db_col_int64(st, 20);
+    out->max_concurrency = tc_db_col_int64(st, 21);
     tc_store_col_text(st, 22, out->group_kind, sizeof out->group_kind);
-    out->gpus = sqlite3_column_int(st, 23);
+    out->gpus = tc_db_col_int64(st, 23);
+    tc_store_col_text(st, 24, out->uuid, sizeof out->uuid);
     return TC_OK;
 }
 
@@ -265,22 +296,22 @@ static tc_err push_run(tc_run_info **runs, size_t *n, size_t *cap, char *err, si
 }
 
 /* Every row of the prepared statement st into a malloc'ed array. */
-static tc_err collect_runs(tc_store *s, sqlite3_stmt *st, const char *what, tc_run_info **runs,
+static tc_err collect_runs(tc_store *s, tc_db_stmt *st, const char *what, tc_run_info **runs,
                            size_t *n, char *err, size_t errlen)
 {
     tc_err e = TC_OK;
     size_t cap = 0;
-    int rc = SQLITE_DONE;
-    while (e == TC_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc = TC_DB_DONE;
+    while (e == TC_OK && (rc = tc_db_step(st)) == TC_DB_ROW) {
         e = push_run(runs, n, &cap, err, errlen);
         if (e == TC_OK)
             e = read_run(st, &(*runs)[*n], err, errlen);
         if (e == TC_OK)
             (*n)++;
     }
-    if (e == TC_OK && rc != SQLITE_DONE)
+    if (e == TC_OK && rc != TC_DB_DONE)
         e = tc_store_sql_fail(s, rc, what, err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     if (e != TC_OK) {
         free(*runs);
         *runs = NULL;
@@ -296,7 +327,7 @@ tc_err tc_store_list_runs(tc_store *s, tc_run_info **runs, size_t *n, char *err,
     char sql[1024];
     *runs = NULL;
     *n = 0;
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_LIST, run_select(s, "ORDER BY id DESC", sql, sizeof sql),
                              &st, err, errlen);
     return e != TC_OK ? e : collect_runs(s, st, "listing runs", runs, n, err, errlen);
@@ -310,13 +341,13 @@ tc_err tc_store_find_group(tc_store *s, const char *group, tc_run_info **runs, s
     *n = 0;
     if (!group || !group[0] || s->version < 4)
         return TC_OK; /* "" is "in no group", not a group; an old file has no groups */
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_RUN_GROUP,
                              run_select(s, "WHERE run_group = ?1 ORDER BY id", sql, sizeof sql),
                              &st, err, errlen);
     if (e != TC_OK)
         return e;
-    sqlite3_bind_text(st, 1, group, -1, SQLITE_TRANSIENT);
+    tc_db_bind_text(st, 1, group, -1);
     return collect_runs(s, st, "finding the group", runs, n, err, errlen);
 }
 
@@ -337,7 +368,7 @@ tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out,
     if (!id_or_label || !id_or_label[0])
         return tc_fail(err, errlen, TC_ERR_INVALID, "which run? give an id or a label");
     int all_digits = strspn(id_or_label, "0123456789") == strlen(id_or_label);
-    sqlite3_stmt *st = NULL;
+    tc_db_stmt *st = NULL;
     tc_err e = all_digits
                    ? tc_store_stmt(s, ST_RUN_BY_ID, run_select(s, "WHERE id = ?1", sql, sizeof sql),
                                    &st, err, errlen)
@@ -348,18 +379,18 @@ tc_err tc_store_find_run(tc_store *s, const char *id_or_label, tc_run_info *out,
     if (e != TC_OK)
         return e;
     if (all_digits)
-        sqlite3_bind_int64(st, 1, parse_id(id_or_label));
+        tc_db_bind_int64(st, 1, parse_id(id_or_label));
     else
-        sqlite3_bind_text(st, 1, id_or_label, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+        tc_db_bind_text(st, 1, id_or_label, -1);
+    int rc = tc_db_step(st);
+    if (rc == TC_DB_ROW)
         e = read_run(st, out, err, errlen);
-    else if (rc == SQLITE_DONE)
+    else if (rc == TC_DB_DONE)
         e = tc_fail(err, errlen, TC_ERR_NOTFOUND,
                     "no run with %s '%s' in %s: `truecost runs` lists the stored runs",
                     all_digits ? "id" : "label", id_or_label, s->path);
     else
         e = tc_store_sql_fail(s, rc, "finding the run", err, errlen);
-    sqlite3_reset(st);
+    tc_db_reset(st);
     return e;
 }

@@ -1,6 +1,9 @@
 /* The schema and its migrations, and the checks that keep truecost away
  * from files that are not its own. */
+#include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "store_internal.h"
 
@@ -126,8 +129,18 @@ static const char *const migrations[] = {
      * shared by */
     ("ALTER TABLE runs ADD COLUMN group_kind TEXT NOT NULL DEFAULT '';"
      "ALTER TABLE runs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 0;"),
+    /* 10 (TC_SCHEMA_UUID): a run's identity across stores, so `truecost
+     * import` copies each run once; older runs get a random one */
+    ("ALTER TABLE runs ADD COLUMN uuid TEXT;"
+     "UPDATE runs SET uuid = lower(hex(randomblob(16))) WHERE uuid IS NULL;"
+     "CREATE UNIQUE INDEX runs_by_uuid ON runs (uuid);"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+int tc_store_schema_version(void)
+{
+    return SCHEMA_VERSION;
+}
 
 /* What the file says about itself before truecost touches it. */
 typedef struct file_header {
@@ -136,34 +149,34 @@ typedef struct file_header {
     int n_objects; /* tables, indexes, views, triggers */
 } file_header;
 
-static int query_int(sqlite3 *db, const char *sql, int *out)
+static int query_int(tc_db *db, const char *sql, int *out)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int(st, 0);
-            rc = SQLITE_OK;
+    tc_db_stmt *st = NULL;
+    int rc = tc_db_prepare(db, sql, &st);
+    if (rc == TC_DB_OK) {
+        rc = tc_db_step(st);
+        if (rc == TC_DB_ROW) {
+            *out = (int)tc_db_col_int64(st, 0);
+            rc = TC_DB_OK;
         }
     }
-    sqlite3_finalize(st);
+    tc_db_finalize(st);
     return rc;
 }
 
 static tc_err read_header(tc_store *s, file_header *h, char *err, size_t errlen)
 {
     int rc = query_int(s->db, "PRAGMA application_id", &h->app_id);
-    if (rc == SQLITE_OK)
+    if (rc == TC_DB_OK)
         rc = query_int(s->db, "PRAGMA user_version", &h->version);
-    if (rc == SQLITE_OK)
+    if (rc == TC_DB_OK)
         rc = query_int(s->db, "SELECT count(*) FROM sqlite_master", &h->n_objects);
-    if ((rc & 0xff) == SQLITE_NOTADB)
+    if (rc == TC_DB_NOTADB)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "%s is not a truecost database (not an SQLite file); truecost leaves it "
                        "alone: choose another path with --db or TRUECOST_DB",
                        s->path);
-    if (rc != SQLITE_OK)
+    if (rc != TC_DB_OK)
         return tc_store_sql_fail(s, rc, "reading the database header", err, errlen);
     return TC_OK;
 }
@@ -196,8 +209,8 @@ static tc_err judge(tc_store *s, const file_header *h, char *err, size_t errlen)
 
 static tc_err exec(tc_store *s, const char *sql, const char *what, char *err, size_t errlen)
 {
-    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-    return rc == SQLITE_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
+    int rc = tc_db_exec(s->db, sql);
+    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
 }
 
 /* WAL lets `truecost runs` read while a run writes (tc_store_close
@@ -206,13 +219,13 @@ static tc_err exec(tc_store *s, const char *sql, const char *what, char *err, si
  * last batch) and makes each batch's commit cheap. */
 static int journal_wal(tc_store *s, int *wal)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_step(st);
-    *wal =
-        rc == SQLITE_ROW && sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-    sqlite3_finalize(st);
+    tc_db_stmt *st = NULL;
+    int rc = tc_db_prepare(s->db, "PRAGMA journal_mode = WAL", &st);
+    if (rc == TC_DB_OK)
+        rc = tc_db_step(st);
+    const char *mode = rc == TC_DB_ROW ? tc_db_col_text(st, 0) : NULL;
+    *wal = mode && strcasecmp(mode, "wal") == 0;
+    tc_db_finalize(st);
     return rc;
 }
 
@@ -223,11 +236,11 @@ static tc_err set_wal(tc_store *s, char *err, size_t errlen)
      * connection opens or closes (its own switch back to rollback mode):
      * try again for as long as any other statement would wait. */
     int wal, rc, waited = 0;
-    while ((rc = journal_wal(s, &wal)) == SQLITE_BUSY && waited < s->busy_ms) {
+    while ((rc = journal_wal(s, &wal)) == TC_DB_BUSY && waited < s->busy_ms) {
         sqlite3_sleep(10);
         waited += 10;
     }
-    if (rc != SQLITE_ROW)
+    if (rc != TC_DB_ROW)
         return tc_store_sql_fail(s, rc, "turning on WAL mode", err, errlen);
     if (!wal)
         return tc_fail(err, errlen, TC_ERR_IO,
@@ -257,8 +270,8 @@ static tc_err migrate(tc_store *s, int from, char *err, size_t errlen)
 
 static tc_err prepare_write(tc_store *s, char *err, size_t errlen)
 {
-    if (sqlite3_db_readonly(s->db, "main") == 1)
-        return tc_store_sql_fail(s, SQLITE_READONLY, "opening for writing", err, errlen);
+    if (sqlite3_db_readonly(tc_db_sqlite_handle(s->db), "main") == 1)
+        return tc_store_sql_fail(s, TC_DB_READONLY, "opening for writing", err, errlen);
     tc_err e = set_wal(s, err, errlen);
     if (e == TC_OK)
         e = exec(s, "BEGIN IMMEDIATE", "locking for writing", err, errlen);
@@ -275,7 +288,7 @@ static tc_err prepare_write(tc_store *s, char *err, size_t errlen)
     if (e == TC_OK)
         e = exec(s, "COMMIT", "saving the schema", err, errlen);
     if (e != TC_OK) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        tc_db_rollback(s->db);
         return e;
     }
     s->version = SCHEMA_VERSION;

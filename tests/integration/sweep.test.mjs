@@ -91,7 +91,7 @@ test('sweep usage errors name the fix', async (t) => {
     [['-c', '4,2'], /--concurrency '4,2': expected up to 64 ascending whole numbers/],
     [['--rates', '1,x'], /--rates '1,x': expected up to 64 ascending numbers above 0/],
     [['-c', '1,2', '--rates', '1'], /give --concurrency or --rates, not both/],
-    [['--rate', '5'], /--rate and --repeat belong to 'truecost run'/],
+    [['--rate', '5'], /--rate, --repeat and --shard belong to 'truecost run'/],
     [['--gpus', '0'], /--gpus: 0 is out of range/],
   ];
   for (const [args, want] of cases) {

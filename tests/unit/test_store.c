@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <math.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +24,20 @@
 #include "core/tc_time.h"
 #include "store/store.h"
 #include "store/store_internal.h"
+#include "pg_fixture.h"
 
 /* ---- fixtures ---- */
 
 typedef struct tmp {
     char dir[64];
-    char db[128]; /* dir/t.db */
+    char db[1024];            /* dir/t.db, or a PostgreSQL URL (setup_pg) */
+    char pg_name[64];         /* the database setup_pg created, "" for SQLite */
+    void (*fn)(void **state); /* setup_pg: the test to run */
 } tmp;
+
+typedef struct pg_case {
+    void (*fn)(void **state);
+} pg_case;
 
 static int setup(void **state)
 {
@@ -42,6 +50,32 @@ static int setup(void **state)
     return 0;
 }
 
+/* The same contract on PostgreSQL: each test gets a new database on the
+ * server at $TC_TEST_PG_URL (scripts/pg-test.sh starts one), dropped
+ * after it; without the variable the test is skipped. */
+static int setup_pg(void **state)
+{
+    const pg_case *c = *state;
+    setup(state);
+    tmp *t = *state;
+    t->fn = c->fn;
+    if (!getenv("TC_TEST_PG_URL") || !getenv("TC_TEST_PG_URL")[0])
+        return 0; /* pg_test says skipped: `scripts/pg-test.sh ctest -R store` runs it */
+    pg_new_db(t->db, sizeof t->db, t->pg_name, sizeof t->pg_name);
+    return 0;
+}
+
+/* Runs the test setup_pg was given, or says skipped without a server. */
+static void pg_test(void **state)
+{
+    tmp *t = *state;
+    if (!t->pg_name[0] && !pg_available()) {
+        print_message("TC_TEST_PG_URL is not set: skipped (scripts/pg-test.sh sets it)\n");
+        skip();
+    }
+    t->fn(state);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
@@ -52,6 +86,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 static int teardown(void **state)
 {
     tmp *t = *state;
+    if (t->pg_name[0])
+        pg_drop_db(t->pg_name);
     chmod(t->dir, 0700);
     nftw(t->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     free(t);
@@ -104,9 +140,25 @@ static tc_store *open_ok(const char *path, tc_store_mode mode)
     return s;
 }
 
+/* The integers of the first column of sql's first n rows, read through
+ * the store's own connection, whichever the back end. */
+static void query_ints(const char *target, const char *sql, int64_t *out, int n)
+{
+    tc_store *s = open_ok(target, TC_STORE_WRITE);
+    tc_db_stmt *st = NULL;
+    assert_int_equal(tc_db_prepare(s->db, sql, &st), TC_DB_OK);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(tc_db_step(st), TC_DB_ROW);
+        out[i] = tc_db_col_int64(st, 0);
+    }
+    tc_db_finalize(st);
+    tc_store_close(s);
+}
+
 /* What TC_SCHEMA_LOAD_SHAPE (5) added, taken away again: with it, a file
  * goes back to what version 4 wrote. */
 #define BACK_TO_V4                                                                                 \
+    "DROP INDEX runs_by_uuid; ALTER TABLE runs DROP COLUMN uuid;"                                  \
     "ALTER TABLE runs DROP COLUMN arrival; ALTER TABLE runs DROP COLUMN arrival_rate;"             \
     "ALTER TABLE runs DROP COLUMN arrival_burstiness; ALTER TABLE runs DROP COLUMN arrival_seed;"  \
     "ALTER TABLE runs DROP COLUMN max_concurrency; ALTER TABLE requests DROP COLUMN sched_ns;"     \
@@ -717,7 +769,7 @@ static void runs_round_trip_newest_first(void **state)
     assert_true(in[3].created_wall_ns > 1700000000LL * TC_NS_PER_S);
     tc_store_close(s);
     /* The writer leaves no -wal or -shm behind, and a reader makes none. */
-    char wal[300], shm[300];
+    char wal[1100], shm[1100];
     snprintf(wal, sizeof wal, "%s-wal", t->db);
     snprintf(shm, sizeof shm, "%s-shm", t->db);
     assert_false(exists(wal));
@@ -845,18 +897,12 @@ static void run_status_transitions(void **state)
                      TC_ERR_NOTFOUND);
     tc_store_close(s);
     /* The ended time is stored with the status. */
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND "
-                                        "ended_wall_ns >= created_wall_ns AND ended LIKE '%Z'",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[1];
+    query_ints(t->db,
+               "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND ended_wall_ns >= "
+               "created_wall_ns AND ended LIKE '%Z'",
+               v, 1);
+    assert_int_equal(v[0], 3);
 }
 
 static void find_by_id_label_and_missing(void **state)
@@ -1193,18 +1239,10 @@ static void load_shape_round_trips(void **state)
     tc_store_free_requests(out, n);
     tc_store_close(s);
 
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT sched_ns IS NULL FROM requests ORDER BY seq", -1, &st, NULL),
-        SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[2];
+    query_ints(t->db, "SELECT sched_ns IS NULL FROM requests ORDER BY seq", v, 2);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(v[1], 0);
     free_records(r, 2);
 }
 
@@ -1255,17 +1293,11 @@ static void chunks_are_stored_compactly(void **state)
     make_record(&r, 0, 1000); /* 20 ms, then 1 ms gaps: 4 bytes and 3 bytes */
     assert_int_equal(tc_store_add_requests(s, run, &r, 1, err, sizeof err), TC_OK);
     tc_store_close(s);
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(t->db, &db), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT length(chunks), n_chunks FROM requests", -1, &st, NULL),
-        SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4 + 999 * 3);
-    assert_int_equal(sqlite3_column_int(st, 1), 1000);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    int64_t v[1];
+    query_ints(t->db, "SELECT length(chunks) FROM requests", v, 1);
+    assert_int_equal(v[0], 4 + 999 * 3);
+    query_ints(t->db, "SELECT n_chunks FROM requests", v, 1);
+    assert_int_equal(v[0], 1000);
     tc_req_record_clear(&r);
 }
 
@@ -1347,11 +1379,12 @@ static void insert_speed(void **state)
     }
     int64_t ns = tc_mono_ns() - t0;
     tc_store_close(s);
-    struct stat st;
-    assert_int_equal(stat(t->db, &st), 0);
-    printf("store: %d records x %d chunks in batches of %d: %.1f ms (%.1f us/record), "
+    struct stat st = {0};
+    assert_true(t->pg_name[0] || stat(t->db, &st) == 0);
+    printf("store%s: %d records x %d chunks in batches of %d: %.1f ms (%.1f us/record), "
            "file %.1f MB\n",
-           TOTAL, CHUNKS, BATCH, ns / 1e6, ns / 1e3 / TOTAL, st.st_size / 1e6);
+           t->pg_name[0] ? " (PostgreSQL)" : "", TOTAL, CHUNKS, BATCH, ns / 1e6, ns / 1e3 / TOTAL,
+           st.st_size / 1e6);
     s = open_ok(t->db, TC_STORE_READ);
     int64_t t1 = tc_mono_ns();
     assert_int_equal(count_requests(s, run), TOTAL);
@@ -1361,7 +1394,243 @@ static void insert_speed(void **state)
     free(r);
 }
 
+/* ---- import ---- */
+
+/* A source store with two finished runs (one in a group, with telemetry,
+ * fingerprint, workload and figures) and one still running. */
+static void fill_source(const char *path, tc_req_record rec[5])
+{
+    tc_store *s = open_ok(path, TC_STORE_WRITE);
+    char err[512];
+    tc_run_info a = sample_run("alpha");
+    snprintf(a.group, sizeof a.group, "g");
+    assert_int_equal(tc_store_run_begin(s, &a, err, sizeof err), TC_OK);
+    varied_records(rec);
+    for (int i = 0; i < 5; i++) /* one fills its detail to the brim: compare as stored */
+        rec[i].error_detail[sizeof rec[i].error_detail - 1] = '\0';
+    assert_int_equal(tc_store_add_requests(s, a.id, rec, 5, err, sizeof err), TC_OK);
+    tc_run_device dev = {.info = {.kind = TC_TELEM_GPU, .name = "G0"}, .backend = "nvml"};
+    tc_run_sample smp[2] = {{0, {.mono_ns = 10, .valid = TC_TF_POWER, .power_mw = 250000}},
+                            {0, {.mono_ns = 20, .valid = TC_TF_POWER, .power_mw = 260000}}};
+    assert_int_equal(tc_store_add_devices(s, a.id, &dev, 1, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_add_samples(s, a.id, smp, 2, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_set_fingerprint(s, a.id, "{\"os\":1}", err, sizeof err), TC_OK);
+    tc_run_workload w = {.seed = 7, .isl_min = 10, .isl = 20, .osl = 30, .tokens_per_word = 1.3};
+    snprintf(w.calibration, sizeof w.calibration, "c");
+    assert_int_equal(tc_store_set_workload(s, a.id, &w, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_set_figures(s, a.id, 3, "{\"f\":3}", err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_finish(s, a.id, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    int64_t b = begin_run(s, "beta");
+    assert_int_equal(tc_store_run_finish(s, b, TC_RUN_INTERRUPTED, err, sizeof err), TC_OK);
+    (void)begin_run(s, "still-running");
+    tc_store_close(s);
+}
+
+/* Imports src into dst and checks the counts. */
+static void import_ok(const char *dst_path, const char *src_path, size_t copied, size_t present)
+{
+    char err[1024] = "";
+    tc_store *dst = open_ok(dst_path, TC_STORE_WRITE), *src = open_ok(src_path, TC_STORE_READ);
+    tc_store_import_stats st;
+    if (tc_store_import(dst, src, &st, err, sizeof err) != TC_OK)
+        fail_msg("import: %s", err);
+    assert_int_equal(st.seen, 3);
+    assert_int_equal(st.running, 1);
+    assert_int_equal(st.copied, copied);
+    assert_int_equal(st.present, present);
+    tc_store_close(src);
+    tc_store_close(dst);
+}
+
+/* What fill_source stored, found again in dst under new ids. */
+static void assert_imported(const char *path, const tc_req_record rec[5])
+{
+    char err[512];
+    tc_store *s = open_ok(path, TC_STORE_READ);
+    tc_run_info a, b;
+    assert_int_equal(tc_store_find_run(s, "alpha", &a, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_find_run(s, "beta", &b, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_find_run(s, "still-running", &b, err, sizeof err), TC_ERR_NOTFOUND);
+    assert_int_equal(tc_store_find_run(s, "beta", &b, err, sizeof err), TC_OK);
+    assert_int_equal(a.status, TC_RUN_COMPLETE);
+    assert_int_equal(b.status, TC_RUN_INTERRUPTED);
+    assert_true(b.id > a.id); /* in the source's order */
+    assert_string_equal(a.group, "g");
+    assert_int_equal(a.created_wall_ns, 1795966314123456789LL);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(s, a.id, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < n; i++)
+        assert_record_equal(&out[i], &rec[i]);
+    tc_store_free_requests(out, n);
+    tc_run_device *d;
+    tc_run_sample *smp;
+    int nd;
+    size_t ns;
+    assert_int_equal(tc_store_load_telemetry(s, a.id, &d, &nd, &smp, &ns, err, sizeof err), TC_OK);
+    assert_int_equal(nd, 1);
+    assert_int_equal(ns, 2);
+    assert_int_equal(smp[1].s.power_mw, 260000);
+    free(d);
+    free(smp);
+    char *json = NULL;
+    assert_int_equal(tc_store_get_fingerprint(s, a.id, &json, err, sizeof err), TC_OK);
+    assert_string_equal(json, "{\"os\":1}");
+    free(json);
+    assert_int_equal(tc_store_get_figures(s, a.id, 3, &json, err, sizeof err), TC_OK);
+    assert_string_equal(json, "{\"f\":3}");
+    free(json);
+    tc_run_workload w;
+    int found = 0;
+    assert_int_equal(tc_store_get_workload(s, a.id, &w, &found, err, sizeof err), TC_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(w.osl, 30);
+    tc_store_close(s);
+}
+
+/* Runs from another store land under new ids beside the target's own,
+ * with everything they had; a second import adds nothing. The target is
+ * t->db (SQLite, or PostgreSQL in the PG variant, which also imports
+ * back from PostgreSQL into a new SQLite file). */
+static void import_copies_each_run_once(void **state)
+{
+    tmp *t = *state;
+    char src[128], back[128];
+    snprintf(src, sizeof src, "%s/src.db", t->dir);
+    snprintf(back, sizeof back, "%s/back.db", t->dir);
+    tc_req_record rec[5];
+    fill_source(src, rec);
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    (void)begin_run(s, "own"); /* takes id 1, which the source's first run has too */
+    tc_store_close(s);
+
+    import_ok(t->db, src, 2, 0);
+    assert_imported(t->db, rec);
+    import_ok(t->db, src, 0, 2); /* the same file again: nothing added */
+    s = open_ok(t->db, TC_STORE_READ);
+    tc_run_info *runs;
+    size_t n;
+    char err[512];
+    assert_int_equal(tc_store_list_runs(s, &runs, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, 3);
+    free(runs);
+    tc_store_close(s);
+    if (t->pg_name[0]) { /* and out of PostgreSQL again */
+        tc_store *b = open_ok(back, TC_STORE_WRITE);
+        tc_store_close(b);
+        char err2[1024];
+        tc_store *dst = open_ok(back, TC_STORE_WRITE), *from = open_ok(t->db, TC_STORE_READ);
+        tc_store_import_stats st;
+        if (tc_store_import(dst, from, &st, err2, sizeof err2) != TC_OK)
+            fail_msg("import back: %s", err2);
+        assert_int_equal(st.copied, 2);
+        tc_store_close(from);
+        tc_store_close(dst);
+        assert_imported(back, rec);
+    }
+    free_records(rec, 5);
+}
+
+/* A run of more requests than one import batch (512) comes over whole,
+ * in order, chunk times and all. */
+static void import_crosses_batches(void **state)
+{
+    tmp *t = *state;
+    char src[128], err[1024];
+    snprintf(src, sizeof src, "%s/big.db", t->dir);
+    enum { N = 1300 };
+    tc_store *s = open_ok(src, TC_STORE_WRITE);
+    int64_t run = begin_run(s, "big");
+    tc_req_record *r = calloc(N, sizeof *r);
+    assert_non_null(r);
+    for (int i = 0; i < N; i++)
+        make_record(&r[i], i, (size_t)(i % 7));
+    assert_int_equal(tc_store_add_requests(s, run, r, N, err, sizeof err), TC_OK);
+    assert_int_equal(tc_store_run_finish(s, run, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    tc_store *dst = open_ok(t->db, TC_STORE_WRITE), *from = open_ok(src, TC_STORE_READ);
+    tc_store_import_stats st;
+    if (tc_store_import(dst, from, &st, err, sizeof err) != TC_OK)
+        fail_msg("import: %s", err);
+    assert_int_equal(st.requests, N);
+    tc_store_close(from);
+    tc_run_info info;
+    assert_int_equal(tc_store_find_run(dst, "big", &info, err, sizeof err), TC_OK);
+    tc_req_record *out = NULL;
+    size_t n = 0;
+    assert_int_equal(tc_store_load_requests(dst, info.id, &out, &n, err, sizeof err), TC_OK);
+    assert_int_equal(n, N);
+    for (size_t i = 0; i < n; i++)
+        assert_record_equal(&out[i], &r[i]);
+    tc_store_free_requests(out, n);
+    tc_store_close(dst);
+    free_records(r, N);
+    free(r);
+}
+
+static tc_err stop_at_second(void *ctx, const tc_req_record *r)
+{
+    (void)r;
+    return ++*(int *)ctx == 2 ? TC_ERR_INVALID : TC_OK;
+}
+
+/* A reader that stops early (its callback fails) leaves the store usable:
+ * on PostgreSQL the rows are streamed, and the rest must be read off the
+ * connection before the next statement. */
+static void each_request_stops_cleanly(void **state)
+{
+    tmp *t = *state;
+    tc_store *s = open_ok(t->db, TC_STORE_WRITE);
+    char err[512];
+    int64_t run = begin_run(s, "stream");
+    tc_req_record r[5];
+    varied_records(r);
+    assert_int_equal(tc_store_add_requests(s, run, r, 5, err, sizeof err), TC_OK);
+    int seen = 0;
+    assert_int_equal(tc_store_each_request(s, run, 0, stop_at_second, &seen, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_int_equal(seen, 2);
+    assert_int_equal(count_requests(s, run), 5);
+    seen = -100; /* all of them this time */
+    assert_int_equal(tc_store_each_request(s, run, 1, stop_at_second, &seen, err, sizeof err),
+                     TC_OK);
+    assert_int_equal(seen, -95);
+    assert_int_equal(tc_store_run_finish(s, run, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
+    tc_store_close(s);
+    free_records(r, 5);
+}
+
+/* Every message shows a PostgreSQL URL through tc_store_redact. */
+static void urls_are_redacted(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"postgresql://alice:s3cret@db.example:5432/tc",
+         "postgresql://alice:***@db.example:5432/tc"},
+        {"postgres://al:ice:p@ss@h/db?sslmode=require", "postgres://al:***@h/db?sslmode=require"},
+        {"postgresql://bob@h/db?password=s3cret&sslmode=require",
+         "postgresql://bob@h/db?password=***&sslmode=require"},
+        {"postgresql:///db?host=/tmp&password=x", "postgresql:///db?host=/tmp&password=***"},
+        {"postgresql://h/db", "postgresql://h/db"},
+        {"/home/a/user:pw@x.db", "/home/a/user:pw@x.db"}, /* a file name is not a URL */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256];
+        tc_store_redact(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+        assert_int_equal(tc_store_is_url(cases[i][0]), i < 5);
+    }
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define PG(f)                                                                                      \
+    {                                                                                              \
+#f " (PostgreSQL)", pg_test, setup_pg, teardown, &(pg_case)                                \
+        {                                                                                          \
+            f                                                                                      \
+        }                                                                                          \
+    }
 
 int main(void)
 {
@@ -1370,6 +1639,7 @@ int main(void)
         cmocka_unit_test(chunks_round_trip_and_gaps),
         cmocka_unit_test(chunks_refuse_bad_input),
         cmocka_unit_test(default_path_resolution),
+        cmocka_unit_test(urls_are_redacted),
         T(write_creates_private_parent_dirs),
         T(read_missing_creates_nothing),
         T(foreign_sqlite_refused_unchanged),
@@ -1393,6 +1663,23 @@ int main(void)
         T(chunks_are_stored_compactly),
         T(failed_batch_rolls_back_entirely),
         T(insert_speed),
+        T(import_copies_each_run_once),
+        T(each_request_stops_cleanly),
+        T(import_crosses_batches),
+        PG(import_crosses_batches),
+        PG(each_request_stops_cleanly),
+        PG(import_copies_each_run_once),
+        PG(runs_round_trip_newest_first),
+        PG(run_status_transitions),
+        PG(run_status_names_round_trip),
+        PG(group_starts_are_checked_and_stored_at_once),
+        PG(find_by_id_label_and_missing),
+        PG(figures_kept_by_version),
+        PG(requests_round_trip_every_field),
+        PG(load_shape_round_trips),
+        PG(chunks_are_stored_compactly),
+        PG(failed_batch_rolls_back_entirely),
+        PG(insert_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,13 +11,24 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "pg_fixture.h"
 
-static tc_store *fresh(char *dir, size_t len, int64_t *run_id)
+/* Each test runs on SQLite (state NULL) and on PostgreSQL (state &on_pg),
+ * where dir holds the name of the test's database. */
+static int on_pg = 1;
+
+static tc_store *fresh(void **state, char *dir, size_t len, int64_t *run_id)
 {
-    snprintf(dir, len, "/tmp/truecost-st-XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    char path[512], err[512];
-    snprintf(path, sizeof path, "%s/t.db", dir);
+    char path[1024], err[512];
+    if (*state) {
+        if (!pg_available())
+            skip();
+        pg_new_db(path, sizeof path, dir, len);
+    } else {
+        snprintf(dir, len, "/tmp/truecost-st-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/t.db", dir);
+    }
     tc_store *s;
     assert_int_equal(tc_store_open(path, TC_STORE_WRITE, &s, err, sizeof err), TC_OK);
     tc_run_info info = {.api = TC_API_OLLAMA, .concurrency = 1};
@@ -32,6 +43,10 @@ static void cleanup(tc_store *s, const char *dir)
 {
     char path[512];
     tc_store_close(s);
+    if (strncmp(dir, "tc_test_", 8) == 0) {
+        pg_drop_db(dir);
+        return;
+    }
     snprintf(path, sizeof path, "%s/t.db", dir);
     unlink(path);
     rmdir(dir);
@@ -39,10 +54,9 @@ static void cleanup(tc_store *s, const char *dir)
 
 static void devices_and_samples_round_trip(void **state)
 {
-    (void)state;
     char dir[64], err[512];
     int64_t id;
-    tc_store *s = fresh(dir, sizeof dir, &id);
+    tc_store *s = fresh(state, dir, sizeof dir, &id);
     tc_run_device devs[2] = {
         {.info = {.kind = TC_TELEM_GPU,
                   .name = "G \"0\"",
@@ -89,10 +103,9 @@ static void devices_and_samples_round_trip(void **state)
 
 static void fingerprints_round_trip(void **state)
 {
-    (void)state;
     char dir[64], err[512];
     int64_t id;
-    tc_store *s = fresh(dir, sizeof dir, &id);
+    tc_store *s = fresh(state, dir, sizeof dir, &id);
     char *json = (char *)1;
     assert_int_equal(tc_store_get_fingerprint(s, id, &json, err, sizeof err), TC_OK);
     assert_null(json); /* none yet */
@@ -112,6 +125,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(devices_and_samples_round_trip),
         cmocka_unit_test(fingerprints_round_trip),
+        {"devices_and_samples_round_trip (PostgreSQL)", devices_and_samples_round_trip, NULL, NULL,
+         &on_pg},
+        {"fingerprints_round_trip (PostgreSQL)", fingerprints_round_trip, NULL, NULL, &on_pg},
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,29 @@
+/* A sharded group (`run --shard I/N`: N processes, often on N hosts, that
+ * split one workload and start together) read as the one run it is: the
+ * shards' requests merged on the wall clock, and every figure computed
+ * from the merged records, so percentiles come from the merged
+ * distributions, never averaged. */
+#ifndef TC_SHARDS_H
+#define TC_SHARDS_H
+
+#include "analysis/figures.h"
+#include "analysis/run_view.h"
+#include "store/store.h"
+
+/* 1 when set is a group whose runs are all shards (group_kind "shard"). */
+int tc_shards_is_sharded(const tc_runset *set);
+
+/* Merges the records of set's runs into one run: each shard's monotonic
+ * times are put on the wall clock by its own offset (send_wall - send,
+ * taken from its first request), so hosts with unrelated monotonic
+ * clocks line up as far as their wall clocks agree (NTP: well under a
+ * millisecond); requests are renumbered in send order. The merged run is
+ * the first shard's with the group's name as label, the sum of the
+ * shards' requests, concurrency, rate and cap, and the worst status. Its
+ * figures, records (to TC_FIGURES_CHUNKS), the first shard's
+ * fingerprint and the bound go into *out (free with tc_run_view_free).
+ * Telemetry is not merged: energy is read per shard (`show ID`). */
+TC_MUST_CHECK tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
+                                    size_t errlen);
+
+#endif

@@ -1,0 +1,43 @@
+/* truecost import: copy the runs of another store into this one. */
+#include <string.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_results.h"
+#include "report/report_import.h"
+
+int tc_cmd_import(int argc, char **argv)
+{
+    const char *db = NULL, *from = NULL;
+    int json = 0, help = 0;
+    const tc_cli_opt opts[] = {TC_OPT_S("db", 0, &db), TC_OPT_F("json", 0, &json), TC_OPT_END};
+    if (tc_cli_parse("import", argc, argv, opts, NULL, &help, &from, 1, NULL) < 0)
+        return tc_cli_usage_hint("import");
+    if (help)
+        return tc_cli_help("import", stdout);
+    if (!from) {
+        tc_cli_error("import: which store? give the file (or postgresql:// URL) to copy from");
+        return tc_cli_usage_hint("import");
+    }
+    if (db && strcmp(db, from) == 0) {
+        tc_cli_error("import: the source is the target (--db); nothing to do");
+        return TC_EXIT_USAGE;
+    }
+    tc_store *src = NULL, *dst = NULL;
+    int code = tc_cli_open_store(from, TC_STORE_READ, &src);
+    if (!code)
+        code = tc_cli_open_store(db, TC_STORE_WRITE, &dst);
+    tc_store_import_stats st;
+    char err[1024];
+    if (!code)
+        code = tc_cli_check(tc_store_import(dst, src, &st, err, sizeof err), err);
+    if (!code && json)
+        code = tc_cli_emit_json("import",
+                                tc_report_import_json(tc_store_path(src), tc_store_path(dst), &st));
+    else if (!code)
+        code = tc_cli_check(
+            tc_report_import_text(stdout, tc_store_path(src), tc_store_path(dst), &st), NULL);
+    tc_store_close(src);
+    tc_store_close(dst);
+    return code;
+}
