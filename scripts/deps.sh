@@ -9,6 +9,7 @@ packages=(cmake make gcc pkg-config curl
           libevent-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
           libsqlite3-dev libinih-dev
           sqlite3 # tests turn a database back into an older truecost's
+          prometheus # the agent's tests: promtool check metrics, a real scraping server
           man-db groff-base) # the install test renders the man page with man -l
 [[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev)
 
