@@ -128,15 +128,17 @@ static void copy_label(char *dst, size_t len, const char *v)
 static void name_dev(tc_remote_dev *d, const rule *r, const tc_expo_sample *s)
 {
     const char *name = r->name ? tc_expo_label_of(s, r->name) : NULL;
+    char key[sizeof d->key];
+    copy_label(key, sizeof key, d->key);
     if (!d->info.name[0] && name && *name)
         copy_label(d->info.name, sizeof d->info.name, name);
     else if (!d->info.name[0] && r->kind == CPU)
-        snprintf(d->info.name, sizeof d->info.name, "package-%.64s", d->key);
+        snprintf(d->info.name, sizeof d->info.name, "package-%.64s", key);
     else if (!d->info.name[0])
-        snprintf(d->info.name, sizeof d->info.name, "GPU %.64s", d->key);
+        snprintf(d->info.name, sizeof d->info.name, "GPU %.64s", key);
     const char *id = tc_expo_label_of(s, r->id);
     if (!d->info.id[0])
-        copy_label(d->info.id, sizeof d->info.id, id && *id ? id : d->key);
+        copy_label(d->info.id, sizeof d->info.id, id && *id ? id : key);
 }
 
 static uint32_t bit_of(field f)
