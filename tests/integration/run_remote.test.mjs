@@ -34,7 +34,7 @@ test('energy by the remote agent\'s counter; the server box\'s environment; a de
   assert.equal(d.method, 'counter');
   assert.equal(d.energy_what, 'GPU board energy');
   assert.ok(Math.abs(d.avg_power_w - 300) < 10, `avg ${d.avg_power_w} W`);
-  assert.ok(d.coverage > 0.95, `coverage ${d.coverage}`);
+  assert.ok(d.coverage > 0.9, `coverage ${d.coverage}`);
   assert.ok(Math.abs(d.j_per_token - d.energy_j / doc.tokens.output) < 1e-9);
   assert.equal(d.max_temp_c, 65);
   // the environment is the box's, as its agent described it
@@ -71,13 +71,19 @@ test('the agent dies mid-run: its later samples are not available, the run compl
   const db = `${dir}/db`;
   const sim = await sc.sim(FAST);
   const ag = await startAgent(dir, [...FAKE_NVML, '--interval', '50'], { t });
-  const run = spawnTruecost(['run', sim.url, '--db', db, '-n', '12', '--max-tokens', '60', '--json', '--no-progress',
+  const run = spawnTruecost(['run', sim.url, '--db', db, '-n', '12', '--max-tokens', '60', '--no-progress',
     '--telemetry', ag.metrics, '--telemetry-interval', '100'], { timeoutMs: 120_000, t });
-  await new Promise((r) => setTimeout(r, 1500));
+  // a second of samples after the run has begun (said on stderr without
+  // --json), however slow the start
+  const end = performance.now() + 60_000;
+  while (!/truecost: run \d+: /.test(run.output().stderr) && performance.now() < end)
+    await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 1000));
   await ag.stop('SIGKILL');
   const r = await run.done;
   assert.equal(r.code, 0, r.stderr);
-  const doc = JSON.parse(r.stdout);
+  const id = r.stderr.match(/truecost: run (\d+): /)[1];
+  const doc = JSON.parse((await runCli(['show', id, '--db', db, '--json'])).stdout);
   assert.equal(doc.run.status, 'complete');
   assert.equal(doc.requests.completed, 12);
   const rows = JSON.parse((await runCli(['export', String(doc.run.id), '--db', db, '--what', 'samples', '--format', 'json'])).stdout);
