@@ -78,7 +78,9 @@ static tc_err open_remote(tc_measure_ctx *c, tc_measure_outcome *o)
     if (cfg->n_remote_urls <= 0)
         return TC_OK;
     char notes[4096], err[512];
-    int timeout = cfg->remote_ms < 2000 ? cfg->remote_ms : 2000;
+    /* a round's scrape may take up to the interval (at least 250 ms, at
+     * most 2 s): a late answer delays the next round, a missing one costs it */
+    int timeout = cfg->remote_ms < 250 ? 250 : cfg->remote_ms > 2000 ? 2000 : cfg->remote_ms;
     tc_err rc = tc_telem_set_open_remote(cfg->remote_urls, cfg->n_remote_urls, cfg->remote_token,
                                          timeout, &c->remote, notes, sizeof notes, err, sizeof err);
     if (rc != TC_OK)

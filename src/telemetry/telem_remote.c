@@ -72,8 +72,11 @@ tc_err tc_remote_open(const tc_remote_config *cfg, void **state, char *err, size
         remote_free(r);
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
-    r->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000;
+    /* The first scrape may wait longer than a round's: a box slow to
+     * answer once should not lose the whole run's telemetry. */
+    r->timeout_ms = 2000;
     tc_err rc = scrape(r);
+    r->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 2000;
     if (rc != TC_OK) {
         tc_fail(err, errlen, rc, "%s", r->last_error);
         remote_free(r);

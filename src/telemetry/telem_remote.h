@@ -33,7 +33,7 @@ int tc_remote_map(const tc_expo *e, tc_remote_dev *out, int max);
 typedef struct tc_remote_config {
     const char *url;   /* http(s)://HOST:PORT/metrics */
     const char *token; /* bearer token, or NULL; never printed */
-    int timeout_ms;    /* per scrape */
+    int timeout_ms;    /* per scrape (the first, which finds the devices: 2 s) */
 } tc_remote_config;
 
 /* Scrapes cfg->url once to find its devices; the state keeps the URL and
