@@ -98,7 +98,9 @@ tc_err tc_remote_open(const tc_remote_config *cfg, void **state, char *err, size
         char id[sizeof d->id];
         snprintf(id, sizeof id, "%s", d->id);
         snprintf(d->id, sizeof d->id, "%.31s/%.31s", host, id); /* which box, which device */
-        snprintf(d->driver, sizeof d->driver, "remote %s", r->devs[i].source);
+        char source[sizeof r->devs[i].source];                  /* a copy: the same struct as d */
+        memcpy(source, r->devs[i].source, sizeof source);
+        snprintf(d->driver, sizeof d->driver, "remote %s", source);
     }
     *state = r;
     return TC_OK;
