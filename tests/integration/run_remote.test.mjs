@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { FAKE_NVML, freePort, startAgent } from './agent_support.mjs';
+import { FAKE_NVML, FIX, freePort, startAgent } from './agent_support.mjs';
 import { runCli, spawnTruecost, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '5', '--decode-tps', '200'];
@@ -115,4 +115,25 @@ test('--telemetry: a bad token variable is a usage error; the token is sent', as
   assert.equal(doc.energy.devices[0].backend, 'remote');
   assert.equal(doc.environment.host.role, 'server');
   assert.doesNotMatch(r.stdout + r.stderr, new RegExp(token));
+});
+
+test('local sensors named beside a URL: both stored, the remote devices numbered after the local ones', async (t) => {
+  const sc = testScope(t, 'truecost-remote-');
+  const dir = sc.dir();
+  const db = `${dir}/db`;
+  const sim = await sc.sim(FAST);
+  const ag = await startAgent(dir, [...FAKE_NVML, '--interval', '50'], { t });
+  const { doc } = await runJson([sim.url, '--db', db, '-n', '4', '--max-tokens', '40',
+    '--telemetry', 'rapl', '--sysfs-root', `${FIX}/sysfs/rapl-two-packages`, '--sample-ms', '50',
+    '--telemetry', ag.metrics, '--telemetry-interval', '100']);
+  const devs = doc.energy.devices;
+  assert.deepEqual(devs.map((d) => d.backend), ['rapl', 'rapl', 'remote']);
+  assert.equal(devs[0].energy_j, 0, 'the fixture\'s RAPL counters never move');
+  assert.ok(Math.abs(devs[2].avg_power_w - 300) < 10, `remote avg ${devs[2].avg_power_w} W`);
+  const rows = JSON.parse((await runCli(['export', String(doc.run.id), '--db', db, '--what', 'samples', '--format', 'json'])).stdout);
+  const byDevice = new Map();
+  for (const r of rows) byDevice.set(r.device, (byDevice.get(r.device) ?? 0) + 1);
+  assert.deepEqual([...byDevice.keys()].sort(), [0, 1, 2], JSON.stringify([...byDevice]));
+  assert.ok(rows.filter((r) => r.device === 2).every((r) => r.power_w === null || Math.abs(r.power_w - 312.345) < 1e-6),
+    'the remote GPU\'s samples are its own, not a package\'s');
 });
