@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor agent sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -13,8 +13,9 @@ _truecost_options() {
         echo "--model --api -n --requests --duration --warmup -c --concurrency --rate --arrival
               --burstiness --max-concurrency --max-tokens --prompt --prompts --isl --isl-range
               --osl --workload --seed --slo --label --repeat --shard --start-at --db --json
-              --no-progress --api-key-env
-              --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
+              --no-progress --api-key-env --timeout --max-error-rate --telemetry
+              --telemetry-interval --telemetry-token-env --sample-ms --idle-s $_truecost_telem
+              --help" ;;
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
     runs) echo "--json --db --help" ;;
@@ -43,6 +44,8 @@ _truecost_options() {
         echo "--json --diff --db --model --root --model-store --no-server --api-key-env
               --telemetry $_truecost_telem --help" ;;
     doctor) echo "--json --root --no-server --user --nvml-lib --rocm-lib --help" ;;
+    agent)
+        echo "--listen --port-file --interval --token-env --backend $_truecost_telem --help" ;;
     sim)
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
               --max-batch --batch-slowdown --fault --seed --truth --tokens-per-word --eos-after
@@ -116,8 +119,8 @@ _truecost() {
     --api)
         _truecost_words "auto ollama ollama-chat openai openai-chat llamacpp" "$cur"
         return 0 ;;
-    --telemetry)
-        _truecost_words "auto none nvml rocm amdgpu rapl nvidia-smi rocm-smi" "$cur"
+    --telemetry) # or an exporter's URL, http://HOST:PORT/metrics
+        _truecost_words "auto none nvml rocm amdgpu rapl nvidia-smi rocm-smi http://" "$cur"
         return 0 ;;
     --backend)
         _truecost_words "auto nvml rocm amdgpu rapl nvidia-smi rocm-smi" "$cur"
@@ -143,7 +146,8 @@ _truecost() {
         --sample-ms | --idle-s | --claim | --resamples | --seed | --gpu | --model-bytes | \
         --params | --kv-bytes | --samples | --running-saving-per-month | --perf-ratio | \
         --gaps-top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
-        --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes)
+        --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes | \
+        --telemetry-interval | --telemetry-token-env | --token-env)
         return 0 ;; # a value only you know
     esac
 

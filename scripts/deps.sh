@@ -12,6 +12,7 @@ packages=(cmake make gcc pkg-config curl
           libplplot-dev # the report's charts (PLplot's svg device)
           chromium # tests/integration/report.test.mjs opens the report in it (puppeteer-core)
           sqlite3 # tests turn a database back into an older truecost's
+          prometheus # the agent's tests: promtool check metrics, a real scraping server
           man-db groff-base) # the install test renders the man page with man -l
 [[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev)
 

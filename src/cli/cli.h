@@ -84,6 +84,7 @@ int tc_cmd_decide(int argc, char **argv);
 int tc_cmd_monitor(int argc, char **argv);
 int tc_cmd_doctor(int argc, char **argv);
 int tc_cmd_env(int argc, char **argv);
+int tc_cmd_agent(int argc, char **argv);
 int tc_cmd_sim(int argc, char **argv);
 
 #endif

@@ -279,7 +279,7 @@ static void on_progress(void *ctx, const tc_runner_progress *q)
 static void on_notice(void *ctx, tc_measure_notice what, const char *text)
 {
     (void)ctx;
-    if (what == TC_MEASURE_NO_SENSOR) /* not the run's error: its reasons follow */
+    if (what == TC_MEASURE_NO_SENSOR || what == TC_MEASURE_NO_REMOTE) /* its reasons follow */
         fprintf(stderr, "truecost: %s", text);
     else
         tc_cli_error("run: %s", text);
@@ -405,6 +405,10 @@ static int measure_all(run_plan *p)
         .telemetry = a->telemetry,
         .telem = a->telem,
         .sample_ms = (int)a->sample_ms,
+        .remote_urls = a->telemetry_urls,
+        .n_remote_urls = a->n_telemetry_urls,
+        .remote_ms = (int)a->telemetry_ms,
+        .remote_token = a->telemetry_token,
         .idle_s = a->idle_s,
         .workload = a->isl ? &p->shape : NULL,
         .max_concurrency = (int)a->max_concurrency,

@@ -8,6 +8,7 @@
 #include "record/record.h"
 #include "store/store.h"
 #include "telemetry/telem.h"
+#include "telemetry/telem_set.h"
 
 typedef struct run_args {
     const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
@@ -15,6 +16,13 @@ typedef struct run_args {
     double duration_s, timeout_s, max_error_rate, idle_s;
     const char *telemetry;
     long long sample_ms, repeat;
+    /* --telemetry URL (repeatable): exporters scraped every telemetry_ms
+     * with the token in $telemetry_token_env; then the local source is
+     * "none" unless --telemetry names one too. */
+    const char *telemetry_urls[TC_TELEM_MAX_URLS];
+    int n_telemetry_urls, telemetry_named;
+    long long telemetry_ms;
+    const char *telemetry_token_env, *telemetry_token;
     tc_telem_config telem;
     int json, no_progress, help, requests_given;
     /* A synthetic workload (--isl/--osl/--isl-range/--workload):

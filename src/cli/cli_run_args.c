@@ -2,6 +2,7 @@
 #include <float.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -261,6 +262,39 @@ static int check_shard(run_args *a)
     return 0;
 }
 
+/* --telemetry: a source name, or an exporter URL (repeatable). */
+static int take_telemetry(const char *val, void *ctx)
+{
+    run_args *a = ctx;
+    if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+        a->telemetry = val;
+        a->telemetry_named = 1;
+        return 0;
+    }
+    if (a->n_telemetry_urls >= TC_TELEM_MAX_URLS) {
+        tc_cli_error("run: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
+        return -1;
+    }
+    a->telemetry_urls[a->n_telemetry_urls++] = val;
+    return 0;
+}
+
+/* The remote telemetry's defaults and token, after every option is read. */
+static int check_remote(run_args *a)
+{
+    if (a->n_telemetry_urls > 0 && !a->telemetry_named)
+        a->telemetry = "none"; /* the sensors of the box measured, not of this client */
+    if (!a->telemetry_token_env)
+        return 0;
+    a->telemetry_token = getenv(a->telemetry_token_env);
+    if (!a->telemetry_token || !*a->telemetry_token) {
+        tc_cli_error("run: --telemetry-token-env %s: the variable is not set or empty",
+                     a->telemetry_token_env);
+        return -1;
+    }
+    return 0;
+}
+
 int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
 {
     *a = (run_args){.requests = 20,
@@ -270,6 +304,7 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
                     .max_error_rate = 0.05,
                     .telemetry = "auto",
                     .sample_ms = 100,
+                    .telemetry_ms = 1000,
                     .repeat = 1,
                     .isl_range = 0.8};
     const tc_cli_opt opts[] = {
@@ -299,7 +334,9 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_S("api-key-env", 0, &a->key_env),
         TC_OPT_D("timeout", 0, &a->timeout_s, 0.001, 86400.0),
         TC_OPT_D("max-error-rate", 0, &a->max_error_rate, 0, 1),
-        TC_OPT_S("telemetry", 0, &a->telemetry),
+        TC_OPT_C("telemetry", 0, take_telemetry, 1),
+        TC_OPT_I("telemetry-interval", 0, &a->telemetry_ms, 100, 60000),
+        TC_OPT_S("telemetry-token-env", 0, &a->telemetry_token_env),
         TC_OPT_I("sample-ms", 0, &a->sample_ms, 10, 60000),
         TC_OPT_D("idle-s", 0, &a->idle_s, 0, 3600),
         TC_OPT_I("repeat", 0, &a->repeat, 1, 1000),
@@ -312,7 +349,8 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_S("rocm-smi", 0, &a->telem.rocm_smi),
         TC_OPT_END,
     };
-    if (tc_cli_parse("run", argc, argv, opts, a, &a->help, &a->url, 1, " (one URL at most)") < 0)
+    if (tc_cli_parse("run", argc, argv, opts, a, &a->help, &a->url, 1, " (one URL at most)") < 0 ||
+        check_remote(a) < 0)
         return -1;
     int known = !strcmp(a->telemetry, "auto") || !strcmp(a->telemetry, "none");
     for (int i = 0; !known && tc_telem_backend_names[i]; i++)

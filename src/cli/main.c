@@ -39,6 +39,8 @@ static const tc_cmd commands[] = {
     {"doctor", "diagnose GPU drivers, ROCm/CUDA, RAPL, local servers and truecost itself",
      tc_cmd_doctor},
     {"env", "print what changes a result: host, GPUs, drivers, server, model", tc_cmd_env},
+    {"agent", "serve this box's GPU and CPU telemetry to Prometheus (/metrics, /env)",
+     tc_cmd_agent},
     {"sim", "run a SIMULATED inference server (Ollama, OpenAI and llama.cpp APIs)", tc_cmd_sim},
 };
 #define N_COMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -15,6 +15,9 @@ typedef struct tc_measure_ctx {
     int64_t run_id;
     tc_telem_set *telem;
     tc_telem_sampler *sampler;
+    tc_telem_set *remote; /* the --telemetry URLs' devices, numbered after the local ones */
+    tc_telem_sampler *rsampler;
+    int n_local;
     tc_run_sample samples[TC_MEASURE_SAMPLE_BATCH];
     int samples_said;    /* a lost batch of samples is said once a run */
     int marked;          /* the run's final status is already stored */

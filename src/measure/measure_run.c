@@ -12,6 +12,7 @@
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 #include "envinfo/env_fingerprint.h"
+#include "telemetry/telem_scrape.h"
 #include "measure_internal.h"
 
 /* How long the end status is tried again while the database stays locked
@@ -72,6 +73,61 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     }
 }
 
+/* The /env beside an exporter URL: its path replaced. */
+static void env_url(const char *metrics_url, char *out, size_t len)
+{
+    const char *p = strstr(metrics_url, "://");
+    p = p ? p + 3 : metrics_url;
+    size_t host = (size_t)(p - metrics_url) + strcspn(p, "/?#");
+    snprintf(out, len, "%.*s/env", (int)host, metrics_url);
+}
+
+/* The server box's fingerprint from the first telemetry URL's agent that
+ * answers /env, NULL when none does. */
+static json_t *remote_environment(const tc_measure_config *cfg)
+{
+    for (int i = 0; i < cfg->n_remote_urls; i++) {
+        char url[1100], err[512], *body = NULL;
+        size_t len = 0;
+        env_url(cfg->remote_urls[i], url, sizeof url);
+        if (tc_telem_http_get(url, cfg->remote_token, 2000, 1u << 20, &body, &len, err,
+                              sizeof err) != TC_OK)
+            continue;
+        json_t *fp = json_loadb(body, len, 0, NULL);
+        free(body);
+        if (json_is_object(fp)) {
+            json_object_set_new(fp, "host",
+                                json_pack("{s:s, s:s}", "role", "server", "source", url));
+            return fp;
+        }
+        json_decref(fp);
+    }
+    return NULL;
+}
+
+/* With telemetry URLs, the fingerprint describes the server box: its
+ * agent's, with the server and model as this client measured them; when
+ * no agent answers, this host's, marked as the client. */
+static json_t *place_host(const tc_measure_ctx *c, json_t *local)
+{
+    if (c->cfg->n_remote_urls <= 0)
+        return local;
+    json_t *remote = remote_environment(c->cfg);
+    if (!remote) {
+        tc_measure_say(c, TC_MEASURE_CLIENT_HOST,
+                       "no truecost agent answered /env at the --telemetry URLs: the environment "
+                       "stored is this client host's, not the server's");
+        json_object_set_new(
+            local, "host",
+            json_pack("{s:s, s:s}", "role", "client", "note", "client host, not the server"));
+        return local;
+    }
+    json_t *server = json_object_get(local, "server");
+    json_object_set(remote, "server", server ? server : json_null());
+    json_decref(local);
+    return remote;
+}
+
 /* The environment as JSON text; NULL when it could not be read (said: the
  * run goes on). Read before the run is stored: its network calls and tools
  * take seconds, and a stop then must not leave a run behind. */
@@ -86,7 +142,9 @@ static char *collect_environment(const tc_measure_ctx *c)
     json_t *fp = NULL;
     char err[512];
     tc_err rc = tc_env_collect(&env, &fp, err, sizeof err);
-    char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
+    if (rc == TC_OK)
+        fp = place_host(c, fp);
+    char *text = rc == TC_OK && fp ? json_dumps(fp, JSON_COMPACT) : NULL;
     if (!text)
         tc_measure_say(c, TC_MEASURE_NO_ENVIRONMENT, "the environment was not recorded: %s",
                        rc != TC_OK ? err : "out of memory");

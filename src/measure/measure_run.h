@@ -40,8 +40,15 @@ typedef struct tc_measure_config {
     const char *telemetry;      /* "auto", "none" or a source name (tc_telem_set_open) */
     tc_telem_config telem;      /* where the sources read from */
     int sample_ms;              /* telemetry interval */
-    double idle_s;              /* sampled before the load, for the idle baseline */
-    int max_concurrency;        /* open loop: the --max-concurrency given, 0 = none (stored) */
+    /* Remote telemetry: exporter URLs scraped every remote_ms (with a
+     * bearer token, NULL: none) as more devices of the run; the first
+     * URL whose /env answers gives the run's host environment. */
+    const char *const *remote_urls;
+    int n_remote_urls;
+    int remote_ms;
+    const char *remote_token;
+    double idle_s;       /* sampled before the load, for the idle baseline */
+    int max_concurrency; /* open loop: the --max-concurrency given, 0 = none (stored) */
     /* The workload shape stored with each run; NULL: given prompts. */
     const tc_run_workload *workload;
     /* run --shard: one of several processes (often on several hosts)
@@ -82,7 +89,9 @@ typedef enum tc_measure_notice {
     TC_MEASURE_NO_ENVIRONMENT, /* the environment was not recorded; the run goes on */
     TC_MEASURE_NO_SENSOR,      /* telemetry "auto" found no device; the run goes on */
     TC_MEASURE_SAMPLES_LOST,   /* a batch of samples was not stored (once a run) */
-    TC_MEASURE_NO_WORKLOAD     /* the workload shape was not stored; the run goes on */
+    TC_MEASURE_NO_WORKLOAD,    /* the workload shape was not stored; the run goes on */
+    TC_MEASURE_NO_REMOTE,      /* a telemetry URL gave no device; the run goes on */
+    TC_MEASURE_CLIENT_HOST     /* no agent /env answered: the client's environment is stored */
 } tc_measure_notice;
 
 typedef struct tc_measure_callbacks {

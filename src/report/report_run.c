@@ -2,6 +2,8 @@
  * environment it ran in, as one document or as text. */
 #include "report_run.h"
 
+#include <string.h>
+
 #include "report_energy.h"
 #include "report_json.h"
 #include "report_roofline.h"
@@ -64,6 +66,14 @@ static void environment(FILE *out, json_t *fp)
         fprintf(out, "              server %s %s; model %s %s\n", str_at(srv, "kind", NULL),
                 str_at(srv, "version", NULL), str_at(srv, "model", "name"),
                 str_at(srv, "model", "quantization_level"));
+    /* run --telemetry URL: whose box the lines above describe */
+    json_t *host = json_object_get(fp, "host");
+    const char *role = json_string_value(json_object_get(host, "role"));
+    if (role && strcmp(role, "server") == 0)
+        fprintf(out, "              host: the server box, from its agent at %s\n",
+                str_at(host, "source", NULL));
+    else if (role)
+        fprintf(out, "              host: client host, not the server (no agent /env answered)\n");
 }
 
 tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,

@@ -7,6 +7,7 @@
 #include "core/tc_time.h"
 #include "telem_nvml.h"
 #include "telem_rocm.h"
+#include "telem_remote.h"
 #include "telem_smi.h"
 
 /* Library backends before their fallbacks; in auto mode a source is
@@ -43,7 +44,7 @@ typedef struct entry {
 } entry;
 
 struct tc_telem_set {
-    opened src[N_ORDER];
+    opened src[N_ORDER > TC_TELEM_MAX_URLS ? N_ORDER : TC_TELEM_MAX_URLS];
     int n_src;
     entry *dev;
     int n_dev;
@@ -157,6 +158,36 @@ tc_err tc_telem_set_open(const char *which, const tc_telem_config *cfg, tc_telem
         }
         if (rc != TC_OK)
             note(notes, noteslen, order[k].b->name, why);
+    }
+    *out = s;
+    return TC_OK;
+}
+
+tc_err tc_telem_set_open_remote(const char *const *urls, int n, const char *token, int timeout_ms,
+                                tc_telem_set **out, char *notes, size_t noteslen, char *err,
+                                size_t errlen)
+{
+    *out = NULL;
+    if (notes && noteslen)
+        notes[0] = '\0';
+    if (n > TC_TELEM_MAX_URLS)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "at most %d telemetry URLs", TC_TELEM_MAX_URLS);
+    tc_telem_set *s = calloc(1, sizeof *s);
+    if (!s)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+    char why[600];
+    for (int i = 0; i < n; i++) {
+        void *state = NULL;
+        tc_remote_config rc = {.url = urls[i], .token = token, .timeout_ms = timeout_ms};
+        tc_err e = tc_remote_open(&rc, &state, why, sizeof why);
+        if (e == TC_OK && (e = add_devices(s, &tc_telem_remote, state)) != TC_OK)
+            tc_telem_remote.shutdown(state);
+        if (e == TC_ERR_NOMEM) {
+            tc_telem_set_close(s);
+            return tc_fail(err, errlen, e, "out of memory");
+        }
+        if (e != TC_OK)
+            note(notes, noteslen, "remote", why);
     }
     *out = s;
     return TC_OK;

@@ -24,6 +24,18 @@ TC_MUST_CHECK tc_err tc_telem_set_open(const char *which, const tc_telem_config 
                                        tc_telem_set **out, char *notes, size_t noteslen, char *err,
                                        size_t errlen);
 
+/* The most exporter URLs one remote set reads. */
+#define TC_TELEM_MAX_URLS 16
+
+/* Opens a set of the devices that n exporter URLs describe (telem_remote.h),
+ * each scraped with the bearer token (NULL: none) within timeout_ms. A URL
+ * that does not answer or describes no device is no error: why goes, one
+ * line each, into notes, and the set may be empty. TC_ERR_INVALID for
+ * more than TC_TELEM_MAX_URLS; TC_ERR_NOMEM. */
+TC_MUST_CHECK tc_err tc_telem_set_open_remote(const char *const *urls, int n, const char *token,
+                                              int timeout_ms, tc_telem_set **out, char *notes,
+                                              size_t noteslen, char *err, size_t errlen);
+
 void tc_telem_set_close(tc_telem_set *s); /* accepts NULL */
 
 int tc_telem_set_count(const tc_telem_set *s);
