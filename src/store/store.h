@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "record/record.h"
+#include "record/record_soak.h"
 #include "record/record_sample.h"
 #include "core/tc_error.h"
 
@@ -227,5 +228,28 @@ TC_MUST_CHECK tc_err tc_store_set_workload(tc_store *s, int64_t run_id, const tc
  * the run has none (given prompts, or a run from before schema 7). */
 TC_MUST_CHECK tc_err tc_store_get_workload(tc_store *s, int64_t run_id, tc_run_workload *w,
                                            int *found, char *err, size_t errlen);
+
+/* ---- soaks (schema 10) ------------------------------------------------------ */
+
+/* Stores (or replaces) a soak's plan and where it stands. */
+TC_MUST_CHECK tc_err tc_store_soak_set_plan(tc_store *s, const tc_soak_plan *plan, char *err,
+                                            size_t errlen);
+
+/* The soak plan of run_id into *plan, *found = 1; *found = 0 (TC_OK) when
+ * the run is no soak (or the file is older than soaks). */
+TC_MUST_CHECK tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *plan,
+                                            int *found, char *err, size_t errlen);
+
+/* One closed window, the plan as it now stands and the outages that
+ * changed (replaced by their start), in one transaction. */
+TC_MUST_CHECK tc_err tc_store_soak_save(tc_store *s, const tc_soak_plan *plan,
+                                        const tc_soak_window *w, const tc_soak_outage *o,
+                                        size_t n_outages, char *err, size_t errlen);
+
+/* Every window (by idx) and outage (by start) of a soak; the caller frees
+ * both arrays (free()). */
+TC_MUST_CHECK tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w,
+                                        size_t *n_windows, tc_soak_outage **o, size_t *n_outages,
+                                        char *err, size_t errlen);
 
 #endif
