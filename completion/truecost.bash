@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
+_truecost_commands="run sweep soak runs show export cost compare frontier roofline gaps lockin decide monitor env doctor sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -16,6 +16,9 @@ _truecost_options() {
               --timeout --max-error-rate --telemetry --sample-ms --idle-s $_truecost_telem --help" ;;
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
+    soak) # and every option of run, which the soak passes on
+        echo "--duration --window --max-downtime --max-drift --max-error-rate --chunks --resume
+              --json --help" ;;
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
@@ -39,7 +42,7 @@ _truecost_options() {
     doctor) echo "--json --root --no-server --user --nvml-lib --rocm-lib --help" ;;
     sim)
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
-              --max-batch --fault --seed --truth --tokens-per-word --eos-after
+              --max-batch --drift --leak-kb-per-request --fault --seed --truth --tokens-per-word --eos-after
               --max-body-bytes --help" ;;
     esac
 }
@@ -119,6 +122,9 @@ _truecost() {
     --what)
         _truecost_words "requests chunks summary samples" "$cur"
         return 0 ;;
+    --chunks)
+        _truecost_words "sample all none" "$cur"
+        return 0 ;;
     --workload)
         _truecost_words "chat reasoning summarize" "$cur"
         return 0 ;;
@@ -133,7 +139,8 @@ _truecost() {
         --sample-ms | --idle-s | --claim | --resamples | --seed | --gpu | --model-bytes | \
         --params | --kv-bytes | --samples | --running-saving-per-month | --perf-ratio | \
         --gaps-top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
-        --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes)
+        --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes | --window | \
+        --max-downtime | --max-drift | --resume | --drift | --leak-kb-per-request)
         return 0 ;; # a value only you know
     esac
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
@@ -111,13 +112,15 @@ static void count_errors(const tc_soak_plan *p, const tc_soak_window *w, size_t 
 
 /* The trends, x in hours at each window's middle. Windows an outage
  * touched are left out of the speed trends (their throughput says the
- * outage, not drift). */
-static void trends(const tc_soak_window *w, size_t n, const tc_soak_outage *o, size_t no,
-                   tc_soak_verdict *v)
+ * outage, not drift), and so are windows shorter than the plan's (the
+ * last one, ending with the load's tail). */
+static void trends(const tc_soak_window *w, size_t n, double window_s, const tc_soak_outage *o,
+                   size_t no, tc_soak_verdict *v)
 {
     double x[n ? n : 1], tput[n ? n : 1], tpot[n ? n : 1], rss[n ? n : 1], gpu[n ? n : 1];
     for (size_t i = 0; i < n; i++) {
-        int hit = in_outage(o, no, w[i].start_s, w[i].start_s + w[i].span_s) || w[i].down_s > 0;
+        int hit = in_outage(o, no, w[i].start_s, w[i].start_s + w[i].span_s) || w[i].down_s > 0 ||
+                  w[i].span_s < 0.999 * window_s;
         x[i] = (w[i].start_s + w[i].span_s / 2) / 3600.0;
         tput[i] = hit || !w[i].requests ? NAN : w[i].tok_s;
         tpot[i] = hit ? NAN : w[i].tpot_p50_ms;
@@ -138,13 +141,16 @@ static double pct(double slope, double base)
 }
 
 /* Memory grows beyond the threshold: the whole 95% interval above
- * max_drift % of the fitted start per hour, and above 1 MiB per hour. */
-static int grows(const tc_soak_fit *f, double max_drift_pct)
+ * max_drift % of the fitted start per hour (and above 1 MiB per hour),
+ * and by at least LEAK_MIN_MIB over the soak, so that a short soak does
+ * not take an allocator's warm-up for a leak. */
+#define LEAK_MIN_MIB 16.0
+static int grows(const tc_soak_fit *f, double max_drift_pct, double covered_s)
 {
     if (!f->ok || !(f->intercept > 0))
         return 0;
     double limit = f->intercept * max_drift_pct / 100.0;
-    return f->lo > (limit > 1.0 ? limit : 1.0);
+    return f->lo > (limit > 1.0 ? limit : 1.0) && f->slope * covered_s / 3600.0 >= LEAK_MIN_MIB;
 }
 
 static void judge_trends(const tc_soak_plan *p, tc_soak_verdict *v)
@@ -170,8 +176,8 @@ static void judge_trends(const tc_soak_plan *p, tc_soak_verdict *v)
         reason(v, "TPOT grows %.1f%% per hour (95%% interval from %.1f%%; the limit is "
                "%g%% per hour, --max-drift)",
                v->tpot_pct_h, v->tpot_lo_pct_h, lim);
-    v->rss_leak = grows(&v->rss, lim);
-    v->gpu_leak = grows(&v->gpu_mem, lim);
+    v->rss_leak = grows(&v->rss, lim, p->covered_s);
+    v->gpu_leak = grows(&v->gpu_mem, lim, p->covered_s);
     if (v->rss_leak)
         reason(v, "the server's memory (RSS) grows %.1f MiB per hour (95%% interval from %.1f)",
                v->rss.slope, v->rss.lo);
@@ -200,7 +206,7 @@ void tc_soak_judge(const tc_soak_plan *plan, const tc_soak_window *w, size_t n_w
                plan->max_error_rate);
     if (v->requests == 0)
         reason(v, "no request finished in %.0f s of soak", plan->covered_s);
-    trends(w, n_windows, o, n_outages, v);
+    trends(w, n_windows, plan->window_s, o, n_outages, v);
     judge_trends(plan, v);
     v->pass = v->n_reasons == 0;
 }
@@ -208,4 +214,26 @@ void tc_soak_judge(const tc_soak_plan *plan, const tc_soak_window *w, size_t n_w
 double tc_soak_outages_per_day(const tc_soak_verdict *v)
 {
     return v->covered_s >= 60 ? v->outages * 86400.0 / v->covered_s : 0;
+}
+
+tc_err tc_soak_read(tc_store *st, int64_t run_id, tc_soak_stored *out, int *found, char *err,
+                    size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    tc_err rc = tc_store_soak_get_plan(st, run_id, &out->plan, found, err, errlen);
+    if (rc != TC_OK || !*found)
+        return rc;
+    rc = tc_store_soak_load(st, run_id, &out->windows, &out->n_windows, &out->outages,
+                            &out->n_outages, err, errlen);
+    if (rc == TC_OK)
+        tc_soak_judge(&out->plan, out->windows, out->n_windows, out->outages, out->n_outages,
+                      &out->verdict);
+    return rc;
+}
+
+void tc_soak_stored_free(tc_soak_stored *s)
+{
+    free(s->windows);
+    free(s->outages);
+    memset(s, 0, sizeof *s);
 }

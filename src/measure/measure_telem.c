@@ -31,9 +31,13 @@ void tc_measure_drain(tc_measure_ctx *c)
     char err[512];
     while (c->sampler &&
            (n = tc_telem_sampler_drain(c->sampler, c->samples, TC_MEASURE_SAMPLE_BATCH)) > 0)
+    {
+        if (c->cb->samples)
+            c->cb->samples(c->cb->ctx, c->samples, n);
         if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&
             !c->samples_said++)
             tc_measure_say(c, TC_MEASURE_SAMPLES_LOST, "telemetry samples not saved: %s", err);
+    }
 }
 
 static tc_err fail(tc_measure_outcome *o, tc_measure_stage stage, tc_err rc, const char *why)

@@ -30,6 +30,7 @@ typedef struct tc_sim_config {
     int eos_after;          /* the model's answer ends (EOS) after this many tokens unless the
                                request asks to ignore EOS; 0 = never: every reply fills its limit */
     const char *truth_path; /* NULL = no ground-truth file */
+    int leak_kb_per_request; /* memory kept per finished request (a leaking server); 0 = none */
     size_t max_body_bytes;  /* larger request bodies get 413 */
     int handle_signals;     /* 1: SIGINT/SIGTERM stop the loop cleanly */
     /* Called (from the loop) with a one-line message the first time the

@@ -246,6 +246,12 @@ TC_MUST_CHECK tc_err tc_store_soak_save(tc_store *s, const tc_soak_plan *plan,
                                         const tc_soak_window *w, const tc_soak_outage *o,
                                         size_t n_outages, char *err, size_t errlen);
 
+/* A stopped run measured again (soak --resume): its status back to
+ * "running", its end cleared; *next_seq gets the number its next request
+ * takes (one past the highest stored). */
+TC_MUST_CHECK tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *next_seq, char *err,
+                                         size_t errlen);
+
 /* Every window (by idx) and outage (by start) of a soak; the caller frees
  * both arrays (free()). */
 TC_MUST_CHECK tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w,

@@ -332,3 +332,30 @@ tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w, size_
     }
     return e;
 }
+
+tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *next_seq, char *err, size_t errlen)
+{
+    if (s->mode != TC_STORE_WRITE)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
+    sqlite3_stmt *st = NULL;
+    tc_err e = prepare(s,
+                       "UPDATE runs SET status = 'running', ended = NULL, ended_wall_ns = NULL "
+                       "WHERE id = ?1",
+                       &st, "reopening the run", err, errlen);
+    if (e != TC_OK)
+        return e;
+    e = step_once(s, st, sqlite3_bind_int64(st, 1, run_id), "reopening the run", err, errlen);
+    if (e != TC_OK)
+        return e;
+    e = prepare(s, "SELECT coalesce(max(seq) + 1, 0) FROM requests WHERE run_id = ?1", &st,
+                "reading the run's requests", err, errlen);
+    if (e != TC_OK)
+        return e;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st);
+    *next_seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW)
+        e = tc_store_sql_fail(s, rc, "reading the run's requests", err, errlen);
+    sqlite3_finalize(st);
+    return e;
+}

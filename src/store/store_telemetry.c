@@ -17,9 +17,11 @@ static tc_err insert_device(tc_store *s, int64_t run_id, size_t i, const void *i
                             size_t errlen)
 {
     const tc_run_device *d = (const tc_run_device *)items + i;
-    static const char sql[] = "INSERT INTO devices (run_id, device, backend, kind, name, ident, "
-                              "driver, runtime, energy_what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                              "?8, ?9)";
+    /* OR REPLACE: a resumed soak stores its devices again. */
+    static const char sql[] =
+        "INSERT OR REPLACE INTO devices (run_id, device, backend, kind, name, ident, "
+        "driver, runtime, energy_what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+        "?8, ?9)";
     sqlite3_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_DEV_INSERT, sql, &st, err, errlen);
     if (e != TC_OK)
