@@ -101,10 +101,10 @@ static void count_errors(const tc_soak_plan *p, const tc_soak_window *w, size_t 
             in_outage(o, no, w[i].start_s, w[i].start_s + w[i].span_s) || w[i].down_s > 0)
             continue;
         double rate = (double)w[i].errors / (double)w[i].requests;
-        double others = v->requests_up > w[i].requests
-                            ? (double)(v->errors_up - w[i].errors) /
-                                  (double)(v->requests_up - w[i].requests)
-                            : 0;
+        double others =
+            v->requests_up > w[i].requests
+                ? (double)(v->errors_up - w[i].errors) / (double)(v->requests_up - w[i].requests)
+                : 0;
         if (rate > 5 * others && rate > p->max_error_rate)
             v->error_bursts++;
     }
@@ -173,7 +173,8 @@ static void judge_trends(const tc_soak_plan *p, tc_soak_verdict *v)
                "-%g%% per hour, --max-drift)",
                v->tput_pct_h, v->tput_hi_pct_h, lim);
     if (isfinite(v->tpot_lo_pct_h) && v->tpot_lo_pct_h > lim)
-        reason(v, "TPOT grows %.1f%% per hour (95%% interval from %.1f%%; the limit is "
+        reason(v,
+               "TPOT grows %.1f%% per hour (95%% interval from %.1f%%; the limit is "
                "%g%% per hour, --max-drift)",
                v->tpot_pct_h, v->tpot_lo_pct_h, lim);
     v->rss_leak = grows(&v->rss, lim, p->covered_s);

@@ -291,7 +291,8 @@ static int find_resumed(tc_store *st, const char *which, tc_soak_config *cfg)
     cfg->plan.resumes++;
     cfg->next_window = s.n_windows ? s.windows[s.n_windows - 1].idx + 1 : 0;
     if (s.n_windows) /* the time after the last stored window was lost with it */
-        cfg->plan.covered_s = s.windows[s.n_windows - 1].start_s + s.windows[s.n_windows - 1].span_s;
+        cfg->plan.covered_s =
+            s.windows[s.n_windows - 1].start_s + s.windows[s.n_windows - 1].span_s;
     tc_soak_stored_free(&s);
     if (cfg->plan.covered_s >= cfg->plan.duration_s) {
         tc_cli_error("soak: --resume %s: the soak already covered its %g s", which,

@@ -16,10 +16,10 @@ typedef struct tc_measure_ctx {
     tc_telem_set *telem;
     tc_telem_sampler *sampler;
     tc_run_sample samples[TC_MEASURE_SAMPLE_BATCH];
-    int samples_said;    /* a lost batch of samples is said once a run */
-    int marked;          /* the run's final status is already stored */
-    char store_err[512]; /* why the store last refused requests or the mark */
-    int64_t seq_base;    /* a resumed run's requests are numbered after its stored ones */
+    int samples_said;       /* a lost batch of samples is said once a run */
+    int marked;             /* the run's final status is already stored */
+    char store_err[512];    /* why the store last refused requests or the mark */
+    int64_t seq_base;       /* a resumed run's requests are numbered after its stored ones */
     tc_req_record *trimmed; /* a batch as stored: chunk times cut (chunk_sample), seq moved */
     size_t trimmed_cap;
 } tc_measure_ctx;

@@ -39,9 +39,9 @@ typedef struct soak {
     /* Outages: all of them, the last one open while down. */
     tc_soak_outage *outages;
     size_t n_outages, cap_outages;
-    int down;             /* an outage is open (the last entry) */
-    int down_counted;     /* ... and stored: it passed OUTAGE_MIN_S or was refused */
-    size_t changed_from;  /* outages from here on are stored with the next window */
+    int down;            /* an outage is open (the last entry) */
+    int down_counted;    /* ... and stored: it passed OUTAGE_MIN_S or was refused */
+    size_t changed_from; /* outages from here on are stored with the next window */
     int refused_since_probe;
     /* The server. */
     int port, pid;

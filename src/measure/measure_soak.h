@@ -22,13 +22,13 @@ typedef struct tc_soak_config {
     /* Duration, window, thresholds, chunk storage. Resuming: the stored
      * plan (run_id, covered_s, restarts, resumes as stored). */
     tc_soak_plan plan;
-    int64_t next_window; /* resuming: the next window's index (0: a new soak) */
+    int64_t next_window;   /* resuming: the next window's index (0: a new soak) */
     const char *proc_root; /* where the server's process is read; NULL: "/proc" */
 } tc_soak_config;
 
 /* Where a soak stands, for a progress line. */
 typedef struct tc_soak_status {
-    double elapsed_s, total_s; /* soak time */
+    double elapsed_s, total_s;  /* soak time */
     const tc_soak_window *last; /* the last closed window; NULL before the first */
     int outages, restarts;
     double downtime_s;
@@ -49,8 +49,8 @@ typedef struct tc_soak_callbacks {
  * soak already covered) and stores it. As tc_measure_run returns; out as
  * it fills it (out->last_run_id is the soak's run). */
 TC_MUST_CHECK tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store,
-                                     const tc_soak_callbacks *cb, tc_measure_result *out,
-                                     char *err, size_t errlen);
+                                     const tc_soak_callbacks *cb, tc_measure_result *out, char *err,
+                                     size_t errlen);
 
 /* The local server's process: the pid listening on TCP `port` (IPv4 or
  * IPv6) found under proc_root, or -1. */

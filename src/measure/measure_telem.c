@@ -30,8 +30,7 @@ void tc_measure_drain(tc_measure_ctx *c)
     size_t n;
     char err[512];
     while (c->sampler &&
-           (n = tc_telem_sampler_drain(c->sampler, c->samples, TC_MEASURE_SAMPLE_BATCH)) > 0)
-    {
+           (n = tc_telem_sampler_drain(c->sampler, c->samples, TC_MEASURE_SAMPLE_BATCH)) > 0) {
         if (c->cb->samples)
             c->cb->samples(c->cb->ctx, c->samples, n);
         if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&

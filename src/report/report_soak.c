@@ -84,9 +84,9 @@ static void print_verdict(FILE *out, const tc_soak_view *v)
 
 static void print_windows(FILE *out, const tc_soak_view *v)
 {
-    fprintf(out, "\n%5s %8s %6s %5s %8s %7s %7s %7s %7s %7s %8s %8s %6s\n", "win", "start",
-            "reqs", "errs", "tok/s", "ttft50", "ttft99", "tpot50", "tpot99", "watts", "gpu_MiB",
-            "rss_MiB", "down_s");
+    fprintf(out, "\n%5s %8s %6s %5s %8s %7s %7s %7s %7s %7s %8s %8s %6s\n", "win", "start", "reqs",
+            "errs", "tok/s", "ttft50", "ttft99", "tpot50", "tpot99", "watts", "gpu_MiB", "rss_MiB",
+            "down_s");
     /* A long soak: at most 60 rows, every kth window. */
     size_t step = v->n_windows > 60 ? (v->n_windows + 59) / 60 : 1;
     for (size_t i = 0; i < v->n_windows; i += step) {
@@ -107,7 +107,10 @@ static void print_windows(FILE *out, const tc_soak_view *v)
     }
     if (step > 1)
         fprintf(out, "(every %zu%s window of %zu shown; `export` has them all)\n", step,
-                step == 2 ? "nd" : step == 3 ? "rd" : "th", v->n_windows);
+                step == 2   ? "nd"
+                : step == 3 ? "rd"
+                            : "th",
+                v->n_windows);
 }
 
 static void print_outages(FILE *out, const tc_soak_view *v)
@@ -160,12 +163,12 @@ static json_t *verdict_json(const tc_soak_view *v)
     json_t *reasons = json_array();
     for (int i = 0; i < d->n_reasons; i++)
         json_array_append_new(reasons, json_string(d->reasons[i]));
-    json_t *trends = json_pack(
-        "{s:o, s:o, s:o, s:o}", "throughput_pct_per_h",
-        trend(d->tput_pct_h, d->tput_lo_pct_h, d->tput_hi_pct_h), "tpot_pct_per_h",
-        trend(d->tpot_pct_h, d->tpot_lo_pct_h, d->tpot_hi_pct_h), "rss_mib_per_h",
-        trend(d->rss_mib_h, d->rss.lo, d->rss.hi), "gpu_mem_mib_per_h",
-        trend(d->gpu_mib_h, d->gpu_mem.lo, d->gpu_mem.hi));
+    json_t *trends =
+        json_pack("{s:o, s:o, s:o, s:o}", "throughput_pct_per_h",
+                  trend(d->tput_pct_h, d->tput_lo_pct_h, d->tput_hi_pct_h), "tpot_pct_per_h",
+                  trend(d->tpot_pct_h, d->tpot_lo_pct_h, d->tpot_hi_pct_h), "rss_mib_per_h",
+                  trend(d->rss_mib_h, d->rss.lo, d->rss.hi), "gpu_mem_mib_per_h",
+                  trend(d->gpu_mib_h, d->gpu_mem.lo, d->gpu_mem.hi));
     return json_pack("{s:b, s:o, s:I, s:I, s:f, s:i, s:f, s:f, s:i, s:i, s:f, s:o}", "pass",
                      d->pass, "reasons", reasons, "requests", (json_int_t)d->requests, "errors",
                      (json_int_t)d->errors, "error_rate", d->error_rate, "outages", d->outages,
@@ -202,13 +205,13 @@ json_t *tc_report_soak_json(const tc_soak_view *v)
                                end - o->start_s, "failed", (json_int_t)o->failed, "refused",
                                o->refused, "first_error", o->first_error));
     }
-    json_t *soak = json_pack(
-        "{s:I, s:s, s:b, s:f, s:f, s:f, s:{s:f, s:f, s:f}, s:s, s:i}", "run_id",
-        (json_int_t)v->run->id, "label", v->run->label, "simulated", v->run->simulated,
-        "duration_s", p->duration_s, "covered_s", p->covered_s, "window_s", p->window_s,
-        "thresholds", "max_downtime_s", p->max_downtime_s, "max_drift_pct_per_h",
-        p->max_drift_pct, "max_error_rate", p->max_error_rate, "chunks",
-        tc_soak_chunks_name(p->chunks), "resumes", p->resumes);
+    json_t *soak =
+        json_pack("{s:I, s:s, s:b, s:f, s:f, s:f, s:{s:f, s:f, s:f}, s:s, s:i}", "run_id",
+                  (json_int_t)v->run->id, "label", v->run->label, "simulated", v->run->simulated,
+                  "duration_s", p->duration_s, "covered_s", p->covered_s, "window_s", p->window_s,
+                  "thresholds", "max_downtime_s", p->max_downtime_s, "max_drift_pct_per_h",
+                  p->max_drift_pct, "max_error_rate", p->max_error_rate, "chunks",
+                  tc_soak_chunks_name(p->chunks), "resumes", p->resumes);
     return json_pack("{s:o, s:o, s:o, s:o}", "soak", soak, "verdict", verdict_json(v), "windows",
                      windows, "outages", outages);
 }

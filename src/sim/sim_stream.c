@@ -647,8 +647,8 @@ static void on_timer(tc_sim_timer *t, int64_t now)
         return;
     }
     tc_sim_timing now_timing = tc_sim_timing_now(s);
-    st->due += tc_sim_interval_ns(&now_timing, s->decoding) +
-               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
+    st->due +=
+        tc_sim_interval_ns(&now_timing, s->decoding) + tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
     arm(st);
 }
 

@@ -50,11 +50,12 @@ static int64_t col_bytes(sqlite3_stmt *st, int col)
 static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "INSERT OR REPLACE INTO soaks (run_id, duration_s, window_s, max_downtime_s, "
-                       "max_drift_pct, max_error_rate, chunks, covered_s, restarts, resumes) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                       &st, "storing the soak", err, errlen);
+    tc_err e =
+        prepare(s,
+                "INSERT OR REPLACE INTO soaks (run_id, duration_s, window_s, max_downtime_s, "
+                "max_drift_pct, max_error_rate, chunks, covered_s, restarts, resumes) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                &st, "storing the soak", err, errlen);
     if (e != TC_OK)
         return e;
     int rc = sqlite3_bind_int64(st, 1, p->run_id);
