@@ -17,8 +17,8 @@ _truecost_options() {
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
     soak) # and every option of run, which the soak passes on
-        echo "--duration --window --max-downtime --max-drift --max-error-rate --chunks --resume
-              --json --help" ;;
+        echo "--duration -c --rate --window --max-downtime --max-drift --max-error-rate --chunks
+              --resume --json --help" ;;
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;

@@ -12,7 +12,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The subcommands, in the order of `truecost --help`.
-export const COMMANDS = ['run', 'sweep', 'runs', 'show', 'export', 'cost', 'compare', 'frontier', 'roofline', 'gaps',
+export const COMMANDS = ['run', 'sweep', 'soak', 'runs', 'show', 'export', 'cost', 'compare', 'frontier', 'roofline', 'gaps',
   'lockin', 'decide', 'monitor', 'doctor', 'env', 'sim'];
 
 function fail(msg) {
