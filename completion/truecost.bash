@@ -32,7 +32,7 @@ _truecost_options() {
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
-              --perf --profile-a --profile-b --at --db --help" ;;
+              --perf --profile-a --profile-b --at --soak --db --help" ;;
     decide)
         echo "--runs --gaps --soak --profile-a --profile-b --at --samples --seed --json --db --help" ;;
     monitor) echo "--backend --interval --count --json $_truecost_telem --help" ;;
