@@ -214,7 +214,7 @@ void tc_soak_judge(const tc_soak_plan *plan, const tc_soak_window *w, size_t n_w
 
 double tc_soak_outages_per_day(const tc_soak_verdict *v)
 {
-    return v->covered_s >= 60 ? v->outages * 86400.0 / v->covered_s : 0;
+    return v->covered_s > 0 ? v->outages * 86400.0 / v->covered_s : 0;
 }
 
 tc_err tc_soak_read(tc_store *st, int64_t run_id, tc_soak_stored *out, int *found, char *err,

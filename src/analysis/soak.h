@@ -51,7 +51,7 @@ typedef struct tc_soak_verdict {
 void tc_soak_judge(const tc_soak_plan *plan, const tc_soak_window *w, size_t n_windows,
                    const tc_soak_outage *o, size_t n_outages, tc_soak_verdict *out);
 
-/* Outages per day of soak time (0 when under a minute was covered). */
+/* Outages per day of soak time (0 when none was covered). */
 double tc_soak_outages_per_day(const tc_soak_verdict *v);
 
 /* A stored soak, read and judged. */

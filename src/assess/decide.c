@@ -116,7 +116,7 @@ static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
                     : in->soak_pass                       ? TC_ITEM_TICKED
                                                           : TC_ITEM_FAILED;
         snprintf(it->evidence, sizeof it->evidence,
-                 "soak %s over %.1f h (%.0f h needed): %d outage(s), %.0f s down, %d restart(s), "
+                 "soak %s over %.3g h (%.0f h needed): %d outage(s), %.0f s down, %d restart(s), "
                  "%lld of %lld requests failed%s%s",
                  in->soak_pass ? "PASS" : "FAIL", in->soak_hours, TC_DECIDE_SOAK_HOURS,
                  in->soak_outages, in->soak_downtime_s, in->soak_restarts,

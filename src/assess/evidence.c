@@ -212,11 +212,11 @@ static tc_err read_soak_verdict(tc_store *st, const tc_run_info *run, tc_evidenc
     ev->soak_downtime_s = v->downtime_s;
     ev->soak_outages_per_day = tc_soak_outages_per_day(v);
     snprintf(ev->soak_reason, sizeof ev->soak_reason, "%s", v->n_reasons ? v->reasons[0] : "");
-    if (s.plan.covered_s >= 60) {
+    if (s.plan.covered_s > 0) {
         ov->has_risk = 1;
         ov->risk_probability = ev->soak_outages_per_day < 1 ? ev->soak_outages_per_day : 1;
         snprintf(ov->risk_source, sizeof ov->risk_source,
-                 "soak run %lld: %d outage(s) in %.1f h = %.3g per day%s", (long long)run->id,
+                 "soak run %lld: %d outage(s) in %.3g h = %.3g per day%s", (long long)run->id,
                  v->outages, ev->soak_hours, ev->soak_outages_per_day,
                  run->simulated ? " (SIMULATED)" : "");
     }

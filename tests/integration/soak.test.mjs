@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { runCli, spawnTruecost, startSim, tempDir } from './helpers.mjs';
+import { REPO_ROOT, runCli, spawnTruecost, startSim, tempDir } from './helpers.mjs';
 
 const WINDOW_S = 5;
 // 50 tokens at 100 tokens/s: half a second a request, four at a time.
@@ -57,6 +57,22 @@ describe('soak', { concurrency: true }, () => {
     assert.equal(shown.code, 3, shown.stderr);
     assert.match(shown.stdout, /verdict: FAIL/);
     assert.match(shown.stdout, /outages \(first failed request to first success\)/);
+    // Evidence: lockin's risk from the outages per day (one in 30 s: at
+    // most 1), saying so; decide's stability item from the verdict (too
+    // short to tick, but read).
+    const assessment = path.join(REPO_ROOT, 'examples', 'assessment-lora-8x24gb.ini');
+    const id = String(doc.soak.run_id);
+    const lk = await runCli(['lockin', assessment, '--soak', id, '--db', db, '--json', '--samples', '1000']);
+    assert.equal(lk.code, 0, lk.stderr);
+    const lock = JSON.parse(lk.stdout);
+    assert.match(lock.risk_source, new RegExp(`^soak run ${id}: 1 outage\\(s\\) in .* per day \\(SIMULATED\\)$`));
+    assert.equal(lock.inputs.probability, 1);
+    assert.equal(lock.terms.risk_cost, lock.inputs.incident_cost);
+    const dc = await runCli(['decide', assessment, '--soak', id, '--db', db, '--json', '--samples', '1000']);
+    assert.equal(dc.code, 0, dc.stderr);
+    const item = JSON.parse(dc.stdout).checklist.find((i) => i.id === 'soak');
+    assert.equal(item.state, 'not yet measured');
+    assert.match(item.evidence, /^soak FAIL over .* h \(24 h needed\): 1 outage\(s\), .* 1 restart\(s\), .*; downtime/);
   });
 
   test('a decode rate that drifts: the throughput trend within 10% of the configured one, FAIL; TPOT grows', async (t) => {
