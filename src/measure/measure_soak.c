@@ -42,9 +42,14 @@ typedef struct soak {
     int down;            /* an outage is open (the last entry) */
     int down_counted;    /* ... and stored: it passed OUTAGE_MIN_S or was refused */
     size_t changed_from; /* outages from here on are stored with the next window */
-    int refused_since_probe;
+    /* A refused outage ended (at soak time refused_end_t): the next look
+     * asked after it tells whether the server that came back is new. */
+    int refused_pending;
+    double refused_end_t;
+    double look_t; /* when the pending look was asked (soak time) */
     /* The server. */
     int port, pid;
+    tc_soak_prober *prober;
     tc_soak_identity id;
     int created_stable; /* "created" held across two probes: it is a start time */
     int restarts_now;   /* seen since the last window closed */
@@ -111,8 +116,6 @@ static void follow(soak *s, const tc_req_record *r)
             return;
         o->failed++;
         o->refused |= r->error == TC_REQ_CONNECT;
-        if (o->refused)
-            s->refused_since_probe = 1;
         if (o->refused || soak_time(s, r->end_ns) - o->start_s >= OUTAGE_MIN_S)
             s->down_counted = 1;
         if (s->changed_from > s->n_outages - 1)
@@ -126,6 +129,10 @@ static void follow(soak *s, const tc_req_record *r)
         end = o->start_s;
     o->end_s = end;
     s->down = 0;
+    if (o->refused) {
+        s->refused_pending = 1;
+        s->refused_end_t = end;
+    }
     if (!o->refused && end - o->start_s < OUTAGE_MIN_S) { /* errors, not an outage */
         s->n_outages--;
         if (s->changed_from > s->n_outages)
@@ -152,25 +159,34 @@ static double down_in(const soak *s, double a, double b, double now)
 /* ---- the server ---------------------------------------------------------------- */
 
 /* A restart: the identity changed, or connections were refused and the
- * server came back without a start time that says it is the same. */
+ * server came back without a start time that says it is the same. The
+ * identity comes from the prober thread, asked at the last window's close
+ * (a look lags by a window), and it is asked again. */
 static void probe_server(soak *s)
 {
-    const tc_endpoint *ep = &s->cfg->run.load.endpoint;
     tc_soak_identity now;
-    if (tc_soak_identity_read(ep, s->cfg->run.load.api_key, &now) < 0)
+    int got = tc_soak_prober_take(s->prober, &now);
+    double look_t = s->look_t;
+    s->look_t = s->started ? soak_time(s, tc_mono_ns()) : -1e300;
+    tc_soak_prober_ask(s->prober);
+    if (!got || !now.ok)
         return; /* down: the outage says so */
+    /* Refused connections count once a look from after the server came
+     * back says whether its start time held. */
+    int refused = s->refused_pending && look_t >= s->refused_end_t;
+    if (refused)
+        s->refused_pending = 0;
     if (s->id.ok) {
         int same_start = now.created == s->id.created;
         int changed = strcmp(now.version, s->id.version) != 0 ||
                       strcmp(now.models, s->id.models) != 0 || (s->created_stable && !same_start);
-        if (changed || (s->refused_since_probe && !(s->created_stable && same_start))) {
+        if (changed || (refused && !(s->created_stable && same_start))) {
             s->restarts_now++;
             s->plan.restarts++;
             s->pid = -1; /* a new process */
         }
         s->created_stable = same_start || (changed && s->created_stable);
     }
-    s->refused_since_probe = 0;
     s->id = now;
 }
 
@@ -270,8 +286,8 @@ static void on_started(void *ctx, const tc_run_info *run, int rep)
     if (tc_store_soak_set_plan(s->store, &s->plan, err, sizeof err) != TC_OK && !s->store_said++ &&
         s->cb->store_failed)
         s->cb->store_failed(s->cb->run.ctx, err);
-    probe_server(s);
-    s->restarts_now = 0;
+    s->look_t = -1e300;
+    tc_soak_prober_ask(s->prober); /* the identity to compare with */
     if (s->cb->run.started)
         s->cb->run.started(s->cb->run.ctx, run, rep);
 }
@@ -376,7 +392,9 @@ tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store, const tc_soak
                                 .records = on_records,
                                 .samples = on_samples,
                                 .ctx = s};
+    s->prober = tc_soak_prober_start(&cfg->run.load.endpoint, cfg->run.load.api_key);
     tc_err rc = tc_measure_run(&run, store, &mcb, out, err, errlen);
+    tc_soak_prober_stop(s->prober);
     free(s->outages);
     free(s);
     return rc;

@@ -50,4 +50,20 @@ typedef struct tc_soak_identity {
  * answer (id->ok = 0). */
 int tc_soak_identity_read(const tc_endpoint *ep, const char *key, tc_soak_identity *id);
 
+/* A thread that reads the identity when asked, so that the load's loop
+ * never waits on the server's info routes (it times every chunk). */
+typedef struct tc_soak_prober tc_soak_prober;
+
+/* Starts it (ep and key are copied); NULL when it could not start. */
+tc_soak_prober *tc_soak_prober_start(const tc_endpoint *ep, const char *key);
+
+/* Asks for a new look (one at a time: asking again meanwhile is one). */
+void tc_soak_prober_ask(tc_soak_prober *p);
+
+/* The identity read since the last take: 1 and *out, or 0 when none came. */
+int tc_soak_prober_take(tc_soak_prober *p, tc_soak_identity *out);
+
+/* Stops and frees it; accepts NULL. */
+void tc_soak_prober_stop(tc_soak_prober *p);
+
 #endif

@@ -1,6 +1,7 @@
 /* The soak's look at the server: its local process (for its RSS) and its
  * identity (to tell a restart). */
 #include <ctype.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ int tc_soak_identity_read(const tc_endpoint *ep, const char *key, tc_soak_identi
         v = get_json(ep, key, "/version"); /* vLLM */
     const char *ver = json_string_value(json_object_get(v, "version"));
     snprintf(id->version, sizeof id->version, "%s", ver ? ver : "");
+    ver = id->version[0] ? id->version : NULL; /* still says whether it answered */
     json_decref(v);
     json_t *m = get_json(ep, key, "/v1/models");
     json_t *data = json_object_get(m, "data"), *e;
@@ -199,7 +201,101 @@ int tc_soak_identity_read(const tc_endpoint *ep, const char *key, tc_soak_identi
         if (i == 0)
             id->created = (int64_t)created;
     }
-    id->ok = v != NULL || m != NULL;
+    id->ok = ver != NULL || json_is_array(data);
     json_decref(m);
     return id->ok ? 0 : -1;
+}
+
+/* ---- the prober thread ------------------------------------------------------- */
+
+struct tc_soak_prober {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int asked, quit, fresh;
+    tc_soak_identity latest;
+    tc_endpoint ep;
+    char *key;
+};
+
+static void *prober_run(void *arg)
+{
+    tc_soak_prober *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->asked && !p->quit)
+            pthread_cond_wait(&p->wake, &p->lock);
+        if (p->quit)
+            break;
+        p->asked = 0;
+        pthread_mutex_unlock(&p->lock);
+        tc_soak_identity id;
+        tc_soak_identity_read(&p->ep, p->key, &id);
+        pthread_mutex_lock(&p->lock);
+        p->latest = id;
+        p->fresh = 1;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+tc_soak_prober *tc_soak_prober_start(const tc_endpoint *ep, const char *key)
+{
+    tc_soak_prober *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->ep = *ep;
+    p->key = key ? strdup(key) : NULL;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    if ((key && !p->key) || pthread_create(&p->thread, NULL, prober_run, p) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->wake);
+        free(p->key);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void tc_soak_prober_ask(tc_soak_prober *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->asked = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
+int tc_soak_prober_take(tc_soak_prober *p, tc_soak_identity *out)
+{
+    if (!p)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    int fresh = p->fresh;
+    if (fresh)
+        *out = p->latest;
+    p->fresh = 0;
+    pthread_mutex_unlock(&p->lock);
+    return fresh;
+}
+
+void tc_soak_prober_stop(tc_soak_prober *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+    if (p->key) {
+        memset(p->key, 0, strlen(p->key)); /* an API key must not linger */
+        free(p->key);
+    }
+    memset(&p->ep, 0, sizeof p->ep); /* the base URL may hold credentials */
+    free(p);
 }
