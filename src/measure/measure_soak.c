@@ -93,7 +93,7 @@ static tc_soak_outage *open_outage(soak *s, double t, const tc_req_record *r)
     memset(o, 0, sizeof *o);
     o->start_s = t;
     o->end_s = -1;
-    snprintf(o->first_error, sizeof o->first_error, "%s: %s", tc_req_error_name(r->error),
+    snprintf(o->first_error, sizeof o->first_error, "%s: %.140s", tc_req_error_name(r->error),
              r->error_detail);
     if (s->changed_from > s->n_outages - 1)
         s->changed_from = s->n_outages - 1;
