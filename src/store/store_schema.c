@@ -127,14 +127,16 @@ static const char *const migrations[] = {
     ("ALTER TABLE runs ADD COLUMN group_kind TEXT NOT NULL DEFAULT '';"
      "ALTER TABLE runs ADD COLUMN gpus INTEGER NOT NULL DEFAULT 0;"),
     /* 10 (TC_SCHEMA_SOAK): soaks: the plan and where it stands, one
-     * summary per window, the outages (times in seconds of soak time) */
-    ("CREATE TABLE soaks ("
+     * summary per window, the outages (times in seconds of soak time); IF
+     * NOT EXISTS, as a file taken back to an older version by hand keeps
+     * them */
+    ("CREATE TABLE IF NOT EXISTS soaks ("
      " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
      " duration_s REAL NOT NULL, window_s REAL NOT NULL,"
      " max_downtime_s REAL NOT NULL, max_drift_pct REAL NOT NULL, max_error_rate REAL NOT NULL,"
      " chunks TEXT NOT NULL, covered_s REAL NOT NULL, restarts INTEGER NOT NULL,"
      " resumes INTEGER NOT NULL);"
-     "CREATE TABLE soak_windows ("
+     "CREATE TABLE IF NOT EXISTS soak_windows ("
      " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
      " idx INTEGER NOT NULL, start_s REAL NOT NULL, span_s REAL NOT NULL,"
      " wall_ns INTEGER NOT NULL, requests INTEGER NOT NULL, errors INTEGER NOT NULL,"
@@ -145,7 +147,7 @@ static const char *const migrations[] = {
      " gpu_mem_bytes INTEGER, rss_bytes INTEGER,"
      " restarts INTEGER NOT NULL, down_s REAL NOT NULL,"
      " PRIMARY KEY (run_id, idx));"
-     "CREATE TABLE soak_outages ("
+     "CREATE TABLE IF NOT EXISTS soak_outages ("
      " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
      " start_s REAL NOT NULL, end_s REAL," /* NULL: still down */
      " failed INTEGER NOT NULL, refused INTEGER NOT NULL, first_error TEXT NOT NULL,"
