@@ -37,6 +37,24 @@ int tc_soak_endpoint_port(const tc_endpoint *ep)
     return port > 0 && port < 65536 ? (int)port : -1;
 }
 
+int tc_soak_listen_line(const char *line, int port, unsigned long *inode)
+{
+    char local[64], remote[64], state[8];
+    unsigned long ino = 0;
+    /* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+    if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %*s %*s %lu", local, remote, state, &ino) != 4)
+        return 0;
+    const char *colon = strrchr(local, ':');
+    if (!colon || strcmp(state, "0A") != 0)
+        return 0;
+    char *end;
+    long p = strtol(colon + 1, &end, 16);
+    if (end == colon + 1 || *end || p != port)
+        return 0;
+    *inode = ino;
+    return 1;
+}
+
 /* Inodes of the sockets listening on `port` in one /proc/net table. */
 static size_t listen_inodes(const char *path, int port, unsigned long *out, size_t cap, size_t n)
 {
@@ -48,18 +66,9 @@ static size_t listen_inodes(const char *path, int port, unsigned long *out, size
         fclose(f);
         return n;
     }
-    while (n < cap && fgets(line, sizeof line, f)) {
-        char local[64], remote[64], state[8];
-        unsigned long inode = 0;
-        /* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-        if (sscanf(line, " %*s %63s %63s %7s %*s %*s %*s %*s %*s %lu", local, remote, state,
-                   &inode) != 4)
-            continue;
-        const char *colon = strrchr(local, ':');
-        if (!colon || strcmp(state, "0A") != 0 || strtol(colon + 1, NULL, 16) != port)
-            continue;
-        out[n++] = inode;
-    }
+    while (n < cap && fgets(line, sizeof line, f))
+        if (tc_soak_listen_line(line, port, &out[n]))
+            n++;
     fclose(f);
     return n;
 }
