@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/figures_stored.h"
 #include "analysis/soak.h"
 #include "cli.h"
 #include "cli_opts.h"
@@ -258,6 +259,11 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
         tc_cli_error("soak: %s", o->finish_err);
     c->run = o->info;
     c->has_run = 1;
+    /* The run's figures kept beside its records, so that runs and show
+     * never read a day of requests again; failing costs only time later. */
+    char err[512];
+    if (tc_figures_save(c->p->store, &o->info, err, sizeof err) != TC_OK)
+        fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", err);
     if (o->rc != TC_OK)
         c->code = TC_EXIT_RUNTIME;
     return 0;
