@@ -186,7 +186,8 @@ int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found
                       .n_windows = s.n_windows,
                       .outages = s.outages,
                       .n_outages = s.n_outages,
-                      .verdict = &s.verdict};
+                      .verdict = &s.verdict,
+                      .terminal = isatty(STDOUT_FILENO)};
     int code = 0;
     if (json) {
         json_t *doc = tc_report_soak_json(&v);

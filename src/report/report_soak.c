@@ -49,7 +49,7 @@ static void trend_line(FILE *out, const char *what, double v, double lo, double 
     if (isfinite(v))
         fprintf(out, "  %-22s %+.2f %s (95%% interval %+.2f to %+.2f)\n", what, v, unit, lo, hi);
     else
-        fprintf(out, "  %-22s not measured (fewer than 3 windows)\n", what);
+        fprintf(out, "  %-22s not measured (or fewer than 3 windows)\n", what);
 }
 
 static void print_verdict(FILE *out, const tc_soak_view *v)
@@ -113,6 +113,85 @@ static void print_windows(FILE *out, const tc_soak_view *v)
                 v->n_windows);
 }
 
+/* The figure of window w a sparkline shows. */
+typedef double (*metric_fn)(const tc_soak_window *w);
+static double m_tps(const tc_soak_window *w)
+{
+    return w->tok_s;
+}
+static double m_ttft(const tc_soak_window *w)
+{
+    return w->ttft_p50_ms;
+}
+static double m_tpot(const tc_soak_window *w)
+{
+    return w->tpot_p50_ms;
+}
+static double m_errors(const tc_soak_window *w)
+{
+    return (double)w->errors;
+}
+static double m_rss(const tc_soak_window *w)
+{
+    return w->rss_bytes < 0 ? NAN : (double)w->rss_bytes / 1048576.0;
+}
+static double m_gpu(const tc_soak_window *w)
+{
+    return w->gpu_mem_bytes < 0 ? NAN : (double)w->gpu_mem_bytes / 1048576.0;
+}
+static double m_power(const tc_soak_window *w)
+{
+    return w->power_w;
+}
+
+/* One metric over the windows in at most 60 columns (each the mean of its
+ * windows), eight levels from its least to its most; a blank where it was
+ * not measured. */
+static void sparkline(FILE *out, const tc_soak_view *v, const char *name, metric_fn f,
+                      const char *unit)
+{
+    static const char *const bars[8] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                        "\u2585", "\u2586", "\u2587", "\u2588"};
+    enum { COLS = 60 };
+    size_t n = v->n_windows, cols = n < COLS ? n : COLS;
+    double col[COLS], lo = INFINITY, hi = -INFINITY;
+    for (size_t c = 0; c < cols; c++) {
+        size_t a = c * n / cols, b = (c + 1) * n / cols;
+        double sum = 0;
+        int k = 0;
+        for (size_t i = a; i < b; i++)
+            if (isfinite(f(&v->windows[i]))) {
+                sum += f(&v->windows[i]);
+                k++;
+            }
+        col[c] = k ? sum / k : NAN;
+        if (k && col[c] < lo)
+            lo = col[c];
+        if (k && col[c] > hi)
+            hi = col[c];
+    }
+    if (!(hi >= lo))
+        return; /* never measured */
+    fprintf(out, "  %-12s ", name);
+    for (size_t c = 0; c < cols; c++) {
+        int level = !isfinite(col[c]) ? -1 : hi > lo ? (int)((col[c] - lo) / (hi - lo) * 7.999) : 0;
+        fputs(level < 0 ? " " : bars[level], out);
+    }
+    fprintf(out, "  %.4g..%.4g %s\n", lo, hi, unit);
+}
+
+static void print_sparklines(FILE *out, const tc_soak_view *v)
+{
+    fputc('\n', out);
+    sparkline(out, v, "tok/s", m_tps, "tokens/s");
+    sparkline(out, v, "TTFT p50", m_ttft, "ms");
+    sparkline(out, v, "TPOT p50", m_tpot, "ms");
+    sparkline(out, v, "errors", m_errors, "per window");
+    sparkline(out, v, "server RSS", m_rss, "MiB");
+    sparkline(out, v, "GPU memory", m_gpu, "MiB");
+    sparkline(out, v, "power", m_power, "W");
+}
+
 static void print_outages(FILE *out, const tc_soak_view *v)
 {
     if (!v->n_outages) {
@@ -136,7 +215,10 @@ static void print_outages(FILE *out, const tc_soak_view *v)
 tc_err tc_report_soak_text(FILE *out, const tc_soak_view *v)
 {
     print_verdict(out, v);
-    print_windows(out, v);
+    if (v->terminal && v->n_windows)
+        print_sparklines(out, v);
+    if (!v->terminal || v->n_windows <= 24)
+        print_windows(out, v);
     print_outages(out, v);
     return ferror(out) ? TC_ERR_IO : TC_OK;
 }

@@ -28,6 +28,7 @@ typedef struct tc_soak_view {
     const tc_soak_outage *outages;
     size_t n_outages;
     const tc_soak_verdict *verdict;
+    int terminal; /* a sparkline per metric (and the table only when short) */
 } tc_soak_view;
 
 /* A new reference; NULL when out of memory. */
