@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { REPO_ROOT, runCli, spawnTruecost, startSim, tempDir } from './helpers.mjs';
+import { REPO_ROOT, expectExit, runCli, spawnTruecost, startSim, tempDir } from './helpers.mjs';
 
 const WINDOW_S = 5;
 // 50 tokens at 100 tokens/s: half a second a request, four at a time.
@@ -32,6 +32,16 @@ function soakDoc(r) {
 }
 
 describe('soak', { concurrency: true }, () => {
+  test('usage errors name the option and the fix', async (t) => {
+    const url = 'http://127.0.0.1:1';
+    await expectExit(['soak', url, '--duration', '90'], 1, { stderr: /--duration '90': expected a duration with its unit/ });
+    await expectExit(['soak', url, '--duration', '5s', '--window', '5s'], 1, { stderr: /fewer than 3 windows/ });
+    await expectExit(['soak', url, '--chunks', 'some'], 1, { stderr: /--chunks 'some': expected all, sample or none/ });
+    await expectExit(['soak', url, '-n', '5'], 1, { stderr: /-n and --repeat belong to 'truecost run'/ });
+    const { db } = scoped(t);
+    await expectExit(['soak', url, '--resume', '7', '--db', db, '--telemetry', 'none'], 2);
+  });
+
   test('a crash and a restart: one outage, its downtime within a window of the truth, the restart counted, the run goes on', async (t) => {
     const { db } = scoped(t);
     const sim = await startSim(['--fault', 'crash-after:60', ...SIM_FAST_TTFT], { t });
