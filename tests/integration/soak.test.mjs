@@ -32,14 +32,12 @@ function soakDoc(r) {
 }
 
 describe('soak', { concurrency: true }, () => {
-  test('usage errors name the option and the fix', async (t) => {
+  test('usage errors name the option and the fix', async () => {
     const url = 'http://127.0.0.1:1';
     await expectExit(['soak', url, '--duration', '90'], 1, { stderr: /--duration '90': expected a duration with its unit/ });
     await expectExit(['soak', url, '--duration', '5s', '--window', '5s'], 1, { stderr: /fewer than 3 windows/ });
     await expectExit(['soak', url, '--chunks', 'some'], 1, { stderr: /--chunks 'some': expected all, sample or none/ });
     await expectExit(['soak', url, '-n', '5'], 1, { stderr: /-n and --repeat belong to 'truecost run'/ });
-    const { db } = scoped(t);
-    await expectExit(['soak', url, '--resume', '7', '--db', db, '--telemetry', 'none'], 2);
   });
 
   test('a crash and a restart: one outage, its downtime within a window of the truth, the restart counted, the run goes on', async (t) => {
