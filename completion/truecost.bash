@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor agent sim help"
+_truecost_commands="run sweep soak runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor agent sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -18,6 +18,9 @@ _truecost_options() {
               --help" ;;
     sweep) # and every option of run, which the sweep passes on
         echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
+    soak) # and every option of run, which the soak passes on
+        echo "--duration -c --rate --window --max-downtime --max-drift --max-error-rate --chunks
+              --resume --json --help" ;;
     runs) echo "--json --db --help" ;;
     show) echo "--slo --json --db --help" ;;
     export) echo "--what --format -o --output --db --help" ;;
@@ -36,7 +39,7 @@ _truecost_options() {
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
-              --perf --profile-a --profile-b --at --db --help" ;;
+              --perf --profile-a --profile-b --at --soak --db --help" ;;
     decide)
         echo "--runs --gaps --soak --profile-a --profile-b --at --samples --seed --json --db --help" ;;
     monitor) echo "--backend --interval --count --json $_truecost_telem --help" ;;
@@ -48,7 +51,8 @@ _truecost_options() {
         echo "--listen --port-file --interval --token-env --backend $_truecost_telem --help" ;;
     sim)
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
-              --max-batch --batch-slowdown --fault --seed --truth --tokens-per-word --eos-after
+              --max-batch --batch-slowdown --drift --leak-kb-per-request --fault --seed --truth
+              --tokens-per-word --eos-after
               --max-body-bytes --help" ;;
     esac
 }
@@ -128,6 +132,9 @@ _truecost() {
     --what)
         _truecost_words "requests chunks summary samples" "$cur"
         return 0 ;;
+    --chunks)
+        _truecost_words "sample all none" "$cur"
+        return 0 ;;
     --workload)
         _truecost_words "chat reasoning summarize" "$cur"
         return 0 ;;
@@ -147,7 +154,8 @@ _truecost() {
         --params | --kv-bytes | --samples | --running-saving-per-month | --perf-ratio | \
         --gaps-top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
         --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes | \
-        --telemetry-interval | --telemetry-token-env | --token-env)
+        --telemetry-interval | --telemetry-token-env | --token-env | --window | \
+        --max-downtime | --max-drift | --resume | --drift | --leak-kb-per-request)
         return 0 ;; # a value only you know
     esac
 

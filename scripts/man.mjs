@@ -12,8 +12,8 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The subcommands, in the order of `truecost --help`.
-export const COMMANDS = ['run', 'sweep', 'runs', 'show', 'export', 'import', 'cost', 'compare', 'frontier', 'report', 'roofline', 'gaps',
-  'lockin', 'decide', 'monitor', 'doctor', 'env', 'agent', 'sim'];
+export const COMMANDS = ['run', 'sweep', 'soak', 'runs', 'show', 'export', 'import', 'cost', 'compare', 'frontier', 'report',
+  'roofline', 'gaps', 'lockin', 'decide', 'monitor', 'doctor', 'env', 'agent', 'sim'];
 
 function fail(msg) {
   process.stderr.write(`man.mjs: ${msg}\n`);

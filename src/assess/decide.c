@@ -111,6 +111,19 @@ static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
         tick_declared(in->soak_passed, it, "soak_passed");
         return;
     }
+    if (in->soak_judged) { /* a soak's own verdict */
+        it->state = in->soak_hours < TC_DECIDE_SOAK_HOURS ? TC_ITEM_MISSING
+                    : in->soak_pass                       ? TC_ITEM_TICKED
+                                                          : TC_ITEM_FAILED;
+        snprintf(it->evidence, sizeof it->evidence,
+                 "soak %s over %.3g h (%.0f h needed): %d outage(s), %.0f s down, %d restart(s), "
+                 "%lld of %lld requests failed%s%s",
+                 in->soak_pass ? "PASS" : "FAIL", in->soak_hours, TC_DECIDE_SOAK_HOURS,
+                 in->soak_outages, in->soak_downtime_s, in->soak_restarts,
+                 (long long)in->soak_failed, (long long)in->soak_measured,
+                 in->soak_reason[0] ? "; " : "", in->soak_reason);
+        return;
+    }
     if (in->soak_hours < TC_DECIDE_SOAK_HOURS)
         it->state = TC_ITEM_MISSING; /* too short to say */
     else

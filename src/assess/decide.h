@@ -76,6 +76,13 @@ typedef struct tc_decide_input {
     tc_run_status soak_status;
     double soak_hours;
     int64_t soak_measured, soak_failed;
+    /* A run of `truecost soak` (soak_judged): its verdict (soak_pass),
+     * outages, downtime, restarts and the first reason it failed; else the
+     * run is judged by its status and failures. */
+    int soak_judged, soak_pass;
+    int soak_outages, soak_restarts;
+    double soak_downtime_s;
+    char soak_reason[200];
     /* The lock-in economics: P(net benefit over the horizon > 0) and the
      * medians behind it. */
     int has_economics;
@@ -104,7 +111,7 @@ typedef struct tc_decide_item {
     const char *text; /* the checklist line (static) */
     tc_decide_state state;
     int declared;       /* 1: from the assessment file, not measured */
-    char evidence[200]; /* what it is based on, or what would tick it */
+    char evidence[400]; /* what it is based on, or what would tick it */
 } tc_decide_item;
 
 typedef struct tc_decide_result {

@@ -10,6 +10,7 @@
 #include "analysis/cost_profile.h"
 #include "analysis/figures.h"
 #include "analysis/frontier_cost.h"
+#include "analysis/soak.h"
 #include "assess/gaps.h"
 
 /* What could not be read is never a usage error (TC_ERR_INVALID). */
@@ -190,6 +191,39 @@ tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src, const
     return src->profile_a ? running_saving(src, a, &ma, &mb, ev, ov, err, errlen) : TC_OK;
 }
 
+/* A `truecost soak` run: its verdict, and its outages per day as the
+ * risk's probability (an incident a day at most), saying so. */
+static tc_err read_soak_verdict(tc_store *st, const tc_run_info *run, tc_evidence *ev,
+                                tc_lockin_overrides *ov, char *err, size_t errlen)
+{
+    tc_soak_stored s;
+    int found = 0;
+    tc_err rc = tc_soak_read(st, run->id, &s, &found, err, errlen);
+    if (rc != TC_OK || !found)
+        return rc;
+    const tc_soak_verdict *v = &s.verdict;
+    ev->soak_judged = 1;
+    ev->soak_pass = v->pass;
+    ev->soak_hours = s.plan.covered_s / 3600;
+    ev->soak_measured = v->requests;
+    ev->soak_failed = v->errors;
+    ev->soak_outages = v->outages;
+    ev->soak_restarts = v->restarts;
+    ev->soak_downtime_s = v->downtime_s;
+    ev->soak_outages_per_day = tc_soak_outages_per_day(v);
+    snprintf(ev->soak_reason, sizeof ev->soak_reason, "%s", v->n_reasons ? v->reasons[0] : "");
+    if (s.plan.covered_s > 0) {
+        ov->has_risk = 1;
+        ov->risk_probability = ev->soak_outages_per_day < 1 ? ev->soak_outages_per_day : 1;
+        snprintf(ov->risk_source, sizeof ov->risk_source,
+                 "soak run %lld: %d outage(s) in %.3g h = %.3g per day%s", (long long)run->id,
+                 v->outages, ev->soak_hours, ev->soak_outages_per_day,
+                 run->simulated ? " (SIMULATED)" : "");
+    }
+    tc_soak_stored_free(&s);
+    return TC_OK;
+}
+
 tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
                              tc_lockin_overrides *ov, char *err, size_t errlen)
 {
@@ -209,6 +243,7 @@ tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
         ev->soak_measured = f[best].m.requests.measured;
         ev->soak_failed = f[best].m.requests.failed;
         ev->simulated |= set.runs[best].simulated;
+        rc = read_soak_verdict(st, &set.runs[best], ev, ov, err, errlen);
     }
     ov->simulated |= ev->simulated;
     tc_runset_figures_free(f, set.n);
@@ -243,6 +278,12 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
     in->soak_hours = ev->soak_hours;
     in->soak_measured = ev->soak_measured;
     in->soak_failed = ev->soak_failed;
+    in->soak_judged = ev->has_soak && ev->soak_judged;
+    in->soak_pass = ev->soak_pass;
+    in->soak_outages = ev->soak_outages;
+    in->soak_restarts = ev->soak_restarts;
+    in->soak_downtime_s = ev->soak_downtime_s;
+    snprintf(in->soak_reason, sizeof in->soak_reason, "%s", ev->soak_reason);
     in->profiler_skill = answer(r->inputs.profiler_skill);
     in->fallback_path = answer(r->inputs.fallback_path);
     in->has_economics = 1;

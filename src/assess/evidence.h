@@ -52,6 +52,12 @@ typedef struct tc_evidence {
     tc_run_status soak_status;
     double soak_hours;
     int64_t soak_measured, soak_failed;
+    /* When it is a `truecost soak` (soak_judged): its verdict (soak_pass),
+     * outages, downtime, restarts and the first reason. */
+    int soak_judged, soak_pass;
+    int soak_outages, soak_restarts;
+    double soak_downtime_s, soak_outages_per_day;
+    char soak_reason[200];
 
     int has_costs;
     /* Running cost per million output tokens: electricity, operations
@@ -93,7 +99,8 @@ TC_MUST_CHECK tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sour
 
 /* Reads the longest-measured run of RUN argument `soak` from st into ev
  * (status, hours, measured and failed requests); marks ov simulated when
- * any evidence so far was. */
+ * any evidence so far was. A run of `truecost soak` brings its verdict,
+ * and its outages per day (at most 1) become ov's risk probability. */
 TC_MUST_CHECK tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
                                            tc_lockin_overrides *ov, char *err, size_t errlen);
 

@@ -129,6 +129,13 @@ static tc_err apply_overrides(tc_lockin *a, const tc_lockin_overrides *o, tc_loc
                                         errlen);
         r->perf_ratio = o->perf_ratio;
     }
+    if (rc == TC_OK && o->has_risk) {
+        if (!(o->risk_probability >= 0 && o->risk_probability <= 1))
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "the measured risk probability must be 0..1, not %g",
+                           o->risk_probability);
+        a->probability.value = o->risk_probability;
+    }
     if (rc == TC_OK && o->has_running_saving) {
         if (!isfinite(o->running_saving_per_month))
             return tc_fail(err, errlen, TC_ERR_INVALID, "running saving per month: not a number");

@@ -178,6 +178,11 @@ typedef struct tc_lockin_overrides {
     int has_hardware_saving;
     double hardware_saving;
     char hardware_source[160];
+    /* The risk's probability measured instead of the assessment's: a
+     * soak's outages per day (at most 1), labelled where it came from. */
+    int has_risk;
+    double risk_probability;
+    char risk_source[160];
     int simulated; /* 1: some evidence was measured on a SIMULATED server */
 } tc_lockin_overrides;
 

@@ -91,6 +91,7 @@ struct runner {
     size_t n_batch;
     int64_t batch_since_ns;
     int batch_failed;
+    int64_t hold_until_ns; /* closed loop: nothing is sent before (fail_pause_s) */
 
     int64_t chunks_measured, rate_chunks, rate_at_ns, last_progress_ns;
     double rate;
@@ -197,7 +198,7 @@ static int arrivals_left(const runner *r)
 static int can_send(runner *r, int64_t now)
 {
     const tc_runner_config *c = r->cfg;
-    if (r->stop_deadline_ns || r->batch_failed)
+    if (r->stop_deadline_ns || r->batch_failed || now < r->hold_until_ns)
         return 0;
     if (r->sent_warmup < c->warmup)
         return 1;
@@ -215,8 +216,10 @@ static int can_send(runner *r, int64_t now)
 static int more_to_send(const runner *r)
 {
     const tc_runner_config *c = r->cfg;
-    if (!r->open || r->stop_deadline_ns || r->batch_failed)
+    if (r->stop_deadline_ns || r->batch_failed)
         return 0;
+    if (!r->open) /* a closed loop waits out a pause after a failure */
+        return r->hold_until_ns > tc_mono_ns();
     if (r->sent_warmup < c->warmup || r->done_warmup < c->warmup)
         return 1;
     return r->next_due_ns == 0 || arrivals_left(r);
@@ -444,6 +447,8 @@ static void finish(runner *r, slot *s, CURLcode code)
         r->res->measured++;
         r->failed += s->rec.error != TC_REQ_OK;
     }
+    if (s->rec.error != TC_REQ_OK && !r->open && r->cfg->fail_pause_s > 0)
+        r->hold_until_ns = tc_mono_ns() + (int64_t)(r->cfg->fail_pause_s * (double)TC_NS_PER_S);
     r->batch[r->n_batch++] = s->rec; /* the batch owns the chunk array now */
     memset(&s->rec, 0, sizeof s->rec);
     release(r, s);

@@ -81,6 +81,10 @@ typedef struct tc_runner_config {
     void (*on_stop)(void *ctx);
     void *ctx;
     double save_patience_s;
+    /* Closed loop: after a request fails, nothing more is sent for this
+     * long (0: none), so a server that is down meets a few requests a
+     * second rather than a storm of refused connections (soak). */
+    double fail_pause_s;
 } tc_runner_config;
 
 typedef struct tc_runner_result {

@@ -69,6 +69,7 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
  * argv[0] = the subcommand's name and returns an exit status. */
 int tc_cmd_run(int argc, char **argv);
 int tc_cmd_sweep(int argc, char **argv);
+int tc_cmd_soak(int argc, char **argv);
 int tc_cmd_frontier(int argc, char **argv);
 int tc_cmd_report(int argc, char **argv);
 int tc_cmd_runs(int argc, char **argv);

@@ -120,6 +120,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_C("gaps-top", 0, take_gaps_top, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
         TC_OPT_C("perf", 0, take_perf, 1),
+        TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_S("profile-a", 0, &a->ev.src.profile_a),
         TC_OPT_S("profile-b", 0, &a->ev.src.profile_b),
         TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),

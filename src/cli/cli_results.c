@@ -267,8 +267,12 @@ int tc_cmd_show(int argc, char **argv)
         code = print_shards(st, &set, a.json);
     else if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
-    else if (!code)
-        code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0, a.slo ? &slo : NULL);
+    else if (!code) {
+        int soak = 0; /* a soak: its verdict, windows and outages instead */
+        code = a.slo ? 0 : tc_cli_print_soak(st, &set.runs[0], a.json, &soak);
+        if (!code && !soak)
+            code = tc_cli_print_run(st, &set.runs[0], a.json, 2.0, a.slo ? &slo : NULL);
+    }
     tc_runset_free(&set);
     tc_store_close(st);
     return code;

@@ -23,4 +23,9 @@ enum { TC_PRINT_TABLE = 0, TC_PRINT_JSON = 1, TC_PRINT_NONE = 2 };
 int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_error_rate,
                      const tc_slo *slo);
 
+/* Prints the soak of `run` (its verdict, windows, outages; JSON with
+ * json) and sets *found; nothing when the run is no soak (*found = 0,
+ * returns 0). The exit status: TC_EXIT_CHECK when the verdict is FAIL. */
+int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found);
+
 #endif

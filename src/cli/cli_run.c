@@ -374,10 +374,10 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
     return 0;
 }
 
-static int measure_all(run_plan *p)
+void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
 {
     const run_args *a = p->a;
-    tc_measure_config cfg = {
+    *cfg = (tc_measure_config){
         .load = {.endpoint = p->ep,
                  .api = p->api,
                  .model = p->model,
@@ -415,6 +415,12 @@ static int measure_all(run_plan *p)
         .shard = a->shard_n > 0,
         .start_at_wall_ns = a->start_at_wall_ns,
     };
+}
+
+static int measure_all(run_plan *p)
+{
+    tc_measure_config cfg;
+    tc_cli_run_config(p, &cfg);
     tc_measure_callbacks cb = {.stop = &stop_requested,
                                .started = on_started,
                                .progress = on_progress,

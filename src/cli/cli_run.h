@@ -88,6 +88,10 @@ int tc_cli_run_open(run_args *a, run_plan *p);
  * the exit status (the worst of the runs). */
 int tc_cli_run_measure(run_plan *p);
 
+/* The measuring of p->a's workload as measure/ takes it. */
+struct tc_measure_config;
+void tc_cli_run_config(const run_plan *p, struct tc_measure_config *cfg);
+
 /* Stores the figures of older runs once, closes the store, frees. */
 void tc_cli_run_close(run_plan *p, int code);
 

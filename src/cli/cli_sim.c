@@ -14,7 +14,7 @@ typedef struct sim_args {
     tc_sim_config cfg;
     char *host_owned;
     const char *port_file;
-    long long max_batch, max_body, eos_after;
+    long long max_batch, max_body, eos_after, leak_kb;
     int help;
 } sim_args;
 
@@ -77,6 +77,8 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_D("prefill-tps", 0, &c->timing.prefill_tps, 1e-3, 1e9),
         TC_OPT_D("decode-tps", 0, &c->timing.decode_tps, 1e-3, 1e6),
         TC_OPT_D("jitter-ms", 0, &c->timing.jitter_ms, 0, 60e3),
+        TC_OPT_D("drift", 0, &c->timing.drift_pct_per_min, 0, 100),
+        TC_OPT_I("leak-kb-per-request", 0, &a->leak_kb, 0, 1 << 20),
         TC_OPT_I("max-batch", 0, &a->max_batch, 1, 1000000),
         TC_OPT_D("batch-slowdown", 0, &c->timing.batch_slowdown, 0, 100),
         TC_OPT_C("fault", 0, opt_fault, 1),
@@ -92,6 +94,7 @@ static int parse(int argc, char **argv, sim_args *a)
     c->timing.max_batch = (int)a->max_batch;
     c->max_body_bytes = (size_t)a->max_body;
     c->eos_after = (int)a->eos_after;
+    c->leak_kb_per_request = (int)a->leak_kb;
     return 0;
 }
 
@@ -110,6 +113,10 @@ static void banner(const tc_sim_server *srv, const tc_sim_config *c)
            "stream), jitter %g ms; seed %llu\n",
            c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
            c->timing.batch_slowdown, c->timing.jitter_ms, (unsigned long long)c->seed);
+    if (c->timing.drift_pct_per_min > 0 || c->leak_kb_per_request)
+        printf("  degrading: decode rate -%g%% of %g per minute (at least 5%% of it); %d KiB kept "
+               "per finished request\n",
+               c->timing.drift_pct_per_min, c->timing.decode_tps, c->leak_kb_per_request);
     printf("  prompt tokens: %g per word + 1 (BOS), + 4 per chat message; ", c->tokens_per_word);
     if (c->eos_after)
         printf("EOS after %d tokens unless the request asks to ignore it\n", c->eos_after);

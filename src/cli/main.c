@@ -13,6 +13,8 @@ static const tc_cmd commands[] = {
     {"run", "measure an inference endpoint and store every request", tc_cmd_run},
     {"sweep", "measure a load sweep: throughput, latency, goodput and energy at each point",
      tc_cmd_sweep},
+    {"soak", "a long run at a target load: outages, restarts, drift and leaks, PASS or FAIL",
+     tc_cmd_soak},
     {"runs", "list the stored runs", tc_cmd_runs},
     {"show", "print a stored run's summary", tc_cmd_show},
     {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export},

@@ -19,9 +19,12 @@ typedef struct tc_measure_ctx {
     tc_telem_sampler *rsampler;
     int n_local;
     tc_run_sample samples[TC_MEASURE_SAMPLE_BATCH];
-    int samples_said;    /* a lost batch of samples is said once a run */
-    int marked;          /* the run's final status is already stored */
-    char store_err[512]; /* why the store last refused requests or the mark */
+    int samples_said;       /* a lost batch of samples is said once a run */
+    int marked;             /* the run's final status is already stored */
+    char store_err[512];    /* why the store last refused requests or the mark */
+    int64_t seq_base;       /* a resumed run's requests are numbered after its stored ones */
+    tc_req_record *trimmed; /* a batch as stored: chunk times cut (chunk_sample), seq moved */
+    size_t trimmed_cap;
 } tc_measure_ctx;
 
 /* Whether the caller asked to stop. */

@@ -169,13 +169,44 @@ static tc_err finish_run(tc_store *store, int64_t id, tc_run_status status, char
 
 /* ---- the load generator's callbacks --------------------------------------- */
 
+/* The batch as it is stored: shallow copies that keep fewer chunk times
+ * (the arrays stay the runner's) and take a resumed run's numbers. NULL
+ * when it is stored as it came, or memory ran out (stored as it came). */
+static const tc_req_record *trim_batch(tc_measure_ctx *c, const tc_req_record *recs, size_t n)
+{
+    int every = c->cfg->chunk_sample;
+    if (!every && !c->seq_base)
+        return NULL;
+    if (n > c->trimmed_cap) {
+        tc_req_record *grown = realloc(c->trimmed, n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        c->trimmed = grown;
+        c->trimmed_cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tc_req_record *t = &c->trimmed[i];
+        *t = recs[i];
+        t->seq += c->seq_base;
+        int keep_all = every == 0 || (every > 0 && recs[i].seq % every == 0);
+        if (!keep_all && t->n_chunks > 1)
+            t->n_chunks = 1;
+    }
+    return c->trimmed;
+}
+
 static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 {
     tc_measure_ctx *c = ctx;
     tc_measure_drain(c);
-    tc_err rc =
-        tc_store_add_requests(c->store, c->run_id, recs, n, c->store_err, sizeof c->store_err);
-    return rc == TC_OK ? 0 : -1; /* refused: the runner keeps them and offers them again */
+    const tc_req_record *as_stored = trim_batch(c, recs, n);
+    tc_err rc = tc_store_add_requests(c->store, c->run_id, as_stored ? as_stored : recs, n,
+                                      c->store_err, sizeof c->store_err);
+    if (rc != TC_OK)
+        return -1; /* refused: the runner keeps them and offers them again */
+    if (c->cb->records)
+        c->cb->records(c->cb->ctx, recs, n);
+    return 0;
 }
 
 static void progress(void *ctx, const tc_runner_progress *p)
@@ -241,10 +272,39 @@ static void wait_for_start(tc_measure_ctx *c)
 /* Stores and measures run `rep`. Returns 0 when the run was stored (its
  * outcome in o), 1 when a stop came before it was, -1 when it could not be
  * stored (o->rc, o->err). */
+/* A stopped run measured again (soak --resume): found, reopened, its
+ * requests numbered after the stored ones. As one_run returns. */
+static int reopen_run(tc_measure_ctx *c, tc_measure_outcome *o)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)c->cfg->resume_run_id);
+    o->rc = tc_store_find_run(c->store, id, &o->info, o->err, sizeof o->err);
+    if (o->rc == TC_OK)
+        o->rc = tc_store_run_reopen(c->store, o->info.id, &c->seq_base, o->err, sizeof o->err);
+    if (o->rc != TC_OK) {
+        o->stage = TC_MEASURE_BEGIN;
+        return -1;
+    }
+    o->info.status = TC_RUN_RUNNING;
+    c->run_id = o->info.id;
+    if (c->cb->started)
+        c->cb->started(c->cb->ctx, &o->info, 0);
+    if (tc_measure_telem_start(c, o) == TC_OK) {
+        measure_load(c, o);
+    } else {
+        finish_run(c->store, o->info.id, TC_RUN_FAILED, o->finish_err, sizeof o->finish_err);
+        o->info.status = TC_RUN_FAILED;
+    }
+    tc_measure_telem_close(c);
+    return 0;
+}
+
 static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measure_outcome *o)
 {
     memset(o, 0, sizeof *o);
     o->rep = rep;
+    if (c->cfg->resume_run_id)
+        return reopen_run(c, o);
     fill_info(c->cfg, prompt_set, &o->info);
     char *environment = collect_environment(c);
     if (tc_measure_stopping(c)) {
@@ -305,6 +365,7 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
     tc_err last = TC_OK;
     out->stage = TC_MEASURE_OK;
     for (int rep = 0; rep < (cfg->repeat > 1 ? cfg->repeat : 1); rep++) {
+        free(c->trimmed);
         *c = (tc_measure_ctx){.cfg = cfg, .cb = cb ? cb : &none, .store = store};
         int stored = one_run(c, rep, prompt_set, o);
         if (stored != 0) {
@@ -326,6 +387,7 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
         if ((c->cb->finished && c->cb->finished(c->cb->ctx, o) != 0) || out->interrupted)
             break;
     }
+    free(c->trimmed);
     free(c);
     free(o);
     return last;

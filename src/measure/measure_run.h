@@ -58,6 +58,13 @@ typedef struct tc_measure_config {
     /* Wall-clock time (ns since the epoch) to start the load at, so that
      * shards start together; 0: at once. The wait ends early on stop. */
     int64_t start_at_wall_ns;
+    /* Soak: how many chunk times each request stores (0: all; N > 0:
+     * every Nth request all, the others their first, for the TTFT; -1:
+     * the first only). */
+    int chunk_sample;
+    /* Soak --resume: measure into this stored run (0: a new one); its
+     * environment and workload are already stored. */
+    int64_t resume_run_id;
 } tc_measure_config;
 
 /* Where a run failed. */
@@ -110,6 +117,11 @@ typedef struct tc_measure_callbacks {
     void (*progress)(void *ctx, const tc_runner_progress *p);
     void (*notice)(void *ctx, tc_measure_notice what, const char *text);
     int (*finished)(void *ctx, const tc_measure_outcome *run);
+    /* Each may be NULL (soak): a batch of finished records once stored
+     * (each record once), and a batch of telemetry samples once handed
+     * to the store. */
+    void (*records)(void *ctx, const tc_req_record *recs, size_t n);
+    void (*samples)(void *ctx, const tc_run_sample *s, size_t n);
     void *ctx;
 } tc_measure_callbacks;
 

@@ -34,6 +34,8 @@ static void drain_one(tc_measure_ctx *c, tc_telem_sampler *s, int first)
     while (s && (n = tc_telem_sampler_drain(s, c->samples, TC_MEASURE_SAMPLE_BATCH)) > 0) {
         for (size_t i = 0; i < n; i++)
             c->samples[i].device += first;
+        if (c->cb->samples)
+            c->cb->samples(c->cb->ctx, c->samples, n);
         if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&
             !c->samples_said++)
             tc_measure_say(c, TC_MEASURE_SAMPLES_LOST, "telemetry samples not saved: %s", err);

@@ -93,7 +93,7 @@ json_t *tc_report_lockin_json(const tc_lockin_result *r, const tc_lockin_overrid
     tc_lockin_reading(r, reading, sizeof reading);
     return json_pack(
         "{s:b,s:o,s:o,s:o,s:f,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,"
-        "s:o,s:o,s:o,s:o,s:o}",
+        "s:o,s:o,s:o,s:o,s:o,s:o}",
         "simulated", o && o->simulated, "assessment", tc_json_string(r->inputs.name), "currency",
         tc_json_string(r->inputs.currency), "inputs", inputs_json(&r->inputs), "point_estimate",
         r->point.total, "terms", terms_json(&r->point), "samples", (json_int_t)r->samples, "seed",
@@ -104,7 +104,8 @@ json_t *tc_report_lockin_json(const tc_lockin_result *r, const tc_lockin_overrid
         tc_json_num(r->has_running_saving, r->running_saving_per_month), "break_even",
         break_even_json(r), "net_benefit", net, "reading", tc_json_string(reading),
         "hardware_saving_source",
-        tc_json_string(r->hardware_source[0] ? r->hardware_source : "assessment"));
+        tc_json_string(r->hardware_source[0] ? r->hardware_source : "assessment"), "risk_source",
+        tc_json_string(o && o->has_risk ? o->risk_source : "assessment"));
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -174,6 +175,12 @@ static void print_distribution(FILE *out, const tc_lockin_result *r)
 static void print_weighing(FILE *out, const tc_lockin_result *r, const tc_lockin_overrides *o)
 {
     const char *cur = r->inputs.currency;
+    if (o && o->has_risk)
+        fprintf(out,
+                "Risk: probability %.4g from %s (outages per day, at most 1), not the "
+                "assessment's; x %.2f per incident = %.2f %s\n",
+                r->inputs.probability.value, o->risk_source, r->inputs.incident_cost.value,
+                r->point.risk_cost, cur);
     if (r->perf_class != TC_LOCKIN_PERF_NONE)
         fprintf(out, "Performance: alternative / incumbent throughput %.3g (%s): %s%s\n",
                 r->perf_ratio, o && o->perf_source[0] ? o->perf_source : "measured",

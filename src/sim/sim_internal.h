@@ -33,6 +33,12 @@ struct tc_sim_server {
     int wake_fds[2]; /* self-pipe: tc_sim_server_stop writes, the loop reads */
     uint16_t port;
     int64_t started_wall_ns;
+    int64_t started_mono_ns; /* the drift counts from here */
+    /* --leak-kb-per-request: blocks kept (and touched) per finished
+     * request, up to TC_SIM_LEAK_MAX_KB in all. */
+    void **leaks;
+    size_t n_leaks, cap_leaks;
+    uint64_t leaked_kb;
     int crashed;
 
     uint64_t requests; /* inference requests numbered so far */
@@ -54,6 +60,14 @@ struct tc_sim_server {
     uint64_t accept_pauses;
     int accept_errno;
 };
+
+#define TC_SIM_LEAK_MAX_KB (1024 * 1024) /* 1 GiB: a leak, not the host's end */
+
+/* The timing now: the configured one with the drift applied. */
+tc_sim_timing tc_sim_timing_now(const tc_sim_server *s);
+
+/* One finished request's leak (--leak-kb-per-request). */
+void tc_sim_leak(tc_sim_server *s);
 
 /* Handles POST on an inference route (sim_stream.c). */
 void tc_sim_stream_start(tc_sim_server *s, struct evhttp_request *req, tc_sim_route route);

@@ -69,6 +69,12 @@ int64_t tc_sim_interval_ns(const tc_sim_timing *t, int active)
     return (int64_t)((double)TC_NS_PER_S / t->decode_tps * slow + 0.5);
 }
 
+double tc_sim_decode_tps_at(const tc_sim_timing *t, int64_t elapsed_ns)
+{
+    double factor = 1.0 - t->drift_pct_per_min / 100.0 * (double)elapsed_ns / (60.0 * TC_NS_PER_S);
+    return t->decode_tps * (factor > 0.05 ? factor : 0.05);
+}
+
 int64_t tc_sim_jitter_ns(const tc_sim_timing *t, tc_rng *rng)
 {
     if (t->jitter_ms <= 0.0)
@@ -91,6 +97,8 @@ int tc_sim_timing_validate(const tc_sim_timing *t, char *err, size_t errlen)
         bad = "--max-batch must be at least 1";
     else if (!(t->batch_slowdown >= 0 && t->batch_slowdown <= 100))
         bad = "--batch-slowdown must be between 0 and 100";
+    else if (!(t->drift_pct_per_min >= 0 && t->drift_pct_per_min <= 100))
+        bad = "--drift must be between 0 and 100 (% of --decode-tps per minute)";
     if (bad && err && errlen)
         snprintf(err, errlen, "%s", bad);
     return bad ? -1 : 0;

@@ -41,10 +41,17 @@ typedef struct tc_sim_timing {
     double jitter_ms;      /* upper bound of the random extra delay; 0 = none */
     int max_batch;         /* streams decoded at full speed at once */
     double batch_slowdown; /* step lengthening per further stream in the batch; 0 = none */
+    /* The decode rate decays by this % of decode_tps per minute since the
+     * server started (a drifting server); 0 = steady. */
+    double drift_pct_per_min;
 } tc_sim_timing;
 
+/* decode_tps `elapsed_ns` after the start, drift applied, never below 5%
+ * of decode_tps. */
+double tc_sim_decode_tps_at(const tc_sim_timing *t, int64_t elapsed_ns);
+
 /* Defaults: 20 ms, 2000 prompt tokens/s, 100 tokens/s, no jitter, batch 64,
- * no batch slowdown. */
+ * no batch slowdown, no drift. */
 void tc_sim_timing_defaults(tc_sim_timing *t);
 
 /* ttft_ms + prefill in nanoseconds, without jitter; at most one hour. */

@@ -581,6 +581,7 @@ tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *er
         return TC_ERR_NOMEM;
     s->wake_fds[0] = s->wake_fds[1] = -1;
     s->started_wall_ns = tc_wall_ns();
+    s->started_mono_ns = tc_mono_ns();
     /* A client that hangs up mid-stream must not kill the server. */
     signal(SIGPIPE, SIG_IGN);
 
@@ -608,6 +609,35 @@ tc_err tc_sim_server_new(const tc_sim_config *cfg, tc_sim_server **out, char *er
     }
     *out = s;
     return TC_OK;
+}
+
+tc_sim_timing tc_sim_timing_now(const tc_sim_server *s)
+{
+    tc_sim_timing t = s->cfg.timing;
+    if (t.drift_pct_per_min > 0)
+        t.decode_tps = tc_sim_decode_tps_at(&t, tc_mono_ns() - s->started_mono_ns);
+    return t;
+}
+
+void tc_sim_leak(tc_sim_server *s)
+{
+    size_t kb = (size_t)s->cfg.leak_kb_per_request;
+    if (!kb || s->leaked_kb + kb > TC_SIM_LEAK_MAX_KB)
+        return;
+    if (s->n_leaks == s->cap_leaks) {
+        size_t cap = s->cap_leaks ? 2 * s->cap_leaks : 256;
+        void **grown = realloc(s->leaks, cap * sizeof *grown);
+        if (!grown)
+            return;
+        s->leaks = grown;
+        s->cap_leaks = cap;
+    }
+    void *block = malloc(kb * 1024);
+    if (!block)
+        return;
+    memset(block, 0xa5, kb * 1024); /* touched: resident, as a real leak */
+    s->leaks[s->n_leaks++] = block;
+    s->leaked_kb += kb;
 }
 
 uint16_t tc_sim_server_port(const tc_sim_server *s)
@@ -669,6 +699,9 @@ void tc_sim_server_free(tc_sim_server *s)
     if (!s)
         return;
     tc_sim_stream_drop_all(s, "server_stopped");
+    for (size_t i = 0; i < s->n_leaks; i++)
+        free(s->leaks[i]);
+    free(s->leaks);
     if (s->http)
         evhttp_free(s->http);
     if (s->wake)

@@ -26,12 +26,13 @@ typedef struct tc_sim_config {
     tc_sim_timing timing;
     tc_sim_fault_plan faults;
     uint64_t seed;
-    double tokens_per_word; /* prompt tokens per word of prompt text (default 1) */
-    int eos_after;          /* the model's answer ends (EOS) after this many tokens unless the
-                               request asks to ignore EOS; 0 = never: every reply fills its limit */
-    const char *truth_path; /* NULL = no ground-truth file */
-    size_t max_body_bytes;  /* larger request bodies get 413 */
-    int handle_signals;     /* 1: SIGINT/SIGTERM stop the loop cleanly */
+    double tokens_per_word;  /* prompt tokens per word of prompt text (default 1) */
+    int eos_after;           /* the model's answer ends (EOS) after this many tokens unless the
+                                request asks to ignore EOS; 0 = never: every reply fills its limit */
+    const char *truth_path;  /* NULL = no ground-truth file */
+    int leak_kb_per_request; /* memory kept per finished request (a leaking server); 0 = none */
+    size_t max_body_bytes;   /* larger request bodies get 413 */
+    int handle_signals;      /* 1: SIGINT/SIGTERM stop the loop cleanly */
     /* Called (from the loop) with a one-line message the first time the
      * server runs into trouble it survives, e.g. no file descriptor left to
      * accept a connection. NULL: nobody is told; the stats still count it. */

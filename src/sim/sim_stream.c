@@ -177,13 +177,15 @@ static tc_err format_truth(sim_stream *st, const char *outcome, size_t *outcome_
                   ",\"arrival_mono_ns\":%lld,\"arrival_utc\":\"%s\",\"status\":%d,"
                   "\"stream\":%s,\"prompt_tokens\":%d,\"prompt_words\":%d,"
                   "\"ignore_eos\":%s,\"eos\":%s,\"tokens_sent\":%d,\"fault\":\"%s\","
-                  "\"slow_accept_ms\":%lld,\"outcome\":\"",
+                  "\"slow_accept_ms\":%lld,\"decode_tps\":%.3f,\"leaked_kb\":%llu,"
+                  "\"outcome\":\"",
                   (long long)st->t_arrival, tc_rfc3339_ns(st->t_arrival_wall, when, sizeof when),
                   st->status, st->rq.stream ? "true" : "false", st->rq.prompt_tokens,
                   st->rq.prompt_words, st->rq.ignore_eos ? "true" : "false",
                   st->rq.eos ? "true" : "false", st->tokens,
                   tc_sim_fault_name(st->fault_done ? st->fault.kind : TC_FAULT_NONE),
-                  (long long)st->fault.slow_accept_ms);
+                  (long long)st->fault.slow_accept_ms, tc_sim_timing_now(st->srv).decode_tps,
+                  (unsigned long long)st->srv->leaked_kb);
     *outcome_at = b->len;
     tc_buf_puts(b, outcome);
     *outcome_end = b->len;
@@ -238,6 +240,7 @@ static void on_sent_crash(struct evhttp_request *req, void *arg)
 static void finish(sim_stream *st, const char *outcome)
 {
     tc_sim_server *s = st->srv;
+    tc_sim_leak(s);
     write_truth(st, outcome);
     s->finished++;
     free_stream(st);
@@ -266,6 +269,7 @@ static void watch_last_bytes(sim_stream *st)
 static void finish_reply(sim_stream *st, const char *outcome)
 {
     tc_sim_server *s = st->srv;
+    tc_sim_leak(s);
     write_truth(st, outcome);
     s->finished++;
     free_stream(st);
@@ -525,7 +529,8 @@ static void begin(sim_stream *st)
     st->state = ST_PREFILL;
     /* The first token costs one decode step at the load it joins (the
      * streams decoding now and itself); see sim_model.h. */
-    st->first_step_ns = tc_sim_interval_ns(&s->cfg.timing, s->decoding + 1);
+    tc_sim_timing now_timing = tc_sim_timing_now(s);
+    st->first_step_ns = tc_sim_interval_ns(&now_timing, s->decoding + 1);
     st->due = st->t_start +
               tc_sim_first_token_ns(&s->cfg.timing, st->rq.prompt_tokens, st->first_step_ns) +
               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
@@ -641,8 +646,9 @@ static void on_timer(tc_sim_timer *t, int64_t now)
             reply_whole(st, now);
         return;
     }
-    st->due += tc_sim_interval_ns(&s->cfg.timing, s->decoding) +
-               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
+    tc_sim_timing now_timing = tc_sim_timing_now(s);
+    st->due +=
+        tc_sim_interval_ns(&now_timing, s->decoding) + tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
     arm(st);
 }
 

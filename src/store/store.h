@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "record/record.h"
+#include "record/record_soak.h"
 #include "record/record_sample.h"
 #include "core/tc_error.h"
 
@@ -262,5 +263,34 @@ typedef struct tc_store_import_stats {
  * opened read-only; dst must be writable. */
 TC_MUST_CHECK tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stats,
                                      char *err, size_t errlen);
+
+/* ---- soaks (schema 11) ------------------------------------------------------ */
+
+/* Stores (or replaces) a soak's plan and where it stands. */
+TC_MUST_CHECK tc_err tc_store_soak_set_plan(tc_store *s, const tc_soak_plan *plan, char *err,
+                                            size_t errlen);
+
+/* The soak plan of run_id into *plan, *found = 1; *found = 0 (TC_OK) when
+ * the run is no soak (or the file is older than soaks). */
+TC_MUST_CHECK tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *plan,
+                                            int *found, char *err, size_t errlen);
+
+/* One closed window, the plan as it now stands and the outages that
+ * changed (replaced by their start), in one transaction. */
+TC_MUST_CHECK tc_err tc_store_soak_save(tc_store *s, const tc_soak_plan *plan,
+                                        const tc_soak_window *w, const tc_soak_outage *o,
+                                        size_t n_outages, char *err, size_t errlen);
+
+/* A stopped run measured again (soak --resume): its status back to
+ * "running", its end cleared; *next_seq gets the number its next request
+ * takes (one past the highest stored). */
+TC_MUST_CHECK tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *next_seq, char *err,
+                                         size_t errlen);
+
+/* Every window (by idx) and outage (by start) of a soak; the caller frees
+ * both arrays (free()). */
+TC_MUST_CHECK tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w,
+                                        size_t *n_windows, tc_soak_outage **o, size_t *n_outages,
+                                        char *err, size_t errlen);
 
 #endif

@@ -134,6 +134,32 @@ static const char *const migrations[] = {
     ("ALTER TABLE runs ADD COLUMN uuid TEXT;"
      "UPDATE runs SET uuid = lower(hex(randomblob(16))) WHERE uuid IS NULL;"
      "CREATE UNIQUE INDEX runs_by_uuid ON runs (uuid);"),
+    /* 11 (TC_SCHEMA_SOAK): soaks: the plan and where it stands, one
+     * summary per window, the outages (times in seconds of soak time); IF
+     * NOT EXISTS, as a file taken back to an older version by hand keeps
+     * them */
+    ("CREATE TABLE IF NOT EXISTS soaks ("
+     " run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+     " duration_s REAL NOT NULL, window_s REAL NOT NULL,"
+     " max_downtime_s REAL NOT NULL, max_drift_pct REAL NOT NULL, max_error_rate REAL NOT NULL,"
+     " chunks TEXT NOT NULL, covered_s REAL NOT NULL, restarts INTEGER NOT NULL,"
+     " resumes INTEGER NOT NULL);"
+     "CREATE TABLE IF NOT EXISTS soak_windows ("
+     " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+     " idx INTEGER NOT NULL, start_s REAL NOT NULL, span_s REAL NOT NULL,"
+     " wall_ns INTEGER NOT NULL, requests INTEGER NOT NULL, errors INTEGER NOT NULL,"
+     " errors_by_kind TEXT NOT NULL," /* "connect:3 http:1" */
+     " output_tokens INTEGER NOT NULL, tok_s REAL,"
+     " ttft_p50_ms REAL, ttft_p99_ms REAL, tpot_p50_ms REAL, tpot_p99_ms REAL,"
+     " power_w REAL, energy_j REAL," /* NULL: not measured */
+     " gpu_mem_bytes INTEGER, rss_bytes INTEGER,"
+     " restarts INTEGER NOT NULL, down_s REAL NOT NULL,"
+     " PRIMARY KEY (run_id, idx));"
+     "CREATE TABLE IF NOT EXISTS soak_outages ("
+     " run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+     " start_s REAL NOT NULL, end_s REAL," /* NULL: still down */
+     " failed INTEGER NOT NULL, refused INTEGER NOT NULL, first_error TEXT NOT NULL,"
+     " PRIMARY KEY (run_id, start_s));"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

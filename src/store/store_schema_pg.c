@@ -128,6 +128,29 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN uuid TEXT;"
     "UPDATE runs SET uuid = replace(gen_random_uuid()::text, '-', '') WHERE uuid IS NULL;"
     "CREATE UNIQUE INDEX runs_by_uuid ON runs (uuid);",
+    /* 11: soaks: the plan, one summary per window, the outages */
+    "CREATE TABLE IF NOT EXISTS soaks ("
+    " run_id BIGINT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,"
+    " duration_s DOUBLE PRECISION NOT NULL, window_s DOUBLE PRECISION NOT NULL,"
+    " max_downtime_s DOUBLE PRECISION NOT NULL, max_drift_pct DOUBLE PRECISION NOT NULL,"
+    " max_error_rate DOUBLE PRECISION NOT NULL, chunks TEXT NOT NULL,"
+    " covered_s DOUBLE PRECISION NOT NULL, restarts BIGINT NOT NULL, resumes BIGINT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS soak_windows ("
+    " run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " idx BIGINT NOT NULL, start_s DOUBLE PRECISION NOT NULL, span_s DOUBLE PRECISION NOT NULL,"
+    " wall_ns BIGINT NOT NULL, requests BIGINT NOT NULL, errors BIGINT NOT NULL,"
+    " errors_by_kind TEXT NOT NULL, output_tokens BIGINT NOT NULL, tok_s DOUBLE PRECISION,"
+    " ttft_p50_ms DOUBLE PRECISION, ttft_p99_ms DOUBLE PRECISION,"
+    " tpot_p50_ms DOUBLE PRECISION, tpot_p99_ms DOUBLE PRECISION,"
+    " power_w DOUBLE PRECISION, energy_j DOUBLE PRECISION,"
+    " gpu_mem_bytes BIGINT, rss_bytes BIGINT,"
+    " restarts BIGINT NOT NULL, down_s DOUBLE PRECISION NOT NULL,"
+    " PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE IF NOT EXISTS soak_outages ("
+    " run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+    " start_s DOUBLE PRECISION NOT NULL, end_s DOUBLE PRECISION,"
+    " failed BIGINT NOT NULL, refused BIGINT NOT NULL, first_error TEXT NOT NULL,"
+    " PRIMARY KEY (run_id, start_s));",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -17,9 +17,13 @@ tc_err tc_store_insert_device(tc_store *s, int64_t run_id, size_t i, const void 
                               size_t errlen)
 {
     const tc_run_device *d = (const tc_run_device *)items + i;
-    static const char sql[] = "INSERT INTO devices (run_id, device, backend, kind, name, ident, "
-                              "driver, runtime, energy_what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                              "?8, ?9)";
+    /* A resumed soak stores its devices again: the second is kept. */
+    static const char sql[] =
+        "INSERT INTO devices (run_id, device, backend, kind, name, ident, driver, runtime, "
+        "energy_what) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (run_id, device) DO "
+        "UPDATE SET backend = excluded.backend, kind = excluded.kind, name = excluded.name, "
+        "ident = excluded.ident, driver = excluded.driver, runtime = excluded.runtime, "
+        "energy_what = excluded.energy_what";
     tc_db_stmt *st = NULL;
     tc_err e = tc_store_stmt(s, ST_DEV_INSERT, sql, &st, err, errlen);
     if (e != TC_OK)

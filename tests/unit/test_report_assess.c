@@ -184,7 +184,7 @@ static void decide_text(void **state)
     has_line(t, title);
     has_line(t, "Checklist ([x] ticked, [ ] not met, [?] not yet measured):");
     for (int i = 0; i < TC_DECIDE_ITEMS; i++) {
-        char line[400];
+        char line[sizeof d.items[0].evidence + 8];
         const tc_decide_item *it = &d.items[i];
         snprintf(line, sizeof line, "      %s", it->evidence);
         has_line(t, line);

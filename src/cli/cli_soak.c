@@ -1,0 +1,380 @@
+/* truecost soak: a long run at a target load, summarised per window, its
+ * outages, restarts and drift judged against thresholds. Its own options
+ * are taken out first; every other one is run's, parsed by run's parser. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/figures_stored.h"
+#include "analysis/soak.h"
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_results.h"
+#include "cli_run.h"
+#include "core/tc_number.h"
+#include "measure/measure_soak.h"
+#include "report/report_soak.h"
+
+typedef struct soak_args {
+    double duration_s, window_s, max_downtime_s, max_drift, max_error_rate;
+    const char *resume, *chunks;
+    int json;
+} soak_args;
+
+/* ---- options ----------------------------------------------------------------- */
+
+static int duration(const char *opt, const char *v, double min_s, double *out)
+{
+    double ms;
+    if (tc_parse_duration_ms(v, &ms) < 0 || ms / 1000.0 < min_s || ms / 1000.0 > 366 * 86400.0) {
+        tc_cli_error("soak: %s '%s': expected a duration with its unit, at least %gs, e.g. 90s, "
+                     "5m or 24h",
+                     opt, v, min_s);
+        return -1;
+    }
+    *out = ms / 1000.0;
+    return 0;
+}
+
+static int take_duration(const char *v, void *ctx)
+{
+    return duration("--duration", v, 1, &((soak_args *)ctx)->duration_s);
+}
+
+static int take_window(const char *v, void *ctx)
+{
+    return duration("--window", v, 2, &((soak_args *)ctx)->window_s);
+}
+
+static int take_max_downtime(const char *v, void *ctx)
+{
+    return duration("--max-downtime", v, 0, &((soak_args *)ctx)->max_downtime_s);
+}
+
+static int take_drift(const char *v, void *ctx)
+{
+    return tc_cli_double("--max-drift", v, 0, 1000, &((soak_args *)ctx)->max_drift);
+}
+
+static int take_error_rate(const char *v, void *ctx)
+{
+    return tc_cli_double("--max-error-rate", v, 0, 1, &((soak_args *)ctx)->max_error_rate);
+}
+
+static int take_resume(const char *v, void *ctx)
+{
+    ((soak_args *)ctx)->resume = v;
+    return 0;
+}
+
+static int take_chunks(const char *v, void *ctx)
+{
+    tc_soak_chunks c;
+    if (tc_soak_chunks_parse(v, &c) < 0) {
+        tc_cli_error("soak: --chunks '%s': expected all, sample or none", v);
+        return -1;
+    }
+    ((soak_args *)ctx)->chunks = v;
+    return 0;
+}
+
+static int take_json(const char *v, void *ctx)
+{
+    (void)v;
+    ((soak_args *)ctx)->json = 1;
+    return 0;
+}
+
+static const tc_cli_opt soak_opts[] = {
+    TC_OPT_C("duration", 0, take_duration, 1),
+    TC_OPT_C("window", 0, take_window, 1),
+    TC_OPT_C("max-downtime", 0, take_max_downtime, 1),
+    TC_OPT_C("max-drift", 0, take_drift, 1),
+    TC_OPT_C("max-error-rate", 0, take_error_rate, 1),
+    TC_OPT_C("resume", 0, take_resume, 1),
+    TC_OPT_C("chunks", 0, take_chunks, 1),
+    TC_OPT_C("json", 0, take_json, 0),
+    TC_OPT_END,
+};
+
+/* Takes out soak's own options (--json too, seen by both); the rest goes
+ * to run's parser. 0, or -1 after saying why. */
+static int split_args(int argc, char **argv, soak_args *s, char **rest, int *n_rest)
+{
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const tc_cli_opt *hit = NULL;
+        for (const tc_cli_opt *o = soak_opts; o->name; o++) {
+            size_t len = strlen(o->name);
+            if (arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, o->name, len) == 0 &&
+                (arg[2 + len] == '\0' || arg[2 + len] == '='))
+                hit = o;
+        }
+        if (!hit || !strcmp(arg, "--json")) { /* run shows --json too */
+            if (hit)
+                s->json = 1;
+            rest[(*n_rest)++] = argv[i];
+            continue;
+        }
+        char *one[3] = {argv[0], argv[i], NULL};
+        int n = 2;
+        if (!strchr(arg, '=') && i + 1 < argc)
+            one[n++] = argv[++i];
+        int help = 0;
+        if (tc_cli_parse("soak", n, one, soak_opts, s, &help, NULL, 0, NULL) < 0)
+            return -1;
+    }
+    rest[*n_rest] = NULL;
+    return 0;
+}
+
+static int check_args(const soak_args *s, const run_args *a)
+{
+    if (a->requests_given || a->repeat > 1) {
+        tc_cli_error("soak: -n and --repeat belong to 'truecost run'; a soak runs for --duration");
+        return -1;
+    }
+    if (s->window_s * 3 > s->duration_s && !s->resume) {
+        tc_cli_error("soak: --window %gs leaves fewer than 3 windows in --duration %gs: the "
+                     "trends need at least 3; shorten --window",
+                     s->window_s, s->duration_s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- signals ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_interrupt(int sig)
+{
+    if (stop_requested)
+        _exit(128 + sig); /* a second one: what was stored stays stored */
+    stop_requested = sig;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- printing ----------------------------------------------------------------- */
+
+int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found)
+{
+    tc_soak_stored s;
+    char err[512];
+    if (tc_soak_read(st, run->id, &s, found, err, sizeof err) != TC_OK) {
+        tc_cli_error("show: run %lld: %s", (long long)run->id, err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (!*found)
+        return 0;
+    tc_soak_view v = {.run = run,
+                      .plan = &s.plan,
+                      .windows = s.windows,
+                      .n_windows = s.n_windows,
+                      .outages = s.outages,
+                      .n_outages = s.n_outages,
+                      .verdict = &s.verdict,
+                      .terminal = isatty(STDOUT_FILENO)};
+    int code = 0;
+    if (json) {
+        json_t *doc = tc_report_soak_json(&v);
+        code = doc && json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 ? 0 : TC_EXIT_RUNTIME;
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (tc_report_soak_text(stdout, &v) != TC_OK) {
+        code = TC_EXIT_RUNTIME;
+    }
+    if (!code && !s.verdict.pass)
+        code = TC_EXIT_CHECK;
+    tc_soak_stored_free(&s);
+    return code;
+}
+
+typedef struct soak_ctx {
+    run_plan *p;
+    const soak_args *s;
+    int progress;
+    int code;
+    tc_run_info run;
+    int has_run;
+} soak_ctx;
+
+static void on_started(void *ctx, const tc_run_info *run, int rep)
+{
+    soak_ctx *c = ctx;
+    (void)rep;
+    if (!c->s->json)
+        fprintf(stderr, "truecost: soak run %lld%s: %s at %s%s\n", (long long)run->id,
+                c->s->resume ? " (resumed)" : "", tc_api_name(c->p->api), c->p->ep.stored,
+                c->p->probe.simulated ? " (SIMULATED)" : "");
+}
+
+static void on_progress(void *ctx, const tc_soak_status *st)
+{
+    soak_ctx *c = ctx;
+    if (!c->progress)
+        return;
+    char line[400];
+    tc_report_soak_progress(line, sizeof line, st->elapsed_s, st->total_s, st->last, st->outages,
+                            st->downtime_s, st->restarts, st->down);
+    fprintf(stderr, "\r\033[K%s", line);
+    fflush(stderr);
+}
+
+static void on_notice(void *ctx, tc_measure_notice what, const char *text)
+{
+    (void)ctx;
+    if (what == TC_MEASURE_NO_SENSOR)
+        fprintf(stderr, "truecost: %s", text);
+    else
+        tc_cli_error("soak: %s", text);
+}
+
+static void on_store_failed(void *ctx, const char *why)
+{
+    (void)ctx;
+    tc_cli_error("soak: a window was not stored (%s); the soak goes on", why);
+}
+
+static int on_finished(void *ctx, const tc_measure_outcome *o)
+{
+    soak_ctx *c = ctx;
+    if (c->progress)
+        fputs("\r\033[K", stderr);
+    if (o->rc != TC_OK)
+        tc_cli_error("soak: %s", o->err);
+    if (o->finish_err[0])
+        tc_cli_error("soak: %s", o->finish_err);
+    c->run = o->info;
+    c->has_run = 1;
+    /* The run's figures kept beside its records, so that runs and show
+     * never read a day of requests again; failing costs only time later. */
+    char err[512];
+    if (tc_figures_save(c->p->store, &o->info, err, sizeof err) != TC_OK)
+        fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", err);
+    if (o->rc != TC_OK)
+        c->code = TC_EXIT_RUNTIME;
+    return 0;
+}
+
+/* ---- the soak ---------------------------------------------------------------- */
+
+/* A resumed soak: its stored plan (the thresholds stay as stored) and
+ * the next window. 0, or the exit status after saying why. */
+static int find_resumed(tc_store *st, const char *which, tc_soak_config *cfg)
+{
+    tc_run_info run;
+    char err[512];
+    if (tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK) {
+        tc_cli_error("soak: --resume: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    tc_soak_stored s;
+    int found;
+    if (tc_soak_read(st, run.id, &s, &found, err, sizeof err) != TC_OK) {
+        tc_cli_error("soak: --resume %s: %s", which, err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (!found) {
+        tc_cli_error("soak: --resume %s: run %lld is no soak; give a run that `truecost soak` "
+                     "made",
+                     which, (long long)run.id);
+        return TC_EXIT_USAGE;
+    }
+    cfg->plan = s.plan;
+    cfg->plan.resumes++;
+    cfg->next_window = s.n_windows ? s.windows[s.n_windows - 1].idx + 1 : 0;
+    if (s.n_windows) /* the time after the last stored window was lost with it */
+        cfg->plan.covered_s =
+            s.windows[s.n_windows - 1].start_s + s.windows[s.n_windows - 1].span_s;
+    tc_soak_stored_free(&s);
+    if (cfg->plan.covered_s >= cfg->plan.duration_s) {
+        tc_cli_error("soak: --resume %s: the soak already covered its %g s", which,
+                     cfg->plan.duration_s);
+        return TC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int soak(run_plan *p, const soak_args *s)
+{
+    tc_soak_config cfg = {0};
+    tc_cli_run_config(p, &cfg.run);
+    cfg.plan = (tc_soak_plan){.duration_s = s->duration_s,
+                              .window_s = s->window_s,
+                              .max_downtime_s = s->max_downtime_s,
+                              .max_drift_pct = s->max_drift,
+                              .max_error_rate = s->max_error_rate};
+    if (s->chunks && tc_soak_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
+        return TC_EXIT_USAGE;
+    if (s->resume) {
+        int code = find_resumed(p->store, s->resume, &cfg);
+        if (code)
+            return code;
+    }
+    soak_ctx c = {.p = p, .s = s, .progress = p->progress && !s->json};
+    tc_soak_callbacks cb = {.run = {.stop = &stop_requested,
+                                    .started = on_started,
+                                    .notice = on_notice,
+                                    .finished = on_finished,
+                                    .ctx = &c},
+                            .progress = on_progress,
+                            .store_failed = on_store_failed};
+    tc_measure_result res;
+    char err[1024];
+    install_signals();
+    tc_err rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
+    if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
+        tc_cli_error("soak: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    p->runs_stored = res.runs;
+    int found = 0, code = c.has_run ? tc_cli_print_soak(p->store, &c.run, s->json, &found) : 0;
+    if (res.interrupted)
+        return stop_requested == SIGTERM ? TC_EXIT_SIGTERM : TC_EXIT_SIGINT;
+    return c.code ? c.code : code;
+}
+
+int tc_cmd_soak(int argc, char **argv)
+{
+    soak_args s = {.duration_s = 86400,
+                   .window_s = 60,
+                   .max_downtime_s = 300,
+                   .max_drift = 5,
+                   .max_error_rate = 0.01};
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int n_rest = 0;
+    if (!rest)
+        return TC_EXIT_RUNTIME;
+    run_args a;
+    int bad = split_args(argc, argv, &s, rest, &n_rest) < 0 ||
+              tc_cli_run_parse_args(n_rest, rest, &a) < 0;
+    free(rest);
+    if (bad)
+        return tc_cli_usage_hint("soak");
+    if (a.help) {
+        tc_cli_help("soak", stdout);
+        return TC_EXIT_OK;
+    }
+    if (check_args(&s, &a) < 0)
+        return tc_cli_usage_hint("soak");
+    run_plan p = {0};
+    int code = tc_cli_run_open(&a, &p);
+    if (!code)
+        code = soak(&p, &s);
+    tc_cli_run_close(&p, TC_EXIT_SIGINT); /* no figures of older runs: a soak has many requests */
+    return code;
+}
