@@ -160,7 +160,7 @@ static void checklist(tc_rw *w, const tc_report_data *d)
         const char *tick = it->state == TC_ITEM_TICKED   ? "\xE2\x9C\x93"
                            : it->state == TC_ITEM_FAILED ? "\xE2\x9C\x97"
                                                          : "?";
-        char ev[260];
+        char ev[sizeof it->evidence + 16];
         snprintf(ev, sizeof ev, "%s%s", it->evidence, it->declared ? " (declared)" : "");
         const char *row[4] = {tick, it->text, tc_decide_state_name(it->state), ev};
         tc_rw_row(w, row, 4);
