@@ -29,7 +29,10 @@
 #define PER_REQUEST 128
 #define BATCH 512
 
-static int fill(const char *path, long long chunks)
+/* Fills a new run of `chunks` chunk times into path; *save_ns (may be
+ * NULL): the time from the run's begin to its finish, without opening
+ * the store (a new PostgreSQL database creates its schema then). */
+static int fill_timed(const char *path, long long chunks, int64_t *save_ns)
 {
     char err[512];
     tc_store *s;
@@ -41,6 +44,7 @@ static int fill(const char *path, long long chunks)
     snprintf(run.model, sizeof run.model, "bench-model");
     snprintf(run.endpoint, sizeof run.endpoint, "http://127.0.0.1:1");
     tc_req_record *recs = calloc(BATCH, sizeof *recs);
+    int64_t t0 = tc_mono_ns();
     if (!recs || tc_store_run_begin(s, &run, err, sizeof err) != TC_OK)
         return -1;
     long long requests = chunks / PER_REQUEST, seq = 0;
@@ -78,8 +82,15 @@ static int fill(const char *path, long long chunks)
     free(recs);
     if (tc_store_run_finish(s, run.id, TC_RUN_COMPLETE, err, sizeof err) != TC_OK)
         return -1;
+    if (save_ns)
+        *save_ns = tc_mono_ns() - t0;
     tc_store_close(s);
     return 0;
+}
+
+static int fill(const char *path, long long chunks)
+{
+    return fill_timed(path, chunks, NULL);
 }
 
 typedef enum { M_LIST, M_SHOW, M_SAVE } what;
@@ -147,7 +158,7 @@ static int pg_admin(const char *url, const char *sql)
     return ok ? 0 : -1;
 }
 
-/* Chunk times per second of fill() into target. */
+/* This process's CPU seconds so far. */
 static double cpu_s(void)
 {
     struct rusage ru;
@@ -161,12 +172,12 @@ static double cpu_s(void)
  * server does most of it elsewhere). */
 static double save_rate(const char *target, long long chunks, double *cpu)
 {
-    int64_t t0 = tc_mono_ns();
+    int64_t ns = 0;
     double c0 = cpu_s();
-    if (fill(target, chunks) < 0)
+    if (fill_timed(target, chunks, &ns) < 0 || ns <= 0)
         return -1;
     *cpu = cpu_s() - c0;
-    return (double)(chunks / PER_REQUEST * PER_REQUEST) / ((double)(tc_mono_ns() - t0) / 1e9);
+    return (double)(chunks / PER_REQUEST * PER_REQUEST) / ((double)ns / 1e9);
 }
 
 /* The save rates of a 1M-chunk run, SQLite and PostgreSQL, and their
