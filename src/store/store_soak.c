@@ -257,16 +257,24 @@ static void read_window(tc_db_stmt *st, tc_soak_window *w)
     w->down_s = tc_db_col_double(st, 18);
 }
 
-static tc_err load_windows(tc_store *s, int64_t run_id, tc_soak_window **out, size_t *n, char *err,
-                           size_t errlen)
+static void read_outage(tc_db_stmt *st, tc_soak_outage *o)
+{
+    memset(o, 0, sizeof *o);
+    o->start_s = tc_db_col_double(st, 0);
+    o->end_s = tc_db_col_is_null(st, 1) ? -1 : tc_db_col_double(st, 1);
+    o->failed = tc_db_col_int64(st, 2);
+    o->refused = (int)tc_db_col_int64(st, 3);
+    tc_store_col_text(st, 4, o->first_error, sizeof o->first_error);
+}
+
+/* Every row of `sql` for run_id, each read by `row` into a grown array
+ * *out of *n items of `size` bytes (the caller frees it, also on error). */
+static tc_err load_rows(tc_store *s, const char *sql, int64_t run_id, size_t size,
+                        void (*row)(tc_db_stmt *, void *), void **out, size_t *n, const char *what,
+                        char *err, size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "SELECT idx, start_s, span_s, wall_ns, requests, errors, errors_by_kind, "
-                       "output_tokens, tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, "
-                       "power_w, energy_j, gpu_mem_bytes, rss_bytes, restarts, down_s FROM "
-                       "soak_windows WHERE run_id = ?1 ORDER BY idx",
-                       &st, "reading the soak windows", err, errlen);
+    tc_err e = prepare(s, sql, &st, what, err, errlen);
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, run_id);
@@ -275,56 +283,29 @@ static tc_err load_windows(tc_store *s, int64_t run_id, tc_soak_window **out, si
     while ((rc = tc_db_step(st)) == TC_DB_ROW) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            tc_soak_window *grown = realloc(*out, cap * sizeof **out);
+            void *grown = realloc(*out, cap * size);
             if (!grown) {
                 tc_db_finalize(st);
-                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory reading the windows");
+                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory %s", what);
             }
             *out = grown;
         }
-        read_window(st, &(*out)[(*n)++]);
+        row(st, (char *)*out + (*n)++ * size);
     }
     if (rc != TC_DB_DONE)
-        e = tc_store_sql_fail(s, rc, "reading the soak windows", err, errlen);
+        e = tc_store_sql_fail(s, rc, what, err, errlen);
     tc_db_finalize(st);
     return e;
 }
 
-static tc_err load_outages(tc_store *s, int64_t run_id, tc_soak_outage **out, size_t *n, char *err,
-                           size_t errlen)
+static void window_row(tc_db_stmt *st, void *item)
 {
-    tc_db_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "SELECT start_s, end_s, failed, refused, first_error FROM soak_outages "
-                       "WHERE run_id = ?1 ORDER BY start_s",
-                       &st, "reading the outages", err, errlen);
-    if (e != TC_OK)
-        return e;
-    tc_db_bind_int64(st, 1, run_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = tc_db_step(st)) == TC_DB_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            tc_soak_outage *grown = realloc(*out, cap * sizeof **out);
-            if (!grown) {
-                tc_db_finalize(st);
-                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory reading the outages");
-            }
-            *out = grown;
-        }
-        tc_soak_outage *o = &(*out)[(*n)++];
-        memset(o, 0, sizeof *o);
-        o->start_s = tc_db_col_double(st, 0);
-        o->end_s = tc_db_col_is_null(st, 1) ? -1 : tc_db_col_double(st, 1);
-        o->failed = tc_db_col_int64(st, 2);
-        o->refused = (int)tc_db_col_int64(st, 3);
-        tc_store_col_text(st, 4, o->first_error, sizeof o->first_error);
-    }
-    if (rc != TC_DB_DONE)
-        e = tc_store_sql_fail(s, rc, "reading the outages", err, errlen);
-    tc_db_finalize(st);
-    return e;
+    read_window(st, item);
+}
+
+static void outage_row(tc_db_stmt *st, void *item)
+{
+    read_outage(st, item);
 }
 
 tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w, size_t *n_windows,
@@ -335,17 +316,29 @@ tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w, size_
     *n_windows = *n_outages = 0;
     if (s->version < TC_SCHEMA_SOAK)
         return TC_OK;
-    tc_err e = load_windows(s, run_id, w, n_windows, err, errlen);
+    void *wp = NULL, *op = NULL;
+    tc_err e = load_rows(s,
+                         "SELECT idx, start_s, span_s, wall_ns, requests, errors, errors_by_kind, "
+                         "output_tokens, tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, "
+                         "tpot_p99_ms, power_w, energy_j, gpu_mem_bytes, rss_bytes, restarts, "
+                         "down_s FROM soak_windows WHERE run_id = ?1 ORDER BY idx",
+                         run_id, sizeof **w, window_row, &wp, n_windows, "reading the soak windows",
+                         err, errlen);
     if (e == TC_OK)
-        e = load_outages(s, run_id, o, n_outages, err, errlen);
+        e = load_rows(s,
+                      "SELECT start_s, end_s, failed, refused, first_error FROM soak_outages "
+                      "WHERE run_id = ?1 ORDER BY start_s",
+                      run_id, sizeof **o, outage_row, &op, n_outages, "reading the outages", err,
+                      errlen);
     if (e != TC_OK) {
-        free(*w);
-        free(*o);
-        *w = NULL;
-        *o = NULL;
+        free(wp);
+        free(op);
         *n_windows = *n_outages = 0;
+        return e;
     }
-    return e;
+    *w = wp;
+    *o = op;
+    return TC_OK;
 }
 
 tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *next_seq, char *err, size_t errlen)
