@@ -87,3 +87,42 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
     }
     return n_pos;
 }
+
+/* The row of opts that arg names (--name, --name=value, -l), or NULL. */
+static const tc_cli_opt *named(const tc_cli_opt *opts, const char *arg)
+{
+    for (const tc_cli_opt *o = opts; o->name; o++) {
+        size_t len = strlen(o->name);
+        if (arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, o->name, len) == 0 &&
+            (arg[2 + len] == '\0' || arg[2 + len] == '='))
+            return o;
+        if (o->letter && arg[0] == '-' && arg[1] == o->letter && !arg[2])
+            return o;
+    }
+    return NULL;
+}
+
+int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
+                 const char *shared, char **rest, int *n_rest)
+{
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const tc_cli_opt *hit = named(opts, arg);
+        if (!hit || (shared && !strcmp(hit->name, shared)))
+            rest[(*n_rest)++] = argv[i];
+        if (!hit)
+            continue;
+        int takes = hit->kind == TC_OPT_CALL ? hit->takes_value : hit->kind != TC_OPT_FLAG;
+        char *one[3] = {argv[0], argv[i], NULL};
+        int n = 2;
+        if (takes && !strchr(arg, '=') && i + 1 < argc)
+            one[n++] = argv[++i];
+        int help = 0;
+        if (tc_cli_parse(cmd, n, one, opts, ctx, &help, NULL, 0, NULL) < 0)
+            return -1;
+    }
+    rest[*n_rest] = NULL;
+    return 0;
+}

@@ -61,4 +61,12 @@ typedef struct tc_cli_opt {
 int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
                  int *help, const char **pos, int max_pos, const char *extra_hint);
 
+/* For a command that wraps run's options (sweep, soak): the options of
+ * `opts` are parsed one at a time, with the table's checks, into ctx;
+ * every other argument goes to rest (argv[0] first, NULL-ended, at most
+ * argc + 1 entries) for run's parser. The option named `shared` (may be
+ * NULL) is both parsed and passed on. 0, or -1 after printing why. */
+int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
+                 const char *shared, char **rest, int *n_rest);
+
 #endif

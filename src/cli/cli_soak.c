@@ -103,33 +103,7 @@ static const tc_cli_opt soak_opts[] = {
  * to run's parser. 0, or -1 after saying why. */
 static int split_args(int argc, char **argv, soak_args *s, char **rest, int *n_rest)
 {
-    *n_rest = 0;
-    rest[(*n_rest)++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const tc_cli_opt *hit = NULL;
-        for (const tc_cli_opt *o = soak_opts; o->name; o++) {
-            size_t len = strlen(o->name);
-            if (arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, o->name, len) == 0 &&
-                (arg[2 + len] == '\0' || arg[2 + len] == '='))
-                hit = o;
-        }
-        if (!hit || !strcmp(arg, "--json")) { /* run shows --json too */
-            if (hit)
-                s->json = 1;
-            rest[(*n_rest)++] = argv[i];
-            continue;
-        }
-        char *one[3] = {argv[0], argv[i], NULL};
-        int n = 2;
-        if (!strchr(arg, '=') && i + 1 < argc)
-            one[n++] = argv[++i];
-        int help = 0;
-        if (tc_cli_parse("soak", n, one, soak_opts, s, &help, NULL, 0, NULL) < 0)
-            return -1;
-    }
-    rest[*n_rest] = NULL;
-    return 0;
+    return tc_cli_split("soak", argc, argv, soak_opts, s, "json", rest, n_rest);
 }
 
 static int check_args(const soak_args *s, const run_args *a)

@@ -60,34 +60,7 @@ static int split_args(int argc, char **argv, sweep_args *s, char **rest, int *n_
         TC_OPT_S("arrival", 0, &s->arrival),
         TC_OPT_END,
     };
-    *n_rest = 0;
-    rest[(*n_rest)++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const tc_cli_opt *hit = NULL;
-        for (const tc_cli_opt *o = opts; o->name; o++) {
-            size_t len = strlen(o->name);
-            if ((arg[0] == '-' && arg[1] == '-' && strncmp(arg + 2, o->name, len) == 0 &&
-                 (arg[2 + len] == '\0' || arg[2 + len] == '=')) ||
-                (o->letter && arg[0] == '-' && arg[1] == o->letter && !arg[2]))
-                hit = o;
-        }
-        if (!hit) {
-            rest[(*n_rest)++] = argv[i];
-            continue;
-        }
-        /* One option at a time through the table parser: its checks and
-         * messages. */
-        char *one[3] = {argv[0], argv[i], NULL};
-        int n = 2;
-        if (!strchr(arg, '=') && i + 1 < argc)
-            one[n++] = argv[++i];
-        int help = 0;
-        if (tc_cli_parse("sweep", n, one, opts, NULL, &help, NULL, 0, NULL) < 0)
-            return -1;
-    }
-    rest[*n_rest] = NULL;
-    return 0;
+    return tc_cli_split("sweep", argc, argv, opts, NULL, NULL, rest, n_rest);
 }
 
 static int check_sweep_args(sweep_args *s, const run_args *a)
