@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/figures_stored.h"
 #include "analysis/roofline_run.h"
 
 /* Runs at more than one concurrency or rate are a sweep. */
@@ -18,8 +19,28 @@ static int loads_differ(const tc_sweep_point *p, size_t n)
     return 0;
 }
 
+/* Each point's goodput under the report's --slo, as `show RUN --slo`
+ * judges a run: its requests streamed again against the objectives. */
+static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char *err,
+                        size_t errlen)
+{
+    for (size_t i = 0; slo && i < s->set.n; i++) {
+        tc_run_metrics *m = &s->f[i].m;
+        tc_err rc = tc_figures_apply_slo(st, &s->set.runs[i], slo, m, err, errlen);
+        if (rc != TC_OK)
+            return rc;
+        tc_sweep_point *p = &s->pts[i];
+        p->has_goodput = m->has_slo;
+        p->good_requests_per_s = m->goodput.requests_per_s;
+        p->good_output_tokens_per_s = m->goodput.output_tokens_per_s;
+        p->attainment = m->goodput.attainment;
+    }
+    return TC_OK;
+}
+
 static tc_err load_side(tc_store *st, const char *which, const char *label,
-                        const tc_cost_profile *profile, tc_report_side *s, char *err, size_t errlen)
+                        const tc_cost_profile *profile, const tc_slo *slo, tc_report_side *s,
+                        char *err, size_t errlen)
 {
     s->label = label;
     s->profile = profile;
@@ -29,6 +50,8 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
         rc = tc_runset_load(st, &s->set, TC_FIGURES_SUMMARY, &s->f, err, errlen);
     if (rc == TC_OK)
         rc = tc_sweep_load(st, &s->set, &s->pts, err, errlen);
+    if (rc == TC_OK)
+        rc = apply_slo(st, slo, s, err, errlen);
     if (rc != TC_OK)
         return rc;
     for (size_t i = 0; i < s->set.n; i++)
@@ -157,10 +180,10 @@ tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_dat
     memset(d, 0, sizeof *d);
     d->ask = ask;
     d->two = ask->which[1] != NULL;
-    tc_err rc = load_side(st, ask->which[0], "A", ask->profile[0], &d->a, err, errlen);
+    tc_err rc = load_side(st, ask->which[0], "A", ask->profile[0], ask->slo, &d->a, err, errlen);
     if (rc == TC_OK && d->two)
         rc = load_side(st, ask->which[1], "B", ask->profile[1] ? ask->profile[1] : ask->profile[0],
-                       &d->b, err, errlen);
+                       ask->slo, &d->b, err, errlen);
     if (rc != TC_OK)
         return rc;
     d->simulated = d->a.simulated || (d->two && d->b.simulated);

@@ -2,6 +2,7 @@
  * load with the knee, the Pareto frontiers, and cost and energy against
  * interactivity, as `truecost sweep` and `truecost frontier` compute them. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +61,103 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
     draw(w, &c,
          "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
          "goodput falls or a p99 more than doubles, is marked.");
+}
+
+/* Requests/s served and good (meeting the SLO) at each load: where they
+ * part, the load is costing latency the users see. */
+static void goodput_chart(tc_rw *w, const tc_report_data *d)
+{
+    const tc_report_side *s[2] = {&d->a, &d->b};
+    int any = 0;
+    for (int k = 0; k < 1 + d->two; k++)
+        for (size_t i = 0; s[k]->is_sweep && i < s[k]->set.n; i++)
+            any |= s[k]->pts[i].has_goodput;
+    if (!any) {
+        tc_rw_missing(w, "No goodput chart: give --slo (e.g. --slo chat) to judge each request.");
+        return;
+    }
+    tc_chart c = {.title = "Goodput against offered load",
+                  .xlabel = "offered load (concurrency, or requests/s open loop)",
+                  .ylabel = "requests/s",
+                  .simulated = d->simulated};
+    static double x[2][TC_FRONTIER_MAX_POINTS], all[2][TC_FRONTIER_MAX_POINTS],
+        good[2][TC_FRONTIER_MAX_POINTS];
+    char lab[4][48];
+    for (int k = 0; k < 1 + d->two; k++) {
+        size_t n = 0;
+        for (size_t i = 0; s[k]->is_sweep && i < s[k]->set.n && n < TC_FRONTIER_MAX_POINTS;
+             i++, n++) {
+            const tc_sweep_point *p = &s[k]->pts[i];
+            x[k][n] = p->open_loop ? p->rate : p->concurrency;
+            all[k][n] = p->has_rates ? p->requests_per_s : NAN;
+            good[k][n] = p->has_goodput ? p->good_requests_per_s : NAN;
+        }
+        if (!n)
+            continue;
+        snprintf(lab[2 * k], sizeof lab[0], "%s served", s[k]->label);
+        snprintf(lab[2 * k + 1], sizeof lab[0], "%s good", s[k]->label);
+        c.s[c.n++] = (tc_chart_series){lab[2 * k], x[k], all[k], n, k, TC_CHART_DASHED, NULL, NULL};
+        c.s[c.n++] =
+            (tc_chart_series){lab[2 * k + 1], x[k], good[k], n, k, TC_CHART_LINEPOINTS, NULL, NULL};
+    }
+    draw(w, &c,
+         "Requests/s served (dashed) and good, meeting every SLO (solid), at each sweep "
+         "point.");
+}
+
+/* A distribution as the stored figures keep it: its quantiles. */
+static void quantile_line(const tc_summary *q, double *x, double *y)
+{
+    static const double pct[6] = {0, 50, 90, 95, 99, 100};
+    const double v[6] = {q->min, q->p50, q->p90, q->p95, q->p99, q->max};
+    for (int i = 0; i < 6; i++) {
+        x[i] = q->n ? v[i] : NAN;
+        y[i] = pct[i];
+    }
+}
+
+/* One side's distribution (TTFT or ITL) at every sweep point, one CDF
+ * line a point, from each point's stored quantiles. */
+static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *s, const char *what,
+                       size_t off)
+{
+    enum { MAX = TC_CHART_MAX_SERIES };
+    static double x[MAX][6], y[MAX][6];
+    static char lab[MAX][48];
+    char title[128], alt[900];
+    snprintf(title, sizeof title, "%s: %s distribution at each load (CDF)", s->label, what);
+    tc_chart c = {.title = title,
+                  .xlabel = "latency (ms, log scale)",
+                  .ylabel = "requests at or below (%)",
+                  .logx = 1,
+                  .simulated = s->simulated};
+    size_t step = (s->set.n + MAX - 1) / MAX; /* at most MAX lines: every step-th point */
+    size_t len = (size_t)snprintf(alt, sizeof alt, "%s p50 and p99 (ms) at each load:", what);
+    for (size_t i = 0; i < s->set.n && c.n < MAX; i += step) {
+        const tc_summary *q = (const tc_summary *)((const char *)&s->f[i].m + off);
+        const tc_sweep_point *p = &s->pts[i];
+        quantile_line(q, x[c.n], y[c.n]);
+        if (p->open_loop)
+            snprintf(lab[c.n], sizeof lab[0], "%g req/s", p->rate);
+        else
+            snprintf(lab[c.n], sizeof lab[0], "c=%d", p->concurrency);
+        char a[32], b[32];
+        if (len < sizeof alt)
+            len += (size_t)snprintf(alt + len, sizeof alt - len, " %s %s/%s;", lab[c.n],
+                                    N(a, q->p50), N(b, q->p99));
+        c.s[c.n] =
+            (tc_chart_series){lab[c.n],
+                              x[c.n],
+                              y[c.n],
+                              6,
+                              c.n % TC_CHART_N_COLOURS,
+                              c.n < TC_CHART_N_COLOURS ? TC_CHART_LINEPOINTS : TC_CHART_DASHED,
+                              NULL,
+                              NULL};
+        c.n++;
+    }
+    (void)d;
+    draw(w, &c, alt);
 }
 
 static void points_table(tc_rw *w, const tc_report_side *s)
@@ -222,10 +320,15 @@ void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d)
         return;
     }
     latency_chart(w, d);
-    if (d->a.is_sweep)
-        points_table(w, &d->a);
-    if (d->two && d->b.is_sweep)
-        points_table(w, &d->b);
+    goodput_chart(w, d);
+    const tc_report_side *side[2] = {&d->a, &d->b};
+    for (int k = 0; k < 1 + d->two; k++) {
+        if (!side[k]->is_sweep)
+            continue;
+        points_table(w, side[k]);
+        point_cdfs(w, d, side[k], "TTFT", offsetof(tc_run_metrics, ttft_ms));
+        point_cdfs(w, d, side[k], "inter-token latency", offsetof(tc_run_metrics, itl_ms));
+    }
     if (!d->has_frontier) {
         tc_rw_missing(w, "No frontier: %s", d->frontier_missing);
         return;

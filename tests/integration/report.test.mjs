@@ -192,6 +192,25 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     assert.match(svg, /<title id="[^"]+">[^<]+<\/title>/);
     assert.match(svg, /<polyline/);
   }
+  // Each sweep point's distributions, one CDF line a load; goodput needs an SLO.
+  for (const side of ['A', 'B']) {
+    for (const what of ['TTFT', 'inter-token latency']) {
+      const alt = md.match(new RegExp(`!\\[(${what} p50 and p99 \\(ms\\) at each load:[^\\]]*)\\]\\(([^)]+)\\)`, 'g'));
+      assert.ok(alt && alt.length === 2, `${what}: a chart of each side's loads`);
+    }
+    const svg = files.map((f) => readFileSync(path.join(dir, f), 'utf8'))
+      .find((x) => x.includes(`${side}: TTFT distribution at each load (CDF)`));
+    assert.ok(svg, `${side}'s per-load TTFT chart`);
+    assert.ok((svg.match(/<polyline/g) || []).length >= 10, 'a line for each of the 10 loads');
+  }
+  assert.match(md, /No goodput chart: give --slo/);
+  const slo = path.join(dir, 'slo.md');
+  const withSlo = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--slo', 'ttft=4ms', '-o', slo,
+    '--format', 'md'], { timeoutMs: 60_000 });
+  assert.equal(withSlo.code, 0, withSlo.stderr);
+  const sloMd = readFileSync(slo, 'utf8');
+  assert.match(sloMd, /!\[Requests\/s served \(dashed\) and good, meeting every SLO \(solid\)/);
+  assert.doesNotMatch(sloMd, /No goodput chart/);
 });
 
 test('one run, no profile: each missing section says what it needs; the default file name', async () => {
