@@ -65,6 +65,12 @@ const char *tc_cli_suggest(const char *word, const char *const *names, int n);
  * frees via *owned) and port. Returns 0 or -1 after printing the error. */
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
 
+/* The process's command line ("truecost run ..."), kept by main before a
+ * command reorders its arguments: shell-quoted where needed, a URL's
+ * password as "***" (cli_command.c). "" until set. */
+void tc_cli_set_command_line(int argc, char **argv);
+const char *tc_cli_command_line(void);
+
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes
  * argv[0] = the subcommand's name and returns an exit status. */
 int tc_cmd_run(int argc, char **argv);

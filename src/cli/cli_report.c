@@ -109,18 +109,10 @@ static void default_path(const report_args *a, char *out, size_t len)
     snprintf(out, len, "truecost-report-%s.%s", label, a->format);
 }
 
-static void command_line(int argc, char **argv, char *out, size_t len)
-{
-    size_t o = (size_t)snprintf(out, len, "truecost");
-    for (int i = 0; i < argc && o < len; i++)
-        o += (size_t)snprintf(out + o, len - o, " %s", argv[i]);
-}
-
 int tc_cmd_report(int argc, char **argv)
 {
     report_args a;
-    char cmd[2048], path[1024], err[1024];
-    command_line(argc, argv, cmd, sizeof cmd); /* before getopt reorders argv */
+    char path[1024], err[1024];
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("report");
     if (a.help) {
@@ -146,7 +138,7 @@ int tc_cmd_report(int argc, char **argv)
                          .assessment = a.assessment,
                          .gaps = a.gaps,
                          .profile_path = {fa, a.profile_b ? a.profile_b : fa},
-                         .command = cmd};
+                         .command = tc_cli_command_line()};
     if (a.output)
         snprintf(path, sizeof path, "%s", a.output);
     else

@@ -394,6 +394,7 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
                  .timeout_s = a->timeout_s,
                  .api_key = p->key},
         .label = a->label,
+        .command = tc_cli_command_line(),
         .group = p->group,
         .slo = a->slo[0] ? a->slo : NULL,
         .group_kind = p->group_kind,

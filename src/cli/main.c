@@ -135,6 +135,7 @@ int main(int argc, char **argv)
     /* A file size limit (ulimit -f) makes a write fail with EFBIG, said and
      * cleaned up, rather than killing truecost half way through a file. */
     signal(SIGXFSZ, SIG_IGN);
+    tc_cli_set_command_line(argc, argv); /* before getopt reorders argv */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int code = cmd->run(argc - 1, argv + 1);
     curl_global_cleanup();

@@ -64,6 +64,7 @@ static void fill_info(const tc_measure_config *cfg, const char *prompt_set, tc_r
     snprintf(info->group_kind, sizeof info->group_kind, "%s",
              cfg->group_kind ? cfg->group_kind : "");
     info->gpus = cfg->gpus;
+    snprintf(info->command, sizeof info->command, "%s", cfg->command ? cfg->command : "");
     if (w->rate > 0) { /* an open loop; a closed one stays all zero */
         info->arrival = w->arrival;
         info->rate = w->rate;

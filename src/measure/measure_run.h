@@ -49,6 +49,9 @@ typedef struct tc_measure_config {
     const char *remote_token;
     double idle_s;       /* sampled before the load, for the idle baseline */
     int max_concurrency; /* open loop: the --max-concurrency given, 0 = none (stored) */
+    /* The command line stored with each run (passwords redacted); NULL:
+     * none. */
+    const char *command;
     /* The workload shape stored with each run; NULL: given prompts. */
     const tc_run_workload *workload;
     /* run --shard: one of several processes (often on several hosts)

@@ -185,6 +185,9 @@ typedef struct tc_run_info {
      * the store when a run begins with ""), so `truecost import` copies
      * each run once. */
     char uuid[40];
+    /* The command line that made it (a URL's password as "***"); ""
+     * unknown (an older truecost, or a library caller). */
+    char command[512];
 } tc_run_info;
 
 /* Schema 5: the workload shape of a run made of synthetic prompts (run

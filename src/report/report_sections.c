@@ -229,10 +229,37 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
     tc_report_cost_chart(w, d);
 }
 
+/* The command lines that made each side's runs, each once (a sweep's
+ * points share one), as stored with them. */
+static void measured_by(tc_rw *w, const tc_report_data *d)
+{
+    const char *head[] = {"side", "runs", "command"};
+    tc_rw_table(w, "commands", head, 3);
+    for (int k = 0; k < 1 + d->two; k++) {
+        const tc_report_side *s = k ? &d->b : &d->a;
+        for (size_t i = 0; i < s->set.n; i++) {
+            const char *cmd = s->set.runs[i].command;
+            size_t j = 0, count = 0;
+            while (j < i && strcmp(s->set.runs[j].command, cmd) != 0)
+                j++;
+            if (j < i)
+                continue; /* said with its first run */
+            for (size_t m = i; m < s->set.n; m++)
+                count += strcmp(s->set.runs[m].command, cmd) == 0;
+            char runs[64];
+            snprintf(runs, sizeof runs, "%zu from run %lld", count, (long long)s->set.runs[i].id);
+            const char *row[3] = {s->label, runs,
+                                  cmd[0] ? cmd : "not recorded (an older truecost)"};
+            tc_rw_row(w, row, 3);
+        }
+    }
+    tc_rw_table_end(w);
+}
+
 void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
 {
     tc_rw_heading(w, 2, "method", "How it was measured");
-    tc_rw_para(w, "Command: %s", d->ask->command ? d->ask->command : "truecost report");
+    tc_rw_para(w, "This report: %s", d->ask->command ? d->ask->command : "truecost report");
     const char *head[] = {"side",    "runs",     "max tokens", "prompt set",
                           "arrival", "requests", "seed"};
     tc_rw_table(w, "method-table", head, 7);
@@ -254,6 +281,7 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
         tc_rw_row(w, row, 7);
     }
     tc_rw_table_end(w);
+    measured_by(w, d);
     tc_rw_para(w,
                "truecost %s%s%s. Latency is from the intended send time; throughput, power "
                "and cost are read over each run's steady-state window; intervals are "

@@ -45,6 +45,7 @@ static const run_col run_cols[] = {
     {"group_kind", 9, "''"},
     {"gpus", 9, "0"},
     {"uuid", TC_SCHEMA_UUID, "''"},
+    {"command", TC_SCHEMA_COMMAND, "''"},
 };
 #define N_RUN_COLS ((int)(sizeof run_cols / sizeof run_cols[0]))
 
@@ -113,6 +114,7 @@ static int bind_run(tc_db_stmt *st, const tc_run_info *r, const char *created)
     rc |= tc_store_bind_field(st, 22, r->group_kind, sizeof r->group_kind);
     rc |= tc_db_bind_int64(st, 23, r->gpus);
     rc |= tc_store_bind_field(st, 24, r->uuid, sizeof r->uuid);
+    rc |= tc_store_bind_field(st, 25, r->command, sizeof r->command);
     return rc;
 }
 
@@ -122,9 +124,10 @@ tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errl
         "INSERT INTO runs (label, status, created, created_wall_ns, endpoint, api, model, "
         "simulated, server_version, concurrency, warmup, requests_planned, duration_s_planned, "
         "max_tokens, run_group, prompt_set, slo, arrival, arrival_rate, arrival_burstiness, "
-        "arrival_seed, max_concurrency, group_kind, gpus, uuid) VALUES (?1, 'running', ?2, ?3, ?4, "
-        "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
-        "?24) "
+        "arrival_seed, max_concurrency, group_kind, gpus, uuid, command) VALUES (?1, 'running', "
+        "?2, "
+        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+        "?22, ?23, ?24, ?25) "
         "RETURNING id";
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
@@ -278,6 +281,7 @@ static tc_err read_run(tc_db_stmt *st, tc_run_info *out, char *err, size_t errle
     tc_store_col_text(st, 22, out->group_kind, sizeof out->group_kind);
     out->gpus = tc_db_col_int64(st, 23);
     tc_store_col_text(st, 24, out->uuid, sizeof out->uuid);
+    tc_store_col_text(st, 25, out->command, sizeof out->command);
     return TC_OK;
 }
 

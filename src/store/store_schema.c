@@ -160,6 +160,8 @@ static const char *const migrations[] = {
      " start_s REAL NOT NULL, end_s REAL," /* NULL: still down */
      " failed INTEGER NOT NULL, refused INTEGER NOT NULL, first_error TEXT NOT NULL,"
      " PRIMARY KEY (run_id, start_s));"),
+    /* 12 (TC_SCHEMA_COMMAND): the command line that made each run */
+    "ALTER TABLE runs ADD COLUMN command TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

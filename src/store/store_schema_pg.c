@@ -151,6 +151,8 @@ static const char *const migrations[] = {
     " start_s DOUBLE PRECISION NOT NULL, end_s DOUBLE PRECISION,"
     " failed BIGINT NOT NULL, refused BIGINT NOT NULL, first_error TEXT NOT NULL,"
     " PRIMARY KEY (run_id, start_s));",
+    /* 12: the command line that made each run */
+    "ALTER TABLE runs ADD COLUMN command TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -204,6 +204,11 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     assert.ok((svg.match(/<polyline/g) || []).length >= 10, 'a line for each of the 10 loads');
   }
   assert.match(md, /No goodput chart: give --slo/);
+  // The command that made each side's runs, stored with them: one line for a sweep's points.
+  for (const side of ['A', 'B']) {
+    assert.match(md, new RegExp(`^\\| ${side} \\| 10 from run \\d+ \\| truecost sweep http://127\\.0\\.0\\.1:\\d+ .*--label ${side}\\b.* \\|$`, 'm'));
+  }
+  assert.match(md, /^This report: truecost report A B --db /m);
   const slo = path.join(dir, 'slo.md');
   const withSlo = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--slo', 'ttft=4ms', '-o', slo,
     '--format', 'md'], { timeoutMs: 60_000 });

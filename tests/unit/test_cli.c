@@ -319,13 +319,44 @@ static void parses_option_tables(void **state)
     assert_true(seed == LLONG_MAX);
 }
 
+/* The command line stored with a run and shown in a report: as a shell
+ * takes it back, never a password. */
+static void command_line_quoted_and_redacted(void **state)
+{
+    (void)state;
+    char *argv[] = {"truecost",
+                    "run",
+                    "http://bob:hunter2@gpu-box:8000",
+                    "--db=postgresql://tc:s3cret@db/runs?sslmode=require",
+                    "--db",
+                    "postgresql://db/runs?password=s3cret&sslmode=require",
+                    "--prompt",
+                    "it's a test",
+                    "--label",
+                    "nv-h100",
+                    NULL};
+    tc_cli_set_command_line(10, argv);
+    const char *c = tc_cli_command_line();
+    assert_null(strstr(c, "hunter2"));
+    assert_null(strstr(c, "s3cret"));
+    assert_string_equal(c, "truecost run 'http://bob:***@gpu-box:8000' "
+                           "'--db=postgresql://tc:***@db/runs?sslmode=require' --db "
+                           "'postgresql://db/runs?password=***&sslmode=require' --prompt "
+                           "'it'\\''s a test' --label nv-h100");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(suggests_close_commands), cmocka_unit_test(parses_numbers_strictly),
-        cmocka_unit_test(parses_listen_addresses), cmocka_unit_test(run_refuses_empty_label),
-        cmocka_unit_test(run_checks_api_name),     cmocka_unit_test(run_workload_shapes),
-        cmocka_unit_test(parses_option_tables),    cmocka_unit_test(run_checks_open_loop_options),
+        cmocka_unit_test(suggests_close_commands),
+        cmocka_unit_test(parses_numbers_strictly),
+        cmocka_unit_test(parses_listen_addresses),
+        cmocka_unit_test(run_refuses_empty_label),
+        cmocka_unit_test(run_checks_api_name),
+        cmocka_unit_test(run_workload_shapes),
+        cmocka_unit_test(parses_option_tables),
+        cmocka_unit_test(run_checks_open_loop_options),
+        cmocka_unit_test(command_line_quoted_and_redacted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
