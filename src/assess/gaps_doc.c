@@ -2,6 +2,7 @@
 #include "assess/gaps_doc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -13,6 +14,32 @@ static int is_key(const char *risk, double share)
 {
     return strcmp(risk, "high") == 0 || strcmp(risk, "medium-high") == 0 ||
            share >= TC_GAPS_KEY_SHARE;
+}
+
+/* A gap (not "native") into the rows kept, largest shares first; the
+ * smallest falls off when they are full. */
+static void keep_row(json_t *op, const char *status, const char *risk, double share,
+                     tc_gaps_summary *out)
+{
+    if (strcmp(status, "native") == 0)
+        return;
+    out->gap_rows++;
+    int n = out->n_rows;
+    if (n == TC_GAPS_SUMMARY_ROWS && !(share > out->rows[n - 1].share))
+        return;
+    if (n < TC_GAPS_SUMMARY_ROWS)
+        out->n_rows = ++n;
+    int i = n - 1;
+    for (; i > 0 && out->rows[i - 1].share < share; i--)
+        out->rows[i] = out->rows[i - 1];
+    tc_gaps_summary_row *r = &out->rows[i];
+    const char *name = json_string_value(json_object_get(op, "name"));
+    const char *alt = json_string_value(json_object_get(op, "alternative"));
+    snprintf(r->op, sizeof r->op, "%s", name ? name : "?");
+    snprintf(r->status, sizeof r->status, "%s", status);
+    snprintf(r->risk, sizeof r->risk, "%s", risk);
+    snprintf(r->alternative, sizeof r->alternative, "%s", alt ? alt : "");
+    r->share = share;
 }
 
 /* One entry of "ops": its status, risk, share and alternative. */
@@ -32,6 +59,7 @@ static tc_err count_op(const char *name, size_t i, json_t *op, tc_gaps_summary *
                        "output?",
                        name, i);
     out->ops++;
+    keep_row(op, status, risk, share, out);
     out->fallback += strcmp(status, "fallback") == 0;
     if (strcmp(status, "unknown") == 0) {
         out->unknown++;

@@ -20,6 +20,14 @@
 /* The share of time from which a missing operator is a key gap. */
 #define TC_GAPS_KEY_SHARE 0.01
 
+/* One operator that is not native (missing, fallback or unknown), as the
+ * gap table lists it. */
+#define TC_GAPS_SUMMARY_ROWS 40
+typedef struct tc_gaps_summary_row {
+    char op[96], status[16], risk[16], alternative[96]; /* alternative: "" none */
+    double share;
+} tc_gaps_summary_row;
+
 typedef struct tc_gaps_summary {
     size_t ops;                       /* operators in the table */
     int missing, fallback, unknown;   /* operators by status */
@@ -28,6 +36,10 @@ typedef struct tc_gaps_summary {
     int key_unchecked;                /* unknown status, and key by risk or share */
     double share_without_alternative; /* their time share, 0..1 */
     double t_low, t_mode, t_high;     /* T_op, person-days */
+    /* The gaps by share of time, largest first: the first
+     * TC_GAPS_SUMMARY_ROWS of them (n_rows), of `gap_rows` in all. */
+    tc_gaps_summary_row rows[TC_GAPS_SUMMARY_ROWS];
+    int n_rows, gap_rows;
 } tc_gaps_summary;
 
 /* Reads a `gaps --json` document of `len` bytes (`name` starts every

@@ -120,6 +120,29 @@ static void tornado(tc_rw *w, const tc_report_data *d)
         tc_rw_chart_failed(w, err);
 }
 
+/* The operators that are not native, largest share first. */
+static void gap_rows(tc_rw *w, const tc_gaps_summary *g)
+{
+    if (!g->n_rows) {
+        tc_rw_para(w, "Every operator of the table is native.");
+        return;
+    }
+    const char *head[] = {"operator", "status", "risk", "share of time", "alternative"};
+    tc_rw_table(w, "gap-rows", head, 5);
+    for (int i = 0; i < g->n_rows; i++) {
+        const tc_gaps_summary_row *r = &g->rows[i];
+        char share[32];
+        snprintf(share, sizeof share, "%.2f%%", r->share * 100);
+        const char *row[5] = {r->op, r->status, r->risk, share,
+                              r->alternative[0] ? r->alternative : "none"};
+        tc_rw_row(w, row, 5);
+    }
+    tc_rw_table_end(w);
+    if (g->gap_rows > g->n_rows)
+        tc_rw_para(w, "The %d largest of %d gaps; the gap table (--gaps) has them all.", g->n_rows,
+                   g->gap_rows);
+}
+
 static void gaps(tc_rw *w, const tc_report_data *d)
 {
     if (!d->ev.has_gaps) {
@@ -147,6 +170,7 @@ static void gaps(tc_rw *w, const tc_report_data *d)
     const char *row[7] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6]};
     tc_rw_row(w, row, 7);
     tc_rw_table_end(w);
+    gap_rows(w, g);
 }
 
 static void checklist(tc_rw *w, const tc_report_data *d)

@@ -209,6 +209,18 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     assert.match(md, new RegExp(`^\\| ${side} \\| 10 from run \\d+ \\| truecost sweep http://127\\.0\\.0\\.1:\\d+ .*--label ${side}\\b.* \\|$`, 'm'));
   }
   assert.match(md, /^This report: truecost report A B --db /m);
+  // The operator gap table: every gap (not "native") of the saved table, largest share first.
+  const lk = path.join(dir, 'lockin.md');
+  const withLockin = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--assessment', ASSESSMENT,
+    '--gaps', gaps, '-o', lk, '--format', 'md'], { timeoutMs: 60_000 });
+  assert.equal(withLockin.code, 0, withLockin.stderr);
+  const lkMd = readFileSync(lk, 'utf8');
+  const ops = JSON.parse(readFileSync(gaps, 'utf8')).ops.filter((o) => o.status !== 'native')
+    .sort((x, y) => y.share - x.share).slice(0, 40);
+  assert.ok(ops.length > 0, 'the example gap table has gaps');
+  const rows = [...lkMd.matchAll(/^\| (\S+) \| (missing|fallback|unknown) \| [^|]+ \| ([\d.]+)% \| [^|]+ \|$/gm)];
+  assert.deepEqual(rows.map((m) => m[1].replace(/\\_/g, '_')), ops.map((o) => o.name));
+  for (const [i, m] of rows.entries()) assert.equal(Number(m[3]), Number((ops[i].share * 100).toFixed(2)));
   const slo = path.join(dir, 'slo.md');
   const withSlo = await runCli(['report', 'A', 'B', '--db', db, '--profile', PROFILE, '--slo', 'ttft=4ms', '-o', slo,
     '--format', 'md'], { timeoutMs: 60_000 });
