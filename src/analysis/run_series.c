@@ -25,11 +25,27 @@ static void spread(const tc_run_series *s, double a, double b, double amount, do
     }
 }
 
+/* The record's gaps into the ITL histogram (log-spaced bins). */
+static void add_gaps(tc_run_series *s, const tc_req_record *r)
+{
+    if (!s->itl_n || r->error != TC_REQ_OK)
+        return;
+    double lo = log(s->itl_edge_ms[0]), span = log(s->itl_edge_ms[s->itl_n]) - lo;
+    for (size_t k = 1; k < r->n_chunks; k++) {
+        double gap_ms = (r->chunk_ns[k] - r->chunk_ns[k - 1]) / 1e6;
+        int i = gap_ms > 0 ? (int)floor((log(gap_ms) - lo) / span * s->itl_n) : 0;
+        i = i < 0 ? 0 : i >= s->itl_n ? s->itl_n - 1 : i;
+        s->itl_count[i]++;
+        s->itl_total++;
+    }
+}
+
 static tc_err add(void *ctx, const tc_req_record *r)
 {
     series_ctx *c = ctx;
     if (r->warmup || r->end_ns <= 0)
         return TC_OK;
+    add_gaps(c->s, r);
     double send = (r->send_ns - c->t0) / 1e9, end = (r->end_ns - c->t0) / 1e9;
     spread(c->s, send, end, end - send, c->s->in_flight);
     if (r->error == TC_REQ_OK && r->n_chunks && r->output_tokens > 0)
@@ -83,8 +99,17 @@ tc_err tc_run_series_load(tc_store *st, const tc_run_info *run, const tc_run_met
         out->window_from_s = (m->window.from - t0) / 1e9;
         out->window_to_s = (m->window.to - t0) / 1e9;
     }
+    /* The ITL bins span the figures' shortest to longest gap. */
+    const tc_summary *itl = &m->itl_ms;
+    double shortest = itl->min > 0 ? itl->min : itl->max / 1000; /* a 0 ms gap: the first bin */
+    if (itl->n > 1 && itl->max > shortest && shortest > 0) {
+        out->itl_n = TC_SERIES_ITL_BINS;
+        double lo = log(shortest), hi = log(itl->max);
+        for (int i = 0; i <= out->itl_n; i++)
+            out->itl_edge_ms[i] = exp(lo + (hi - lo) * i / out->itl_n);
+    }
     series_ctx c = {out, t0};
-    tc_err rc = tc_store_each_request(st, run->id, 1, add, &c, err, errlen);
+    tc_err rc = tc_store_each_request(st, run->id, !out->itl_n, add, &c, err, errlen);
     if (rc != TC_OK)
         return rc;
     tc_run_device *devs = NULL;

@@ -28,7 +28,7 @@ static int side_colour(const tc_report_side *s)
 
 /* A distribution as the stored figures keep it: its quantiles. */
 typedef struct quantiles {
-    double x[6], y[6], edge[6], dens[5];
+    double x[6], y[6];
 } quantiles;
 
 static void quantiles_of(const tc_summary *s, quantiles *q)
@@ -38,13 +38,6 @@ static void quantiles_of(const tc_summary *s, quantiles *q)
     for (int i = 0; i < 6; i++) {
         q->x[i] = s->n ? v[i] : NAN;
         q->y[i] = pct[i];
-        q->edge[i] = q->x[i];
-    }
-    /* Between two quantiles lies their share of the samples: its density
-     * per ms is that share over the width (a histogram of the same data). */
-    for (int i = 0; i < 5; i++) {
-        double wdt = v[i + 1] - v[i];
-        q->dens[i] = s->n && wdt > 0 ? (pct[i + 1] - pct[i]) / wdt : NAN;
     }
 }
 
@@ -74,23 +67,44 @@ static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_
     draw(w, &c, alt);
 }
 
+/* The ITL histogram of each side's charted run, from its gaps (log-spaced
+ * bins), as the share of the run's gaps in each bin. */
 static void itl_hist(tc_rw *w, const tc_report_data *d)
 {
     tc_chart c = {.title = "Inter-token latency histogram",
                   .logx = 1,
                   .xlabel = "inter-token latency (ms, log scale)",
-                  .ylabel = "% of gaps per ms",
+                  .ylabel = "% of the run's gaps in the bin",
                   .simulated = d->simulated};
-    quantiles q[2];
-    char labels[2][96], alt[400] = "Bars between the ITL quantiles (min, p50, p90, p95, p99, "
-                                   "max) of each side; each holds its share of the gaps.";
+    static double pct[2][TC_SERIES_ITL_BINS];
+    char labels[2][96], alt[600] = "";
+    size_t len = 0;
     for (int k = 0; k < 1 + d->two; k++) {
         const tc_report_side *s = k ? &d->b : &d->a;
-        quantiles_of(&s->f[s->charted].m.itl_ms, &q[k]);
+        const tc_run_series *t = &s->series;
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
-        c.s[c.n++] = (tc_chart_series){labels[k],      q[k].edge,     q[k].dens, 5,
-                                       side_colour(s), TC_CHART_HIST, NULL,      NULL};
+        if (!t->itl_n || !t->itl_total)
+            continue;
+        int top = 0;
+        for (int i = 0; i < t->itl_n; i++) {
+            pct[k][i] = 100.0 * t->itl_count[i] / (double)t->itl_total;
+            top = pct[k][i] > pct[k][top] ? i : top;
+        }
+        c.s[c.n++] = (tc_chart_series){labels[k],      t->itl_edge_ms, pct[k], (size_t)t->itl_n,
+                                       side_colour(s), TC_CHART_HIST,  NULL,   NULL};
+        char lo[32], hi[32], p[32];
+        if (len < sizeof alt)
+            len += (size_t)snprintf(alt + len, sizeof alt - len,
+                                    "%s%s: %lld gaps in %d log-spaced bins; the fullest, %s to %s "
+                                    "ms, holds %s%%.",
+                                    len ? " " : "", labels[k], t->itl_total, t->itl_n,
+                                    N(lo, t->itl_edge_ms[top]), N(hi, t->itl_edge_ms[top + 1]),
+                                    N(p, pct[k][top]));
+    }
+    if (!c.n) {
+        tc_rw_missing(w, "No ITL histogram: the charted runs have fewer than two distinct gaps.");
+        return;
     }
     draw(w, &c, alt);
 }

@@ -204,6 +204,8 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     assert.ok((svg.match(/<polyline/g) || []).length >= 10, 'a line for each of the 10 loads');
   }
   assert.match(md, /No goodput chart: give --slo/);
+  // The ITL histogram counts every gap of the charted run: 16 requests of 40 tokens, 39 gaps each.
+  assert.match(md, /!\[A run \d+: 624 gaps in 40 log-spaced bins; the fullest, [\d.]+ to [\d.]+ ms, holds [\d.]+%\. B run \d+: 624 gaps/);
   // The command that made each side's runs, stored with them: one line for a sweep's points.
   for (const side of ['A', 'B']) {
     assert.match(md, new RegExp(`^\\| ${side} \\| 10 from run \\d+ \\| truecost sweep http://127\\.0\\.0\\.1:\\d+ .*--label ${side}\\b.* \\|$`, 'm'));
