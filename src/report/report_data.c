@@ -38,6 +38,23 @@ static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char
     return TC_OK;
 }
 
+/* Every sweep point's timeline (the charted one's is s->series). */
+static tc_err load_point_series(tc_store *st, tc_report_side *s, char *err, size_t errlen)
+{
+    s->point_series = calloc(s->set.n, sizeof *s->point_series);
+    if (!s->point_series)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory for the sweep's timelines");
+    for (size_t i = 0; i < s->set.n; i++) {
+        tc_err rc = i == s->charted ? TC_OK
+                                    : tc_run_series_load(st, &s->set.runs[i], &s->f[i].m,
+                                                         &s->point_series[i], err, errlen);
+        if (rc != TC_OK)
+            return rc;
+    }
+    s->point_series[s->charted] = s->series;
+    return TC_OK;
+}
+
 static tc_err load_side(tc_store *st, const char *which, const char *label,
                         const tc_cost_profile *profile, const tc_slo *slo, tc_report_side *s,
                         char *err, size_t errlen)
@@ -65,6 +82,8 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     if (rc == TC_OK)
         rc = tc_run_series_load(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series, err,
                                 errlen);
+    if (rc == TC_OK && s->is_sweep)
+        rc = load_point_series(st, s, err, errlen);
     if (rc != TC_OK || !profile)
         return rc;
     tc_figures_summarise(s->set.is_group ? "the group" : "the run", &s->set, s->f, &s->sum);
@@ -201,6 +220,7 @@ static void side_free(tc_report_side *s)
 {
     tc_runset_figures_free(s->f, s->set.n);
     free(s->pts);
+    free(s->point_series);
     json_decref(s->fingerprint);
     tc_runset_free(&s->set);
 }

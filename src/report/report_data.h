@@ -31,6 +31,7 @@ typedef struct tc_report_side {
     const char *knee_why;
     size_t charted;                 /* the run whose distributions and timeline are drawn */
     tc_run_series series;           /* of f[charted] */
+    tc_run_series *point_series;    /* a sweep's: set.n, one per point (NULL otherwise) */
     json_t *fingerprint;            /* of the first run; JSON null when none */
     const tc_cost_profile *profile; /* borrowed; NULL: no cost */
     int has_cost;

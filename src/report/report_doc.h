@@ -47,6 +47,10 @@ void tc_rw_chart(tc_rw *w, char *svg, const char *alt);
 int tc_rw_id(tc_rw *w);
 /* Records a chart that could not be drawn (the reason, not an error). */
 void tc_rw_chart_failed(tc_rw *w, const char *why);
+/* A part shown on demand (HTML <details>, readable with JavaScript off;
+ * Markdown: a bold line before it), closed by tc_rw_details_end. */
+void tc_rw_details(tc_rw *w, const char *summary);
+void tc_rw_details_end(tc_rw *w);
 
 /* The sections (report_sections.c, report_sections_charts.c). */
 void tc_report_sec_summary(tc_rw *w, const tc_report_data *d);
@@ -61,6 +65,8 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d);
  * timeline, the sweep's, the cost bars. */
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d);
 void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
+/* Every other sweep point's timeline, each shown on demand. */
+void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
 void tc_report_cost_chart(tc_rw *w, const tc_report_data *d);
 
 /* A number as the tables print it ("%.6g"; "n/a" when not finite). */

@@ -179,6 +179,7 @@ void tc_report_sec_runs(tc_rw *w, const tc_report_data *d)
                        s->knee >= 0 ? "the knee of the sweep" : "its highest load (no knee)");
         tc_report_side_charts(w, d, s);
         errors_table(w, s);
+        tc_report_point_timelines(w, d, s);
     }
 }
 

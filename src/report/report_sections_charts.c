@@ -116,15 +116,14 @@ void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
     itl_hist(w, d);
 }
 
-void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+/* Run i of side s over time: tokens/s, requests in flight, watts. */
+static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_series *t)
 {
-    const tc_run_series *t = &s->series;
     if (!t->n) {
         tc_rw_missing(w, "No timeline: run %lld has no measured request that ended.",
-                      (long long)s->set.runs[s->charted].id);
+                      (long long)s->set.runs[i].id);
         return;
     }
-    (void)d;
     char title[160], alt[300];
     tc_chart c = {.title = title,
                   .xlabel = "time since the first send (s)",
@@ -135,7 +134,7 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
                   .span_to = t->window_to_s,
                   .span_label = "steady state"};
     snprintf(title, sizeof title, "%s run %lld: output tokens/s over the run", s->label,
-             (long long)s->set.runs[s->charted].id);
+             (long long)s->set.runs[i].id);
     c.s[c.n++] = (tc_chart_series){
         "tokens/s", t->t_s, t->tokens_per_s, (size_t)t->n, side_colour(s), TC_CHART_LINE,
         NULL,       NULL};
@@ -145,7 +144,7 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
     draw(w, &c, alt);
     c.ylabel = "requests in flight";
     snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
-             (long long)s->set.runs[s->charted].id);
+             (long long)s->set.runs[i].id);
     c.s[0] = (tc_chart_series){"in flight",    t->t_s,        t->in_flight, (size_t)t->n,
                                side_colour(s), TC_CHART_LINE, NULL,         NULL};
     const char *win = t->has_window ? "; the steady-state window is shaded"
@@ -154,16 +153,41 @@ void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_si
     draw(w, &c, alt);
     if (!t->has_watts) {
         tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
-                      (long long)s->set.runs[s->charted].id);
+                      (long long)s->set.runs[i].id);
         return;
     }
     c.ylabel = "power (W)";
-    snprintf(title, sizeof title, "%s run %lld: power", s->label,
-             (long long)s->set.runs[s->charted].id);
+    snprintf(title, sizeof title, "%s run %lld: power", s->label, (long long)s->set.runs[i].id);
     c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
                                TC_CHART_LINE, NULL,   NULL};
     snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
     draw(w, &c, alt);
+}
+
+void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+{
+    (void)d;
+    timeline(w, s, s->charted, &s->series);
+}
+
+void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+{
+    (void)d;
+    for (size_t i = 0; s->point_series && i < s->set.n; i++) {
+        if (i == s->charted)
+            continue;
+        const tc_sweep_point *p = &s->pts[i];
+        char summary[160];
+        if (p->open_loop)
+            snprintf(summary, sizeof summary, "%s run %lld (%g requests/s): its timeline", s->label,
+                     (long long)s->set.runs[i].id, p->rate);
+        else
+            snprintf(summary, sizeof summary, "%s run %lld (c=%d): its timeline", s->label,
+                     (long long)s->set.runs[i].id, p->concurrency);
+        tc_rw_details(w, summary);
+        timeline(w, s, i, &s->point_series[i]);
+        tc_rw_details_end(w);
+    }
 }
 
 void tc_report_cost_chart(tc_rw *w, const tc_report_data *d)

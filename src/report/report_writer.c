@@ -154,6 +154,25 @@ void tc_rw_table_end(tc_rw *w)
     tc_buf_puts(w->b, w->fmt == TC_REPORT_MD ? "\n" : "</tbody></table></div>\n");
 }
 
+void tc_rw_details(tc_rw *w, const char *summary)
+{
+    if (w->fmt == TC_REPORT_MD) {
+        tc_buf_puts(w->b, "**");
+        esc(w, summary);
+        tc_buf_puts(w->b, "**\n\n");
+        return;
+    }
+    tc_buf_puts(w->b, "<details><summary>");
+    esc(w, summary);
+    tc_buf_puts(w->b, "</summary>\n");
+}
+
+void tc_rw_details_end(tc_rw *w)
+{
+    if (w->fmt == TC_REPORT_HTML)
+        tc_buf_puts(w->b, "</details>\n");
+}
+
 void tc_rw_chart_failed(tc_rw *w, const char *why)
 {
     tc_rw_missing(w, "Chart not drawn: %s", why);

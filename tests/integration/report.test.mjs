@@ -109,6 +109,9 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     await page.goto(url, { waitUntil: 'load' });
     assert.deepEqual(errors, []);
     assert.deepEqual(requests, [url], 'the file is the only request');
+    // Every other sweep point's timeline is shown on demand: one closed part per point.
+    assert.equal(await page.$$eval('details', (ds) => ds.filter((x) => !x.open).length), 2 * 9);
+    await page.$$eval('details', (ds) => ds.forEach((x) => { x.open = true; }));
     const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({
       title: s.querySelector('title')?.textContent ?? '',
       desc: s.querySelector('desc')?.textContent ?? '',
