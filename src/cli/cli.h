@@ -4,6 +4,7 @@
 #define TC_CLI_H
 
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -69,6 +70,14 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
  * command reorders its arguments: shell-quoted where needed, a URL's
  * password as "***" (cli_command.c). "" until set. */
 void tc_cli_set_command_line(int argc, char **argv);
+
+/* The signal that asked a measurement to stop (SIGINT, SIGTERM), 0 none;
+ * set by the handlers tc_cli_install_stop_signals installs (a second
+ * signal ends the process at once). tc_cli_signal_exit: the exit status
+ * for it (cli_signals.c). */
+extern volatile sig_atomic_t tc_cli_stop_requested;
+void tc_cli_install_stop_signals(void);
+int tc_cli_signal_exit(void);
 const char *tc_cli_command_line(void);
 
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes

@@ -19,32 +19,6 @@
 #include "measure/measure_workload.h"
 #include "store/store.h"
 
-/* ---- signals ------------------------------------------------------------- */
-
-static volatile sig_atomic_t stop_requested; /* the signal number, 0 = none */
-
-static void on_interrupt(int sig)
-{
-    if (stop_requested)
-        _exit(128 + sig); /* a second one: what was saved stays saved */
-    stop_requested = sig;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-static int signal_exit(void)
-{
-    return stop_requested == SIGTERM ? TC_EXIT_SIGTERM : TC_EXIT_SIGINT;
-}
-
 /* ---- setting up ---------------------------------------------------------- */
 
 /* The endpoint, its server and the model; prints the error and returns the
@@ -354,7 +328,7 @@ static int measured(run_plan *p, const tc_measure_outcome *o)
                                 p->quiet || p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
                                 o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
     if (o->load.interrupted)
-        return signal_exit();
+        return tc_cli_signal_exit();
     return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;
 }
 
@@ -422,7 +396,7 @@ static int measure_all(run_plan *p)
 {
     tc_measure_config cfg;
     tc_cli_run_config(p, &cfg);
-    tc_measure_callbacks cb = {.stop = &stop_requested,
+    tc_measure_callbacks cb = {.stop = &tc_cli_stop_requested,
                                .started = on_started,
                                .progress = on_progress,
                                .notice = on_notice,
@@ -431,7 +405,7 @@ static int measure_all(run_plan *p)
     tc_measure_result res;
     char err[1024];
     /* From here a Ctrl-C stops the run and keeps it; before, it just exits. */
-    install_signals();
+    tc_cli_install_stop_signals();
     tc_err rc = tc_measure_run(&cfg, p->store, &cb, &res, err, sizeof err);
     p->runs_stored = res.runs;
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
@@ -439,7 +413,7 @@ static int measure_all(run_plan *p)
         /* the group's name taken meanwhile is the --label's fault, as before the run */
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
-    return res.interrupted ? signal_exit() : p->code;
+    return res.interrupted ? tc_cli_signal_exit() : p->code;
 }
 
 static int print_group(const run_plan *p)

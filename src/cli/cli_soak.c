@@ -121,27 +121,6 @@ static int check_args(const soak_args *s, const run_args *a)
     return 0;
 }
 
-/* ---- signals ------------------------------------------------------------------ */
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_interrupt(int sig)
-{
-    if (stop_requested)
-        _exit(128 + sig); /* a second one: what was stored stays stored */
-    stop_requested = sig;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 /* ---- printing ----------------------------------------------------------------- */
 
 int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found)
@@ -300,7 +279,7 @@ static int soak(run_plan *p, const soak_args *s)
             return code;
     }
     soak_ctx c = {.p = p, .s = s, .progress = p->progress && !s->json};
-    tc_soak_callbacks cb = {.run = {.stop = &stop_requested,
+    tc_soak_callbacks cb = {.run = {.stop = &tc_cli_stop_requested,
                                     .started = on_started,
                                     .notice = on_notice,
                                     .finished = on_finished,
@@ -309,7 +288,7 @@ static int soak(run_plan *p, const soak_args *s)
                             .store_failed = on_store_failed};
     tc_measure_result res;
     char err[1024];
-    install_signals();
+    tc_cli_install_stop_signals();
     tc_err rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
         tc_cli_error("soak: %s", err);
@@ -318,7 +297,7 @@ static int soak(run_plan *p, const soak_args *s)
     p->runs_stored = res.runs;
     int found = 0, code = c.has_run ? tc_cli_print_soak(p->store, &c.run, s->json, &found) : 0;
     if (res.interrupted)
-        return stop_requested == SIGTERM ? TC_EXIT_SIGTERM : TC_EXIT_SIGINT;
+        return tc_cli_signal_exit();
     return c.code ? c.code : code;
 }
 

@@ -1,0 +1,32 @@
+/* Ctrl-C and SIGTERM for the commands that measure (run, sweep, soak):
+ * the first asks the measurement to stop cleanly, keeping what it stored;
+ * a second ends the process at once (what was stored stays stored). */
+#include "cli.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile sig_atomic_t tc_cli_stop_requested;
+
+static void on_interrupt(int sig)
+{
+    if (tc_cli_stop_requested)
+        _exit(128 + sig);
+    tc_cli_stop_requested = sig;
+}
+
+void tc_cli_install_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int tc_cli_signal_exit(void)
+{
+    return tc_cli_stop_requested == SIGTERM ? TC_EXIT_SIGTERM : TC_EXIT_SIGINT;
+}
