@@ -65,7 +65,9 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d);
  * timeline, the sweep's, the cost bars. */
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d);
 void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
-/* Every other sweep point's timeline, each shown on demand. */
+/* Run i of side s: its failed requests by kind, or that none failed. */
+void tc_report_errors(tc_rw *w, const tc_report_side *s, size_t i);
+/* Every other sweep point's timeline and errors, each shown on demand. */
 void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
 void tc_report_cost_chart(tc_rw *w, const tc_report_data *d);
 

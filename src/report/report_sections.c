@@ -142,16 +142,18 @@ static void runs_table(tc_rw *w, const tc_report_side *s)
     tc_rw_table_end(w);
 }
 
-static void errors_table(tc_rw *w, const tc_report_side *s)
+void tc_report_errors(tc_rw *w, const tc_report_side *s, size_t i)
 {
-    const tc_run_metrics *m = &s->f[s->charted].m;
+    const tc_run_metrics *m = &s->f[i].m;
     if (!m->requests.failed) {
         tc_rw_para(w, "Errors: none of the %lld measured requests of run %lld failed.",
-                   (long long)m->requests.measured, (long long)s->set.runs[s->charted].id);
+                   (long long)m->requests.measured, (long long)s->set.runs[i].id);
         return;
     }
     const char *head[] = {"error kind", "requests"};
-    tc_rw_table(w, "errors", head, 2);
+    char id[48];
+    snprintf(id, sizeof id, "errors-%lld", (long long)s->set.runs[i].id);
+    tc_rw_table(w, id, head, 2);
     for (int e = 1; e < TC_REQ_ERROR_COUNT; e++) {
         if (!m->errors[e])
             continue;
@@ -178,7 +180,7 @@ void tc_report_sec_runs(tc_rw *w, const tc_report_data *d)
             tc_rw_para(w, "Drawn below: run %lld, %s.", (long long)s->set.runs[s->charted].id,
                        s->knee >= 0 ? "the knee of the sweep" : "its highest load (no knee)");
         tc_report_side_charts(w, d, s);
-        errors_table(w, s);
+        tc_report_errors(w, s, s->charted);
         tc_report_point_timelines(w, d, s);
     }
 }

@@ -179,13 +179,14 @@ void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_repor
         const tc_sweep_point *p = &s->pts[i];
         char summary[160];
         if (p->open_loop)
-            snprintf(summary, sizeof summary, "%s run %lld (%g requests/s): its timeline", s->label,
-                     (long long)s->set.runs[i].id, p->rate);
+            snprintf(summary, sizeof summary, "%s run %lld (%g requests/s): timeline and errors",
+                     s->label, (long long)s->set.runs[i].id, p->rate);
         else
-            snprintf(summary, sizeof summary, "%s run %lld (c=%d): its timeline", s->label,
+            snprintf(summary, sizeof summary, "%s run %lld (c=%d): timeline and errors", s->label,
                      (long long)s->set.runs[i].id, p->concurrency);
         tc_rw_details(w, summary);
         timeline(w, s, i, &s->point_series[i]);
+        tc_report_errors(w, s, i);
         tc_rw_details_end(w);
     }
 }

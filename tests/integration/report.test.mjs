@@ -207,6 +207,8 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
     assert.ok((svg.match(/<polyline/g) || []).length >= 10, 'a line for each of the 10 loads');
   }
   assert.match(md, /No goodput chart: give --slo/);
+  // Every sweep point says its errors (each point's own part, or the charted run's).
+  assert.equal((md.match(/^Errors: none of the 16 measured requests of run \d+ failed\.$/gm) || []).length, 20);
   // The ITL histogram counts every gap of the charted run: 16 requests of 40 tokens, 39 gaps each.
   assert.match(md, /!\[A run \d+: 624 gaps in 40 log-spaced bins; the fullest, [\d.]+ to [\d.]+ ms, holds [\d.]+%\. B run \d+: 624 gaps/);
   // The command that made each side's runs, stored with them: one line for a sweep's points.
