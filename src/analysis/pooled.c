@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_sort.h"
+
 /* Log-linear buckets: exact below 2048 ns, then 1024 per power of two
  * (relative width under 0.1%), so a bucket holds few distinct values and
  * one more pass almost always resolves it. */
@@ -198,12 +200,6 @@ static void narrow(tc_pooled *p)
     p->n_open = 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Every value held: the squared deviations in feeding order, then sorted. */
 static void finish_kept(tc_pooled *p)
 {
@@ -211,8 +207,7 @@ static void finish_kept(tc_pooled *p)
         double d = ms((uint64_t)p->kept[i]) - p->mean_ms;
         p->ss += d * d;
     }
-    if (p->n > 0) /* an empty pool holds no array: qsort takes none */
-        qsort(p->kept, p->n, sizeof *p->kept, cmp_i64);
+    tc_sort_i64(p->kept, p->n); /* in place: no second copy of the 4M gaps */
 }
 
 int tc_pooled_end_pass(tc_pooled *p)

@@ -4,11 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "core/tc_sort.h"
 
 /* numpy's _lerp: from the upper end when t >= 0.5, so P(100) is exactly the
  * maximum and results match numpy to the last bit. */
@@ -57,7 +53,7 @@ void tc_summary_compute(double *samples, size_t n, tc_summary *out)
     memset(out, 0, sizeof *out);
     if (n == 0)
         return;
-    qsort(samples, n, sizeof *samples, cmp_double);
+    tc_sort_double(samples, n); /* in place: no second copy of a huge run's values */
     out->n = n;
     mean_stddev(samples, n, &out->mean, &out->stddev);
     out->min = samples[0];
