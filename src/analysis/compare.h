@@ -131,7 +131,7 @@ typedef struct tc_compare_claim {
 } tc_compare_claim;
 
 /* Partial runs and failed requests of each side, and "the same runs". */
-#define TC_COMPARE_MAX_WARNINGS 17
+#define TC_COMPARE_MAX_WARNINGS 20
 
 typedef struct tc_compare_result {
     tc_compare_platform a, b;

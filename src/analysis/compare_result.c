@@ -301,6 +301,15 @@ static int same_runs(const tc_runset *a, const tc_runset *b)
     return 1;
 }
 
+/* 1 when a side's stored environment is the client's own (run
+ * --telemetry URL with no agent answering /env), not the server box's. */
+static int client_host(json_t *fingerprint)
+{
+    json_t *host = json_object_get(fingerprint, "host");
+    const char *role = json_string_value(json_object_get(host, "role"));
+    return role && strcmp(role, "client") == 0;
+}
+
 static void quality(tc_compare_result *r)
 {
     int max = TC_COMPARE_MAX_WARNINGS;
@@ -315,6 +324,13 @@ static void quality(tc_compare_result *r)
                  "A's power is the %s, B's the %s: their electricity and J/token are not like "
                  "for like (say what a profile's watts are with [power] scope)",
                  tc_power_scope_name(sa), tc_power_scope_name(sb));
+    const tc_compare_platform *side[2] = {&r->a, &r->b};
+    for (int k = 0; k < 2; k++)
+        if (client_host(side[k]->fingerprint) && r->n_warnings < max)
+            snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
+                     "%s's environment is the client host's, not the server's (no agent /env "
+                     "answered): its GPU and driver below are not the server box's",
+                     k ? "B" : "A");
     if (same_runs(r->a.set, r->b.set) && r->n_warnings < max)
         snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
                  "A and B are the same runs: the ratio is 1 by construction and the interval "

@@ -63,6 +63,13 @@ test('only a dead URL: the run completes without energy, and the client host is 
   assert.deepEqual(doc.environment.host, { role: 'client', note: 'client host, not the server' });
   const show = await runCli(['show', String(doc.run.id), '--db', `${dir}/db`]);
   assert.match(show.stdout, /host: client host, not the server/);
+  // Compared with a run of the server box's own environment, the client-host side is said.
+  const local = await runJson([sim.url, '--db', `${dir}/db`, '-n', '2', '--max-tokens', '8', '--telemetry', 'none']);
+  const cmp = await runCli(['compare', String(local.doc.run.id), String(doc.run.id), '--db', `${dir}/db`, '--json']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  const warnings = JSON.parse(cmp.stdout).warnings;
+  assert.ok(warnings.some((w) => /^B's environment is the client host's, not the server's/.test(w)), JSON.stringify(warnings));
+  assert.ok(!warnings.some((w) => /^A's environment is the client host's/.test(w)));
 });
 
 test('the agent dies mid-run: its later samples are not available, the run completes', async (t) => {
