@@ -18,6 +18,8 @@
 #include "report/report_doc.h"
 #include "store/store.h"
 
+#include "bench_fill.h"
+
 #define PER_REQUEST 16
 #define BATCH 1024
 
@@ -29,48 +31,17 @@ static int fill(const char *path, long long requests)
         fprintf(stderr, "bench_report: %s\n", err);
         return -1;
     }
-    tc_run_info run = {.api = TC_API_OPENAI, .concurrency = 64};
-    snprintf(run.model, sizeof run.model, "bench-model");
-    snprintf(run.label, sizeof run.label, "big");
-    snprintf(run.endpoint, sizeof run.endpoint, "http://127.0.0.1:1");
-    tc_req_record *recs = calloc(BATCH, sizeof *recs);
-    if (!recs || tc_store_run_begin(s, &run, err, sizeof err) != TC_OK)
-        return -1;
-    long long seq = 0;
-    uint64_t jitter = 1;
-    while (seq < requests) {
-        size_t n = 0;
-        for (; n < BATCH && seq < requests; n++, seq++) {
-            tc_req_record *r = &recs[n];
-            tc_req_record_clear(r);
-            r->seq = seq;
-            r->send_ns = 1000000000LL + (seq / 64) * 200000000LL + (seq % 64) * 10000LL;
-            int64_t t = r->send_ns + 20000000LL;
-            for (int k = 0; k < PER_REQUEST; k++) {
-                jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
-                t += 8000000LL + (int64_t)((jitter >> 33) % 4000000ULL);
-                if (tc_req_record_add_chunk(r, t) != 0)
-                    return -1;
-            }
-            r->end_ns = r->chunk_ns[PER_REQUEST - 1] + 1000;
-            r->http_status = 200;
-            r->output_tokens = PER_REQUEST;
-            r->output_source = TC_TOKENS_USAGE;
-            r->prompt_tokens = 10;
-            r->prompt_source = TC_TOKENS_USAGE;
-        }
-        if (tc_store_add_requests(s, run.id, recs, n, err, sizeof err) != TC_OK) {
-            fprintf(stderr, "bench_report: %s\n", err);
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < BATCH; i++)
-        tc_req_record_clear(&recs[i]);
-    free(recs);
-    int ok = tc_store_run_finish(s, run.id, TC_RUN_COMPLETE, err, sizeof err) == TC_OK &&
-             tc_figures_save(s, &run, err, sizeof err) == TC_OK;
-    if (!ok)
+    const bench_fill f = {.label = "big",
+                          .requests = requests,
+                          .per_request = PER_REQUEST,
+                          .in_flight = 64,
+                          .batch = BATCH};
+    tc_run_info run;
+    int ok = bench_fill_run(s, &f, "bench_report", &run, NULL) == 0;
+    if (ok && tc_figures_save(s, &run, err, sizeof err) != TC_OK) {
         fprintf(stderr, "bench_report: %s\n", err);
+        ok = 0;
+    }
     tc_store_close(s);
     return ok ? 0 : -1;
 }
