@@ -146,26 +146,37 @@ static double jnum(json_t *o, const char *path)
     return json_number_value(o);
 }
 
+/* The Markdown report of a against b (claim 0.9, 1000 resamples) read
+ * back; *d stays loaded for the caller to free, pointing at *ask. */
+static char *md_report(fixture *f, const char *a, const char *b, const double *targets,
+                       size_t n_targets, tc_report_ask *ask, tc_report_data *d)
+{
+    char err[1024] = "";
+    *ask = (tc_report_ask){.which = {a, b},
+                           .profile = {&f->p, &f->p},
+                           .targets = targets,
+                           .n_targets = n_targets,
+                           .has_claim = 1,
+                           .claim = 0.9,
+                           .resamples_compare = 1000,
+                           .resamples_frontier = 1000,
+                           .seed = TC_BOOT_SEED};
+    assert_int_equal(tc_report_data_load(f->st, ask, d, err, sizeof err), TC_OK);
+    assert_int_equal(tc_report_doc_write(d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
+    char *md = NULL;
+    size_t len = 0;
+    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
+    return md;
+}
+
 static void report_tables_equal_the_json(void **state)
 {
     fixture *f = *state;
     char err[1024] = "", cell[200];
     const double targets[2] = {60, 90};
-    tc_report_ask ask = {.which = {"A", "B"},
-                         .profile = {&f->p, &f->p},
-                         .targets = targets,
-                         .n_targets = 2,
-                         .has_claim = 1,
-                         .claim = 0.9,
-                         .resamples_compare = 1000,
-                         .resamples_frontier = 1000,
-                         .seed = TC_BOOT_SEED};
+    tc_report_ask ask;
     tc_report_data d;
-    assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
-    assert_int_equal(tc_report_doc_write(&d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
-    char *md = NULL;
-    size_t len = 0;
-    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
+    char *md = md_report(f, "A", "B", targets, 2, &ask, &d);
 
     /* cost A --profile P: the total per million tokens. */
     for (int k = 0; k < 2; k++) {
@@ -245,22 +256,10 @@ static void report_of_two_runs_has_compare_summary(void **state)
     fixture *f = *state;
     char err[1024] = "", cell[200];
     const double targets[1] = {60};
-    tc_report_ask ask = {.which = {"3", "6"},
-                         .profile = {&f->p, &f->p},
-                         .targets = targets,
-                         .n_targets = 1,
-                         .has_claim = 1,
-                         .claim = 0.9,
-                         .resamples_compare = 1000,
-                         .resamples_frontier = 1000,
-                         .seed = TC_BOOT_SEED};
+    tc_report_ask ask;
     tc_report_data d;
-    assert_int_equal(tc_report_data_load(f->st, &ask, &d, err, sizeof err), TC_OK);
+    char *md = md_report(f, "3", "6", targets, 1, &ask, &d);
     assert_false(d.by_frontier);
-    assert_int_equal(tc_report_doc_write(&d, TC_REPORT_MD, f->md, err, sizeof err), TC_OK);
-    char *md = NULL;
-    size_t len = 0;
-    assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
     /* compare 3 6 --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
     tc_compare_result c;
     memset(&c, 0, sizeof c);
