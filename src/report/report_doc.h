@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "core/tc_buf.h"
+#include "report/report_chart.h"
 #include "report/report_data.h"
 
 typedef enum tc_report_format { TC_REPORT_HTML = 0, TC_REPORT_MD } tc_report_format;
@@ -63,6 +64,8 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d);
 
 /* The charts (report_sections_charts.c): A and B overlaid, one side's
  * timeline, the sweep's, the cost bars. */
+/* Chart c drawn into the document, or the reason it could not be. */
+void tc_report_draw(tc_rw *w, const tc_chart *c, const char *alt);
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d);
 void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
 /* Run i of side s: its failed requests by kind, or that none failed. */

@@ -12,7 +12,7 @@
 
 #define N(buf, v) tc_report_num(buf, sizeof buf, (v))
 
-static void draw(tc_rw *w, const tc_chart *c, const char *alt)
+void tc_report_draw(tc_rw *w, const tc_chart *c, const char *alt)
 {
     char *svg = NULL, err[512];
     if (tc_chart_svg(c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
@@ -64,7 +64,7 @@ static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_
         snprintf(alt + l, sizeof alt - l, "%s%s: %s p50 %s ms, p99 %s ms.", l ? " " : "", labels[k],
                  what, N(p50, sum->p50), N(p99, sum->p99));
     }
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
 }
 
 /* The ITL histogram of each side's charted run, from its gaps (log-spaced
@@ -106,7 +106,7 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
         tc_rw_missing(w, "No ITL histogram: the charted runs have fewer than two distinct gaps.");
         return;
     }
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
 }
 
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
@@ -141,7 +141,7 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     snprintf(alt, sizeof alt, "Output tokens/s in %d bins of %.3g s%s.", t->n, t->bin_s,
              t->has_window ? "; the steady-state window is shaded"
                            : "; the run reached no steady-state window");
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
     c.ylabel = "requests in flight";
     snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
              (long long)s->set.runs[i].id);
@@ -150,7 +150,7 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     const char *win = t->has_window ? "; the steady-state window is shaded"
                                     : "; the run reached no steady-state window";
     snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin%s.", win);
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
     if (!t->has_watts) {
         tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
                       (long long)s->set.runs[i].id);
@@ -161,7 +161,7 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
                                TC_CHART_LINE, NULL,   NULL};
     snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
 }
 
 void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s)

@@ -84,11 +84,7 @@ static void histogram(tc_rw *w, const tc_report_data *d)
              "%zu samples of the lock-in cost in %d bins; median %s against a hardware saving of "
              "%s.",
              r->samples, BINS, N(p50, r->total.p50), N(sav, r->hardware_saving));
-    char *svg = NULL, err[512];
-    if (tc_chart_svg(&c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
-        tc_rw_chart(w, svg, alt);
-    else
-        tc_rw_chart_failed(w, err);
+    tc_report_draw(w, &c, alt);
 }
 
 static void tornado(tc_rw *w, const tc_report_data *d)

@@ -12,15 +12,6 @@
 
 #define N(buf, v) tc_report_num(buf, sizeof buf, (v))
 
-static void draw(tc_rw *w, const tc_chart *c, const char *alt)
-{
-    char *svg = NULL, err[512];
-    if (tc_chart_svg(c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
-        tc_rw_chart(w, svg, alt);
-    else
-        tc_rw_chart_failed(w, err);
-}
-
 typedef struct load_xy {
     double x[TC_FRONTIER_MAX_POINTS], p50[TC_FRONTIER_MAX_POINTS], p99[TC_FRONTIER_MAX_POINTS];
     size_t n;
@@ -58,9 +49,9 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
             c.vline[c.n_vline++] = v->x[s[k]->knee];
         }
     }
-    draw(w, &c,
-         "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
-         "goodput falls or a p99 more than doubles, is marked.");
+    tc_report_draw(w, &c,
+                   "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
+                   "goodput falls or a p99 more than doubles, is marked.");
 }
 
 /* Requests/s served and good (meeting the SLO) at each load: where they
@@ -100,9 +91,9 @@ static void goodput_chart(tc_rw *w, const tc_report_data *d)
         c.s[c.n++] =
             (tc_chart_series){lab[2 * k + 1], x[k], good[k], n, k, TC_CHART_LINEPOINTS, NULL, NULL};
     }
-    draw(w, &c,
-         "Requests/s served (dashed) and good, meeting every SLO (solid), at each sweep "
-         "point.");
+    tc_report_draw(w, &c,
+                   "Requests/s served (dashed) and good, meeting every SLO (solid), at each sweep "
+                   "point.");
 }
 
 /* A distribution as the stored figures keep it: its quantiles. */
@@ -157,7 +148,7 @@ static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *
         c.n++;
     }
     (void)d;
-    draw(w, &c, alt);
+    tc_report_draw(w, &c, alt);
 }
 
 static void points_table(tc_rw *w, const tc_report_side *s)
@@ -231,9 +222,9 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
         c.s[c.n++] = (tc_chart_series){names[k][1], f[k].all_x,      f[k].all_y, f[k].n_all,
                                        k,           TC_CHART_POINTS, NULL,       NULL};
     }
-    draw(w, &c,
-         "Every sweep point (marks) and each platform's frontier (line): the points not "
-         "beaten on both interactivity and throughput per GPU.");
+    tc_report_draw(w, &c,
+                   "Every sweep point (marks) and each platform's frontier (line): the points not "
+                   "beaten on both interactivity and throughput per GPU.");
     tc_chart m = {.title = "Cost per million output tokens against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
                   .ylabel = "cost per million output tokens",
@@ -253,9 +244,9 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
     }
     for (size_t i = 0; i < r->n_targets && m.n_vline < 4; i++)
         m.vline[m.n_vline++] = r->t[i].x;
-    draw(w, &m,
-         "Each frontier point's own cost (solid) and the readings at the target "
-         "interactivities (dashed, dotted lines) with their 95% bands.");
+    tc_report_draw(w, &m,
+                   "Each frontier point's own cost (solid) and the readings at the target "
+                   "interactivities (dashed, dotted lines) with their 95% bands.");
     tc_chart e = {.title = "Energy per output token against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
                   .ylabel = "J per output token",
@@ -271,14 +262,15 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
         tc_rw_missing(w, "No energy chart: no frontier point measured its power (--telemetry).");
     if (!any)
         return;
-    draw(w, &e, "Joules per output token of each frontier point, over its steady-state window.");
+    tc_report_draw(w, &e,
+                   "Joules per output token of each frontier point, over its steady-state window.");
     e.title = "Output tokens/s per provisioned MW against interactivity";
     e.ylabel = "output tokens/s per MW (measured W x PUE)";
     for (int k = 0; k < e.n; k++)
         e.s[k].y = f[k].tpmw;
-    draw(w, &e,
-         "Output tokens/s per megawatt provisioned (measured power x the profile's PUE) "
-         "of each frontier point.");
+    tc_report_draw(w, &e,
+                   "Output tokens/s per megawatt provisioned (measured power x the profile's PUE) "
+                   "of each frontier point.");
 }
 
 static void targets_table(tc_rw *w, const tc_report_data *d)
