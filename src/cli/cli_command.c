@@ -5,38 +5,12 @@
  * from environment variables, named by --api-key-env. */
 #include "cli.h"
 
+#include "core/tc_redact.h"
+
 #include <stdio.h>
 #include <string.h>
 
 static char command_line[2048];
-
-/* word with the password of its URL (userinfo after ':', or a
- * password=... parameter) as "***". */
-static void redact(const char *word, char *out, size_t len)
-{
-    snprintf(out, len, "%s", word);
-    char *scheme = strstr(out, "://");
-    if (scheme) {
-        char *auth = scheme + 3;
-        char *end = auth + strcspn(auth, "/?#");
-        char *at = NULL;
-        for (char *p = auth; p < end; p++)
-            if (*p == '@')
-                at = p;
-        char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-        if (colon) {
-            char tail[1024];
-            snprintf(tail, sizeof tail, "%s", at);
-            snprintf(colon + 1, len - (size_t)(colon + 1 - out), "***%s", tail);
-        }
-    }
-    char *pw = strstr(out, "password=");
-    if (pw && pw > out && strchr("?&", pw[-1])) {
-        char tail[1024];
-        snprintf(tail, sizeof tail, "%s", pw + 9 + strcspn(pw + 9, "&#"));
-        snprintf(pw + 9, len - (size_t)(pw + 9 - out), "***%s", tail);
-    }
-}
 
 /* Appends word, single-quoted when a shell would split or expand it. */
 static size_t append(char *out, size_t o, size_t len, const char *word)
@@ -61,7 +35,7 @@ void tc_cli_set_command_line(int argc, char **argv)
     size_t o = (size_t)snprintf(command_line, sizeof command_line, "truecost");
     for (int i = 1; i < argc && o < sizeof command_line; i++) {
         char word[1024];
-        redact(argv[i], word, sizeof word);
+        tc_redact_password(argv[i], word, sizeof word);
         o = append(command_line, o, sizeof command_line, word);
     }
 }

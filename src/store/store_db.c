@@ -1,6 +1,8 @@
 /* The engine-neutral calls of store_db.h: each goes to its back end. */
 #include "store_db.h"
 
+#include "core/tc_redact.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -12,32 +14,10 @@ int tc_db_is_url(const char *target)
 
 void tc_db_redact(const char *target, char *buf, size_t len)
 {
-    const char *scheme = tc_db_is_url(target) ? strstr(target, "://") : NULL;
-    if (!scheme) {
-        snprintf(buf, len, "%s", target ? target : "");
-        return;
-    }
-    /* postgresql://user:password@host/...: the userinfo ends at the last
-     * '@' before the path; a ':' in it starts the password. Query
-     * parameters may carry one too (password=...). */
-    const char *auth = scheme + 3;
-    const char *end = auth + strcspn(auth, "/?#");
-    const char *at = NULL;
-    for (const char *p = auth; p < end; p++)
-        if (*p == '@')
-            at = p;
-    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    if (colon)
-        snprintf(buf, len, "%.*s***%s", (int)(colon + 1 - target), target, at);
+    if (tc_db_is_url(target))
+        tc_redact_password(target, buf, len);
     else
-        snprintf(buf, len, "%s", target);
-    char *pw = strstr(buf, "password=");
-    if (pw && (pw == buf || pw[-1] == '?' || pw[-1] == '&')) {
-        char *stop = pw + 9 + strcspn(pw + 9, "&#");
-        char tail[512];
-        snprintf(tail, sizeof tail, "%s", stop);
-        snprintf(pw + 9, len - (size_t)(pw + 9 - buf), "***%s", tail);
-    }
+        snprintf(buf, len, "%s", target ? target : "");
 }
 
 void tc_db_close(tc_db *db)
