@@ -79,8 +79,12 @@ void tc_db_stream(tc_db_stmt *st);
  * tc_db_can_copy 0): copy_begin with "COPY table (cols) FROM STDIN (FORMAT
  * binary)", then per row copy_row(fields) and one value per field in the
  * columns' types (int64 for BIGINT, double for DOUBLE PRECISION, text,
- * blob for BYTEA, null), then copy_end(ok) (ok 0 abandons it). Inside a
- * transaction; an error (a UNIQUE clash...) comes at copy_end. */
+ * blob for BYTEA, null), then copy_end(ok) (ok 0 abandons it). The COPY
+ * may follow other statements ("SELECT ...; COPY ..."), sent with it in
+ * one round trip; an error in one of them comes at copy_begin. Inside a
+ * transaction, or, outside one, all of it is a transaction of its own,
+ * committed by copy_end; an error (a UNIQUE clash...) comes at copy_end,
+ * and rolls back all of it. */
 int tc_db_can_copy(const tc_db *db);
 int tc_db_copy_begin(tc_db *db, const char *sql);
 int tc_db_copy_row(tc_db *db, int fields);

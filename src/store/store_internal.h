@@ -19,6 +19,7 @@ typedef enum store_stmt {
     ST_RUN_LIST,
     ST_RUN_GROUP,
     ST_REQ_INSERT,
+    ST_REQ_RUN_LOCK,
     ST_REQ_LOAD,
     ST_REQ_EACH,
     ST_DEV_INSERT,
