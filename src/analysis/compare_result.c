@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/env_diff.h"
 #include "analysis/figures.h"
 #include "analysis/roofline_run.h"
 
@@ -303,13 +304,6 @@ static int same_runs(const tc_runset *a, const tc_runset *b)
 
 /* 1 when a side's stored environment is the client's own (run
  * --telemetry URL with no agent answering /env), not the server box's. */
-static int client_host(json_t *fingerprint)
-{
-    json_t *host = json_object_get(fingerprint, "host");
-    const char *role = json_string_value(json_object_get(host, "role"));
-    return role && strcmp(role, "client") == 0;
-}
-
 static void quality(tc_compare_result *r)
 {
     int max = TC_COMPARE_MAX_WARNINGS;
@@ -326,7 +320,7 @@ static void quality(tc_compare_result *r)
                  tc_power_scope_name(sa), tc_power_scope_name(sb));
     const tc_compare_platform *side[2] = {&r->a, &r->b};
     for (int k = 0; k < 2; k++)
-        if (client_host(side[k]->fingerprint) && r->n_warnings < max)
+        if (tc_env_client_host(side[k]->fingerprint) && r->n_warnings < max)
             snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
                      "%s's environment is the client host's, not the server's (no agent /env "
                      "answered): its GPU and driver below are not the server box's",

@@ -15,6 +15,7 @@ typedef struct rule {
 } rule;
 
 static const rule rules[] = {
+    {"host.role", EXACT, NULL}, /* client host or not; written by host_role() */
     {"os.name", EXACT, "different operating system release"},
     {"os.kernel", EXACT, "different kernel: drivers, scheduling and memory handling differ"},
     {"os.virtualisation", EXACT,
@@ -131,6 +132,26 @@ static int gpu_count(json_t *a, json_t *b, json_t *out)
     return rc;
 }
 
+int tc_env_client_host(json_t *fp)
+{
+    const char *role = json_string_value(at(fp, "host.role"));
+    return role && strcmp(role, "client") == 0;
+}
+
+/* One side the client host's and the other not (the server box's, from an
+ * agent, or a local run's, which is the box it ran on): everything else
+ * is compared across two different machines' roles. Both the client's is
+ * no difference between them; the caller warns of each. */
+static int host_role(json_t *a, json_t *b, json_t *out)
+{
+    if (tc_env_client_host(a) == tc_env_client_host(b))
+        return 0;
+    return add(out, "host.role", at(a, "host.role"), at(b, "host.role"),
+               "one describes the client host that measured, not the server box (run "
+               "--telemetry with no agent answering /env): its CPU, memory and GPUs are not the "
+               "server's");
+}
+
 /* A "gpus.*.field" rule for every GPU index both fingerprints have. */
 static int check_gpus(json_t *a, json_t *b, const rule *r, json_t *out)
 {
@@ -155,6 +176,8 @@ tc_err tc_env_diff(json_t *a, json_t *b, json_t **out)
         int rc;
         if (strcmp(r->field, "gpus") == 0)
             rc = gpu_count(a, b, list);
+        else if (strcmp(r->field, "host.role") == 0)
+            rc = host_role(a, b, list);
         else if (strncmp(r->field, "gpus.*.", 7) == 0)
             rc = check_gpus(a, b, r, list);
         else

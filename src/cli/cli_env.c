@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/env_diff.h"
 #include "analysis/env_pair.h"
 #include "cli.h"
 #include "cli_opts.h"
@@ -112,6 +113,12 @@ static int run_diff(const env_args *a)
         tc_cli_error("env: %s", err);
         goto done;
     }
+    char warn[1200];
+    for (int k = 0; a->json && k < 2; k++)
+        if (tc_env_client_host(k ? p.b : p.a)) {
+            tc_report_env_client_warning(warn, sizeof warn, k ? "B" : "A", a->files[k]);
+            tc_cli_error("env: --diff: warning: %s", warn);
+        }
     code = p.n ? TC_EXIT_CHECK : TC_EXIT_OK;
 done:
     tc_env_pair_free(&p);

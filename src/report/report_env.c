@@ -2,6 +2,8 @@
  * terminal, the JSON that --diff reads back, and the differences. */
 #include "report_env.h"
 
+#include "analysis/env_diff.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,30 @@ static void print_value(FILE *out, json_t *v)
     free(text);
 }
 
+/* A side that describes the client host, not the server box: said after
+ * the differences, as compare says it. */
+static void client_host_warnings(FILE *out, const tc_env_pair *p, const char *a_name,
+                                 const char *b_name)
+{
+    char line[1200];
+    if (tc_env_client_host(p->a)) {
+        tc_report_env_client_warning(line, sizeof line, "A", a_name);
+        fprintf(out, "WARNING %s\n", line);
+    }
+    if (tc_env_client_host(p->b)) {
+        tc_report_env_client_warning(line, sizeof line, "B", b_name);
+        fprintf(out, "WARNING %s\n", line);
+    }
+}
+
+void tc_report_env_client_warning(char *buf, size_t len, const char *side, const char *name)
+{
+    snprintf(buf, len,
+             "%s=%s is the client host's environment, not the server's (no agent answered /env "
+             "at run --telemetry): its CPU, memory and GPUs are not the server box's",
+             side, name);
+}
+
 void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name,
                              const char *b_name)
 {
@@ -149,6 +175,7 @@ void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name
     json_t *d;
     if (p->n == 0) {
         fprintf(out, "no differences that matter between %s and %s\n", a_name, b_name);
+        client_host_warnings(out, p, a_name, b_name);
         return;
     }
     fprintf(out, "%zu difference%s between A=%s and B=%s:\n", p->n, p->n == 1 ? "" : "s", a_name,
@@ -161,4 +188,5 @@ void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name
         print_value(out, json_object_get(d, "b"));
         fprintf(out, "\n    %s\n", json_string_value(json_object_get(d, "why")));
     }
+    client_host_warnings(out, p, a_name, b_name);
 }

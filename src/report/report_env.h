@@ -23,8 +23,15 @@ TC_MUST_CHECK tc_err tc_report_env_json(FILE *out, const json_t *doc, char *err,
 
 /* Prints the differences of p (compared; A and B named a_name and
  * b_name): "no differences that matter" or one block per difference with
- * both values and why it matters. */
+ * both values and why it matters, then a WARNING line for each side
+ * that is the client host's. */
 void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name,
                              const char *b_name);
+
+/* The warning for side ("A" or "B", named name) when its fingerprint is
+ * the client host's (tc_env_client_host): into buf, without "WARNING". The
+ * text form prints it after the differences; with --json it goes to
+ * stderr, since the document is the list of differences. */
+void tc_report_env_client_warning(char *buf, size_t len, const char *side, const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 // truecost env: the fingerprint from fixture trees (tests/fixtures/env),
 // the server block against `truecost sim`, and --diff's exit statuses.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -129,6 +129,21 @@ test('env --diff: 0 when clean, 3 with each difference and why, 2 for a bad file
   const virt = list.find((d) => d.field === 'os.virtualisation');
   assert.deepEqual(virt, { field: 'os.virtualisation', a: 'none', b: 'wsl2', why: virt.why });
   assert.match(virt.why, /WSL2/);
+
+  // a run's fingerprint that is the client host's (run --telemetry URL,
+  // no agent /env): a difference against the box's, a warning either way
+  const client = path.join(dir, 'client.json');
+  writeFileSync(client, JSON.stringify({ ...JSON.parse(readFileSync(a, 'utf8')), host: { role: 'client', note: 'client host, not the server' } }));
+  const roles = await runCli(['env', '--diff', client, a2]);
+  assert.equal(roles.code, 3, roles.stderr);
+  assert.match(roles.stdout, /^1 difference between /);
+  assert.match(roles.stdout, /^ {2}host\.role: A client, B n\/a\n {4}one describes the client host/m);
+  assert.match(roles.stdout, /^WARNING A=.*client\.json is the client host's environment, not the server's/m);
+  const twoClients = await runCli(['env', '--diff', '--json', client, client]);
+  assert.equal(twoClients.code, 0, twoClients.stderr);
+  assert.deepEqual(JSON.parse(twoClients.stdout), []);
+  assert.match(twoClients.stderr, /^truecost: env: --diff: warning: A=.*client\.json is the client host's/m);
+  assert.match(twoClients.stderr, /^truecost: env: --diff: warning: B=/m);
 
   const bad = path.join(dir, 'bad.json');
   writeFileSync(bad, '[1, 2');

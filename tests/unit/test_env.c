@@ -411,6 +411,54 @@ static void diff_server_and_build(void **state)
     json_decref(b);
 }
 
+/* A fingerprint stored by `run --telemetry URL` when no agent answered
+ * /env is the client host's (host.role "client"): against the server
+ * box's (an agent's, role "server") or a local run's (no host block) that
+ * is a difference; two client hosts' are not, though each is warned of. */
+static void diff_client_host(void **state)
+{
+    (void)state;
+    json_t *local = collect(TREE("debian-nvidia"));
+    json_t *client = collect(TREE("debian-nvidia")), *agent = collect(TREE("debian-nvidia"));
+    json_object_set_new(client, "host", json_pack("{s:s, s:s}", "role", "client", "note", "x"));
+    json_object_set_new(agent, "host", json_pack("{s:s, s:s}", "role", "server", "source", "u"));
+    assert_true(tc_env_client_host(client));
+    assert_false(tc_env_client_host(agent));
+    assert_false(tc_env_client_host(local));
+    assert_false(tc_env_client_host(NULL));
+
+    json_t *d = diff_of(client, local);
+    assert_int_equal(json_array_size(d), 1);
+    assert_diff(d, "host.role", "client host");
+    assert_string_equal(json_string_value(json_object_get(entry(d, "host.role"), "a")), "client");
+    assert_true(json_is_null(json_object_get(entry(d, "host.role"), "b")));
+    json_decref(d);
+    d = diff_of(agent, client);
+    assert_diff(d, "host.role", "not the server box");
+    json_decref(d);
+    d = diff_of(agent, local);
+    assert_int_equal(json_array_size(d), 0);
+    json_decref(d);
+
+    /* Both the client's: no difference, and the text warns of each. */
+    tc_env_pair p = {client, json_deep_copy(client), NULL, 0};
+    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_int_equal(p.n, 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tc_report_env_diff_text(f, &p, "a.json", "b.json");
+    fclose(f);
+    assert_non_null(strstr(text, "no differences that matter between a.json and b.json\n"
+                                 "WARNING A=a.json is the client host's environment, not the "
+                                 "server's"));
+    assert_non_null(strstr(text, "\nWARNING B=b.json is the client host's"));
+    free(text);
+    tc_env_pair_free(&p);
+    json_decref(local);
+    json_decref(agent);
+}
+
 /* Text a report function writes, for comparing; the caller frees it. */
 static char *captured(FILE *f, char **buf)
 {
@@ -524,6 +572,7 @@ int main(void)
         cmocka_unit_test(diff_server_and_build),
         cmocka_unit_test(saved_fingerprint_reads_back),
         cmocka_unit_test(diff_text),
+        cmocka_unit_test(diff_client_host),
         cmocka_unit_test(fingerprint_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
