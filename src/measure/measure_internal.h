@@ -50,4 +50,9 @@ void tc_measure_telem_stop(tc_measure_ctx *c, tc_measure_outcome *o);
 /* Frees the sampler and closes the sources. */
 void tc_measure_telem_close(tc_measure_ctx *c);
 
+/* Soak --resume: 1 when the load now would send differs from the stored
+ * run's (URL, API, model, arrivals, concurrency or rate, max tokens,
+ * prompts), the first such field described into what; 0 when the same. */
+int tc_measure_load_differs(const tc_run_info *was, const tc_run_info *now, char *what, size_t len);
+
 #endif

@@ -275,11 +275,19 @@ static void wait_for_start(tc_measure_ctx *c)
  * stored (o->rc, o->err). */
 /* A stopped run measured again (soak --resume): found, reopened, its
  * requests numbered after the stored ones. As one_run returns. */
-static int reopen_run(tc_measure_ctx *c, tc_measure_outcome *o)
+static int reopen_run(tc_measure_ctx *c, const char *prompt_set, tc_measure_outcome *o)
 {
-    char id[24];
+    char id[24], what[1400];
     snprintf(id, sizeof id, "%lld", (long long)c->cfg->resume_run_id);
     o->rc = tc_store_find_run(c->store, id, &o->info, o->err, sizeof o->err);
+    tc_run_info now;
+    fill_info(c->cfg, prompt_set, &now);
+    /* One run, one load: windows of another would read as drift. */
+    if (o->rc == TC_OK && tc_measure_load_differs(&o->info, &now, what, sizeof what))
+        o->rc = tc_fail(o->err, sizeof o->err, TC_ERR_INVALID,
+                        "--resume %s: not the load it started with (%s): give the same URL and "
+                        "load options%s%s",
+                        id, what, o->info.command[0] ? "; it started as: " : "", o->info.command);
     if (o->rc == TC_OK)
         o->rc = tc_store_run_reopen(c->store, o->info.id, &c->seq_base, o->err, sizeof o->err);
     if (o->rc != TC_OK) {
@@ -305,7 +313,7 @@ static int one_run(tc_measure_ctx *c, int rep, const char *prompt_set, tc_measur
     memset(o, 0, sizeof *o);
     o->rep = rep;
     if (c->cfg->resume_run_id)
-        return reopen_run(c, o);
+        return reopen_run(c, prompt_set, o);
     fill_info(c->cfg, prompt_set, &o->info);
     char *environment = collect_environment(c);
     if (tc_measure_stopping(c)) {

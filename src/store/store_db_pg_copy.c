@@ -121,7 +121,8 @@ int tc_pg_copy_end(tc_db *d, int ok)
     PGresult *res;
     int first = TC_DB_OK;
     while ((res = PQgetResult(db->conn)) != NULL) {
-        if (PQresultStatus(res) != PGRES_COMMAND_OK && first == TC_DB_OK)
+        /* After a failed send, the server's "abandoned" must not hide why. */
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && first == TC_DB_OK && rc == TC_DB_OK)
             first = tc_pg_fail_res(db, res);
         PQclear(res);
     }

@@ -158,9 +158,10 @@ static const char *const migrations[] = {
      * truecost_lock_run first instead, in its transaction (store_requests.c):
      * the run locked FOR KEY SHARE as the key's check did, so it cannot be
      * deleted under the batch, and a missing run refused with the key's
-     * error. A trigger deletes a deleted run's requests as ON DELETE
-     * CASCADE did, in the schema of the table it fires for, whatever the
-     * deleting session's search_path. */
+     * error. Triggers delete a deleted run's requests as ON DELETE
+     * CASCADE did, and empty them when runs are truncated (TRUNCATE runs
+     * CASCADE, as the key asked for), in the schema of the table they fire
+     * for, whatever the deleting session's search_path. */
     "ALTER TABLE requests DROP CONSTRAINT IF EXISTS requests_run_id_fkey;"
     "CREATE OR REPLACE FUNCTION truecost_lock_run(run BIGINT) RETURNS void LANGUAGE plpgsql AS $$"
     " BEGIN"
@@ -175,7 +176,14 @@ static const char *const migrations[] = {
     "  RETURN OLD;"
     " END $$;"
     "CREATE TRIGGER runs_delete_requests AFTER DELETE ON runs"
-    " FOR EACH ROW EXECUTE FUNCTION truecost_delete_requests();",
+    " FOR EACH ROW EXECUTE FUNCTION truecost_delete_requests();"
+    "CREATE OR REPLACE FUNCTION truecost_truncate_requests() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN"
+    "  EXECUTE format('TRUNCATE %I.requests', TG_TABLE_SCHEMA);"
+    "  RETURN NULL;"
+    " END $$;"
+    "CREATE TRIGGER runs_truncate_requests AFTER TRUNCATE ON runs"
+    " FOR EACH STATEMENT EXECUTE FUNCTION truecost_truncate_requests();",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

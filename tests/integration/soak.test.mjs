@@ -135,6 +135,12 @@ describe('soak', { concurrency: true }, () => {
     const before = soakDoc(await runCli(['show', 'long', '--db', db, '--json']));
     // Windows close a second after they end; the one being measured is lost.
     assert.ok(before.windows.length >= Math.floor((killedAfter - 1.5) / WINDOW_S) - 1, `${before.windows.length} windows after ${killedAfter} s`);
+    // another load into the same run would read as drift: refused, with
+    // the command it started as, and nothing stored
+    const other = await runCli(['soak', sim.url, '--db', db, '--resume', 'long', ...LOAD, '-c', '8'], { timeoutMs: 30_000 });
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, /--resume \d+: not the load it started with \(-c was 4, now 8\): give the same URL and load options; it started as: truecost soak .*--label long/);
+    assert.equal(soakDoc(await runCli(['show', 'long', '--db', db, '--json'])).soak.resumes, 0);
     const r = await runCli(['soak', sim.url, '--db', db, '--resume', 'long', ...LOAD], { timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stderr);
     const doc = soakDoc(r);

@@ -140,7 +140,8 @@ static void free_records(tc_req_record *r, size_t n)
 }
 
 /* Deleting a run (by hand, in SQL) deletes its requests, as ON DELETE
- * CASCADE did, and leaves other runs' alone. */
+ * CASCADE did, and leaves other runs' alone; truncating runs empties
+ * them. */
 static void deleting_a_run_deletes_its_requests(void **state)
 {
     pg_db *d = need_pg(state);
@@ -164,6 +165,12 @@ static void deleting_a_run_deletes_its_requests(void **state)
     sql_ok(c, sql);
     sql_ok(c, "RESET search_path");
     assert_int_equal(requests_of(c, kept), 0);
+    /* TRUNCATE runs CASCADE (the other tables' keys ask for it) empties
+     * the requests too. */
+    int64_t again = begin_run(s);
+    assert_int_equal(tc_store_add_requests(s, again, r, 2, err, sizeof err), TC_OK);
+    sql_ok(c, "TRUNCATE runs CASCADE");
+    assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
     PQfinish(c);
     free_records(r, 4);
     tc_store_close(s);
@@ -225,10 +232,19 @@ static void batch_during_a_delete_leaves_no_orphans(void **state)
     adder a = {.s = s, .run = run, .r = records(3)};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, add_batch, &a), 0);
-    /* Committed after the batch has had time to reach the lock; if it has
-     * not, it finds the run gone: either way it is refused. */
-    nanosleep(&(struct timespec){.tv_nsec = 200000000}, NULL);
+    /* Committed once the batch waits on the run's lock (seen in
+     * pg_stat_activity): without the lock it would not wait, and land. */
+    PGconn *watch = connect_raw(d);
+    int waited = 0;
+    for (int i = 0; i < 500 && !waited; i++) {
+        waited = sql_int(watch, "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                "current_database() AND wait_event_type = 'Lock'") > 0;
+        if (!waited)
+            nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    PQfinish(watch);
     sql_ok(c, "COMMIT");
+    assert_true(waited);
     pthread_join(th, NULL);
     assert_int_equal(a.rc, TC_ERR_NOTFOUND);
     assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
@@ -248,6 +264,9 @@ static void schema_12_database_is_migrated(void **state)
     PGconn *c = connect_raw(d);
     sql_ok(c, "DROP TRIGGER runs_delete_requests ON runs;"
               "DROP FUNCTION truecost_delete_requests();"
+              "DROP TRIGGER runs_truncate_requests ON runs;"
+              "DROP FUNCTION truecost_truncate_requests();"
+              "DROP FUNCTION truecost_lock_run(BIGINT);"
               "ALTER TABLE requests ADD CONSTRAINT requests_run_id_fkey FOREIGN KEY (run_id) "
               "REFERENCES runs (id) ON DELETE CASCADE;"
               "UPDATE truecost_schema SET version = 12");
