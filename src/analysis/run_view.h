@@ -12,7 +12,7 @@
 #include "analysis/roofline.h"
 #include "store/store.h"
 
-#define TC_RUN_VIEW_MAX_WARNINGS 2
+#define TC_RUN_VIEW_MAX_WARNINGS 3
 
 typedef struct tc_run_view {
     tc_figures f;

@@ -6,6 +6,8 @@
 #ifndef TC_SHARDS_H
 #define TC_SHARDS_H
 
+#include <stdint.h>
+
 #include "analysis/figures.h"
 #include "analysis/run_view.h"
 #include "store/store.h"
@@ -22,8 +24,24 @@ int tc_shards_is_sharded(const tc_runset *set);
  * shards' requests, concurrency, rate and cap, and the worst status. Its
  * figures, records (to TC_FIGURES_CHUNKS), the first shard's
  * fingerprint and the bound go into *out (free with tc_run_view_free).
- * Telemetry is not merged: energy is read per shard (`show ID`). */
+ * Its energy is the server box's, as tc_shards_energy reads it; a
+ * warning says when shards also sampled their own hosts' devices, which
+ * are left out (`show ID` has each shard's). */
 TC_MUST_CHECK tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
                                     size_t errlen);
+
+/* A shard without a request: its clock cannot be put on the group's. */
+#define TC_SHARD_NO_CLOCK INT64_MIN
+
+/* The energy of a sharded group into f->e, f's metrics being the merged
+ * ones: the remote devices (`run --telemetry URL`, the server box's; the
+ * same exporter scraped by several shards is one device) each from the
+ * shard whose samples cover the merged window best, moved onto the merged
+ * clock by shift[i] (shard i's; TC_SHARD_NO_CLOCK: skipped). Local
+ * devices are each shard's own host's and are left out: *n_local counts
+ * the shards that had some. TC_OK (no remote device: f->e stays empty),
+ * or an error with err filled. */
+TC_MUST_CHECK tc_err tc_shards_energy(tc_store *st, const tc_runset *set, const int64_t *shift,
+                                      tc_figures *f, int *n_local, char *err, size_t errlen);
 
 #endif

@@ -213,8 +213,9 @@ static int print_shards(tc_store *st, const tc_runset *set, int json)
     for (int i = 0; i < v.n_warnings; i++)
         tc_cli_error("%s", v.warnings[i]);
     if (!json)
-        printf("%zu shards of one workload, merged (group '%s'; energy: show each shard)\n", set->n,
-               set->name);
+        printf("%zu shards of one workload, merged (group '%s'; energy: the server box's, from "
+               "--telemetry URL)\n",
+               set->n, set->name);
     int code = print_view(&v, json);
     tc_run_view_free(&v);
     return code;

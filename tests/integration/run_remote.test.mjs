@@ -144,3 +144,42 @@ test('local sensors named beside a URL: both stored, the remote devices numbered
   assert.ok(rows.filter((r) => r.device === 2).every((r) => r.power_w === null || Math.abs(r.power_w - 312.345) < 1e-6),
     'the remote GPU\'s samples are its own, not a package\'s');
 });
+
+test('shards that scraped one agent: show GROUP reads the box\'s energy once, over the merged window; their own hosts\' sensors left out', async (t) => {
+  const sc = testScope(t, 'truecost-remote-');
+  const dir = sc.dir();
+  const db = `${dir}/db`;
+  const sim = await sc.sim(FAST);
+  const ag = await startAgent(dir, [...FAKE_NVML, '--interval', '50'], { t });
+  const at = new Date(Date.now() + 2500).toISOString();
+  const shard = (i) => runCli(['run', sim.url, '--db', db, '-n', '16', '-c', '2', '--max-tokens', '40', '--label', 'fleet',
+    '--shard', `${i}/2`, '--start-at', at, '--json', '--no-progress',
+    '--telemetry', 'rapl', '--sysfs-root', `${FIX}/sysfs/rapl-two-packages`, '--sample-ms', '50',
+    '--telemetry', ag.metrics, '--telemetry-interval', '100'], { timeoutMs: 120_000 });
+  const parts = await Promise.all([shard(1), shard(2)]);
+  for (const r of parts) assert.equal(r.code, 0, r.stderr);
+  const remote = (doc) => doc.energy.devices.find((d) => d.backend === 'remote');
+  const each = parts.map((r) => remote(JSON.parse(r.stdout)));
+  for (const d of each) assert.ok(d.energy_j > 0, JSON.stringify(d));
+
+  const show = await runCli(['show', 'fleet', '--db', db, '--json']);
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stderr, /2 shards also sampled their own host's devices: left out of the group's energy/);
+  const doc = JSON.parse(show.stdout);
+  assert.deepEqual(doc.energy.devices.map((d) => d.backend), ['remote'], 'one box, one device; the shards\' RAPL left out');
+  const d = doc.energy.devices[0];
+  assert.equal(d.method, 'counter');
+  assert.ok(Math.abs(d.avg_power_w - 300) < 10, `avg ${d.avg_power_w} W`);
+  assert.ok(d.coverage > 0.9, `coverage ${d.coverage}`);
+  // once, not once per shard: about one shard's energy (both ran over the
+  // same stretch), far from the sum of the two
+  const most = Math.max(...each.map((x) => x.energy_j));
+  assert.ok(d.energy_j > 0.8 * most && d.energy_j < 1.4 * most, `merged ${d.energy_j} J, shards ${each.map((x) => x.energy_j)}`);
+  // J/token over the merged window's tokens (the steady window's, when it has one)
+  const tokens = d.energy_j / d.j_per_token;
+  assert.ok(tokens > 0.5 * doc.tokens.output && tokens <= doc.tokens.output + 1e-6, `${tokens} of ${doc.tokens.output} tokens`);
+  assert.equal(doc.energy.total.j_per_token, d.j_per_token);
+  const text = await runCli(['show', 'fleet', '--db', db]);
+  assert.match(text.stdout, /2 shards of one workload, merged \(group 'fleet'; energy: the server box's/);
+  assert.match(text.stdout, /GPU board energy, NVIDIA H100 80GB HBM3 \(remote\): [\d.]+ J \(counter\)/);
+});
