@@ -271,6 +271,8 @@ static int soak(run_plan *p, const soak_args *s)
                               .max_downtime_s = s->max_downtime_s,
                               .max_drift_pct = s->max_drift,
                               .max_error_rate = s->max_error_rate};
+    if (tc_cli_command_line_whole()) /* a resume keeps the stored one */
+        snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_cli_command_line());
     if (s->chunks && tc_soak_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
         return TC_EXIT_USAGE;
     if (s->resume) {
@@ -301,8 +303,93 @@ static int soak(run_plan *p, const soak_args *s)
     return c.code ? c.code : code;
 }
 
+/* ---- --resume RUN alone ----------------------------------------------------- */
+
+#define MAX_WORDS 256
+
+/* 1 when argv holds nothing but --resume, --db, --json and --no-progress:
+ * the URL and load are then the soak's own, as it started. */
+static int only_resume_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (strcmp(o, "--resume") == 0 || strcmp(o, "--db") == 0)
+            i++;
+        else if (strncmp(o, "--resume=", 9) != 0 && strncmp(o, "--db=", 5) != 0 &&
+                 strcmp(o, "--json") != 0 && strcmp(o, "--no-progress") != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The stored command line's words after "truecost soak", less what the
+ * resume gives itself (--db, --json, --no-progress, --resume), into out
+ * after out[0]; the count, or -1 after saying why. */
+static int stored_words(const char *which, const char *command, char **out, int max, char *buf,
+                        size_t len)
+{
+    char *w[MAX_WORDS];
+    int n = command[0] ? tc_cli_command_words(command, w, MAX_WORDS, buf, len) : -1;
+    const char *why = !command[0] ? "its command line was not stored (an older truecost, or too "
+                                    "long to keep)"
+                      : n < 2 || strcmp(w[0], "truecost") != 0 || strcmp(w[1], "soak") != 0
+                          ? "its stored command line does not read back"
+                          : NULL;
+    int k = 1;
+    for (int i = 2; !why && i < n && k < max; i++) {
+        if (strcmp(w[i], "--db") == 0 || strcmp(w[i], "--resume") == 0)
+            i++;
+        else if (strncmp(w[i], "--db=", 5) != 0 && strncmp(w[i], "--resume=", 9) != 0 &&
+                 strcmp(w[i], "--json") != 0 && strcmp(w[i], "--no-progress") != 0)
+            out[k++] = w[i];
+        if (k > 1 && (strstr(out[k - 1], ":***@") || strstr(out[k - 1], "password=***")))
+            why = "its URL held a password, which is not stored";
+    }
+    if (why) {
+        tc_cli_error("soak: --resume %s: %s: give the URL and load options again", which, why);
+        return -1;
+    }
+    return k;
+}
+
+/* `soak --resume RUN` with no URL or load: the soak's stored command line,
+ * then argv's options. -1 when the run or its soak cannot be read (the
+ * usual path then says why), else the exit status. */
+static int resume_as_started(const soak_args *s, const run_args *a, int argc, char **argv)
+{
+    tc_store *st = NULL;
+    tc_run_info run;
+    tc_soak_stored ss;
+    int found = 0;
+    char err[512], path[TC_STORE_PATH_MAX];
+    const char *db = a->db;
+    if (!db && tc_store_default_path(path, sizeof path, err, sizeof err) == TC_OK)
+        db = path;
+    if (!db || tc_store_open(db, TC_STORE_READ, &st, err, sizeof err) != TC_OK ||
+        tc_store_find_run(st, s->resume, &run, err, sizeof err) != TC_OK ||
+        tc_soak_read(st, run.id, &ss, &found, err, sizeof err) != TC_OK || !found) {
+        tc_store_close(st);
+        return -1;
+    }
+    tc_store_close(st);
+    static char buf[4096];
+    char *words[MAX_WORDS + 8];
+    int n = stored_words(s->resume, ss.plan.command, words, MAX_WORDS, buf, sizeof buf);
+    if (n >= 0) {
+        words[0] = argv[0];
+        for (int i = 1; i < argc && n < MAX_WORDS + 7; i++)
+            words[n++] = argv[i];
+        words[n] = NULL;
+        fprintf(stderr, "truecost: soak --resume %s: as it started: %s\n", s->resume,
+                ss.plan.command);
+    }
+    tc_soak_stored_free(&ss);
+    return n < 0 ? TC_EXIT_USAGE : tc_cmd_soak(n, words);
+}
+
 int tc_cmd_soak(int argc, char **argv)
 {
+    static int as_started; /* the stored command line is being run: once */
     soak_args s = {.duration_s = 86400,
                    .window_s = 60,
                    .max_downtime_s = 300,
@@ -324,6 +411,13 @@ int tc_cmd_soak(int argc, char **argv)
     }
     if (check_args(&s, &a) < 0)
         return tc_cli_usage_hint("soak");
+    if (s.resume && !a.url && !as_started && only_resume_options(argc, argv)) {
+        as_started = 1;
+        int code = resume_as_started(&s, &a, argc, argv);
+        as_started = 0;
+        if (code >= 0)
+            return code;
+    }
     run_plan p = {0};
     int code = tc_cli_run_open(&a, &p);
     if (!code)

@@ -33,6 +33,10 @@ typedef struct tc_soak_plan {
     double covered_s; /* soak time measured so far (the end of the last window) */
     int restarts;     /* server restarts seen */
     int resumes;      /* times the soak was resumed */
+    /* The command line it started as (a URL's password as "***"; ""
+     * unknown, or too long to keep whole): `--resume` alone takes its URL
+     * and load from it. Stored once, when the soak starts. */
+    char command[2048];
 } tc_soak_plan;
 
 /* One window's summary. A figure that could not be measured is NaN (the

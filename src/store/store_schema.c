@@ -166,6 +166,9 @@ static const char *const migrations[] = {
      * is an index probe in the same process; PostgreSQL's requests trade
      * theirs for a lock a batch (store_schema_pg.c) */
     "",
+    /* 14 (TC_SCHEMA_SOAK_COMMAND): the command line a soak started as, so
+     * `soak --resume RUN` alone can take its URL and load from it */
+    "ALTER TABLE soaks ADD COLUMN command TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -184,6 +184,8 @@ static const char *const migrations[] = {
     " END $$;"
     "CREATE TRIGGER runs_truncate_requests AFTER TRUNCATE ON runs"
     " FOR EACH STATEMENT EXECUTE FUNCTION truecost_truncate_requests();",
+    /* 14: the command line a soak started as */
+    "ALTER TABLE soaks ADD COLUMN command TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

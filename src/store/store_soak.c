@@ -53,8 +53,9 @@ static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t err
     tc_err e =
         prepare(s,
                 "INSERT INTO soaks (run_id, duration_s, window_s, max_downtime_s, max_drift_pct, "
-                "max_error_rate, chunks, covered_s, restarts, resumes) VALUES (?1, ?2, ?3, ?4, "
-                "?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (run_id) DO UPDATE SET duration_s = "
+                "max_error_rate, chunks, covered_s, restarts, resumes, command) VALUES (?1, ?2, "
+                "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (run_id) DO UPDATE SET "
+                "duration_s = "
                 "excluded.duration_s, window_s = excluded.window_s, max_downtime_s = "
                 "excluded.max_downtime_s, max_drift_pct = excluded.max_drift_pct, "
                 "max_error_rate = excluded.max_error_rate, chunks = excluded.chunks, covered_s = "
@@ -72,6 +73,7 @@ static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t err
     rc |= tc_db_bind_double(st, 8, p->covered_s);
     rc |= tc_db_bind_int64(st, 9, p->restarts);
     rc |= tc_db_bind_int64(st, 10, p->resumes);
+    rc |= tc_db_bind_text(st, 11, p->command, -1); /* kept from the first start on */
     return step_once(s, st, rc, "storing the soak", err, errlen);
 }
 
@@ -90,10 +92,15 @@ tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *p, int 
     if (s->version < TC_SCHEMA_SOAK)
         return TC_OK;
     tc_db_stmt *st = NULL;
+    /* Before TC_SCHEMA_SOAK_COMMAND (a file read, not migrated): no command. */
     tc_err e = prepare(s,
-                       "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
-                       "max_error_rate, chunks, covered_s, restarts, resumes FROM soaks WHERE "
-                       "run_id = ?1",
+                       s->version >= TC_SCHEMA_SOAK_COMMAND
+                           ? "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
+                             "max_error_rate, chunks, covered_s, restarts, resumes, command FROM "
+                             "soaks WHERE run_id = ?1"
+                           : "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
+                             "max_error_rate, chunks, covered_s, restarts, resumes, '' FROM "
+                             "soaks WHERE run_id = ?1",
                        &st, "reading the soak", err, errlen);
     if (e != TC_OK)
         return e;
@@ -113,6 +120,7 @@ tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *p, int 
         p->covered_s = tc_db_col_double(st, 6);
         p->restarts = (int)tc_db_col_int64(st, 7);
         p->resumes = (int)tc_db_col_int64(st, 8);
+        tc_store_col_text(st, 9, p->command, sizeof p->command);
     } else if (rc != TC_DB_DONE) {
         e = tc_store_sql_fail(s, rc, "reading the soak", err, errlen);
     }

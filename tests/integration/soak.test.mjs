@@ -141,8 +141,10 @@ describe('soak', { concurrency: true }, () => {
     assert.equal(other.code, 2, other.stderr);
     assert.match(other.stderr, /--resume \d+: not the load it started with \(-c was 4, now 8\): give the same URL and load options; it started as: truecost soak .*--label long/);
     assert.equal(soakDoc(await runCli(['show', 'long', '--db', db, '--json'])).soak.resumes, 0);
-    const r = await runCli(['soak', sim.url, '--db', db, '--resume', 'long', ...LOAD], { timeoutMs: 90_000 });
+    // --resume alone: the URL and load of the command it started as
+    const r = await runCli(['soak', '--resume', 'long', '--db', db, '--json'], { timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^truecost: soak --resume long: as it started: truecost soak http:\/\/127\.0\.0\.1:\d+ --db \S+ --duration 30s --label long/m);
     const doc = soakDoc(r);
     assert.equal(doc.soak.run_id, before.soak.run_id);
     assert.equal(doc.soak.resumes, 1);
@@ -152,5 +154,18 @@ describe('soak', { concurrency: true }, () => {
       assert.ok(Math.abs(doc.windows[i].start_s - (doc.windows[i - 1].start_s + doc.windows[i - 1].span_s)) < 1e-6);
     assert.ok(doc.soak.covered_s >= 30 - 1e-6 && doc.soak.covered_s < 30 + WINDOW_S, `covered ${doc.soak.covered_s}`);
     assert.equal(doc.verdict.pass, true, doc.verdict.reasons.join('; '));
+  });
+
+  test('--resume alone refuses a soak whose URL held a password: it was not stored', async (t) => {
+    const { db } = scoped(t);
+    const sim = await startSim(SIM_FAST_TTFT, { t });
+    const url = sim.url.replace('http://', 'http://tc:hunter2@');
+    const first = await runCli(['soak', url, '--db', db, '--duration', '6s', '--window', '2s', '--label', 'pw', ...CALM,
+      '-c', '2', '--max-tokens', '20', '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+    assert.equal(first.code, 0, first.stderr);
+    const r = await runCli(['soak', '--resume', 'pw', '--db', db], { timeoutMs: 30_000 });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /soak: --resume pw: its URL held a password, which is not stored: give the URL and load options again/);
+    assert.doesNotMatch(r.stderr + r.stdout, /hunter2/);
   });
 });

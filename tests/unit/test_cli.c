@@ -345,6 +345,42 @@ static void command_line_quoted_and_redacted(void **state)
                            "'it'\\''s a test' --label nv-h100");
 }
 
+/* soak --resume takes a stored line back into its words: every word as
+ * given (quotes, spaces, empty), a password as "***"; a line cut to fit,
+ * or one that does not split, is said so. */
+static void command_line_reads_back(void **state)
+{
+    (void)state;
+    char *argv[] = {"truecost",
+                    "soak",
+                    "http://bob:hunter2@gpu-box:8000",
+                    "--prompt",
+                    "it's 'quoted' a b",
+                    "",
+                    "--label",
+                    "nv-h100",
+                    NULL};
+    tc_cli_set_command_line(8, argv);
+    assert_true(tc_cli_command_line_whole());
+    char *w[16], buf[512];
+    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 16, buf, sizeof buf), 8);
+    assert_string_equal(w[2], "http://bob:***@gpu-box:8000");
+    for (int i = 0; i < 8; i++)
+        if (i != 2)
+            assert_string_equal(w[i], argv[i]);
+    /* no room: fewer words or bytes than the line has */
+    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 4, buf, sizeof buf), -1);
+    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 16, buf, 20), -1);
+    assert_int_equal(tc_cli_command_words("truecost soak 'open", w, 16, buf, sizeof buf), -1);
+    assert_int_equal(tc_cli_command_words("", w, 16, buf, sizeof buf), 0);
+
+    static char long_word[3000];
+    memset(long_word, 'x', sizeof long_word - 1);
+    char *too_long[] = {"truecost", "soak", long_word, NULL};
+    tc_cli_set_command_line(3, too_long);
+    assert_false(tc_cli_command_line_whole());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +393,7 @@ int main(void)
         cmocka_unit_test(parses_option_tables),
         cmocka_unit_test(run_checks_open_loop_options),
         cmocka_unit_test(command_line_quoted_and_redacted),
+        cmocka_unit_test(command_line_reads_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,6 +321,7 @@ static void store_round_trip(void **state)
     p.run_id = run.id;
     p.chunks = TC_SOAK_CHUNKS_NONE;
     p.restarts = 2;
+    snprintf(p.command, sizeof p.command, "truecost soak http://x --label 'a b'");
     tc_soak_window w[2];
     make_windows(w, 2, 60, 0, 0, 0);
     w[1].errors_by_kind[TC_REQ_CONNECT] = 3;
@@ -330,6 +331,7 @@ static void store_round_trip(void **state)
     tc_soak_outage o = {.start_s = 61, .end_s = -1, .failed = 3, .refused = 1};
     snprintf(o.first_error, sizeof o.first_error, "connect: refused");
     assert_int_equal(tc_store_soak_save(st, &p, &w[0], NULL, 0, err, sizeof err), TC_OK);
+    p.command[0] = '\0'; /* the command is stored when the soak starts, then kept */
     assert_int_equal(tc_store_soak_save(st, &p, &w[1], &o, 1, err, sizeof err), TC_OK);
     o.end_s = 70; /* the same outage, ended: replaced */
     assert_int_equal(tc_store_soak_save(st, &p, NULL, &o, 1, err, sizeof err), TC_OK);
@@ -339,6 +341,7 @@ static void store_round_trip(void **state)
     assert_true(found);
     assert_int_equal(s.plan.chunks, TC_SOAK_CHUNKS_NONE);
     assert_int_equal(s.plan.restarts, 2);
+    assert_string_equal(s.plan.command, "truecost soak http://x --label 'a b'");
     assert_int_equal(s.n_windows, 2);
     assert_int_equal(s.windows[1].errors_by_kind[TC_REQ_CONNECT], 3);
     assert_int_equal(s.windows[1].errors_by_kind[TC_REQ_TIMEOUT], 1);
