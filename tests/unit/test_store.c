@@ -158,6 +158,7 @@ static void query_ints(const char *target, const char *sql, int64_t *out, int n)
 /* What TC_SCHEMA_LOAD_SHAPE (5) added, taken away again: with it, a file
  * goes back to what version 4 wrote. */
 #define BACK_TO_V4                                                                                 \
+    "DROP TABLE soak_outages; DROP TABLE soak_windows; DROP TABLE soaks;"                          \
     "ALTER TABLE runs DROP COLUMN command;"                                                        \
     "DROP INDEX runs_by_uuid; ALTER TABLE runs DROP COLUMN uuid;"                                  \
     "ALTER TABLE runs DROP COLUMN arrival; ALTER TABLE runs DROP COLUMN arrival_rate;"             \
