@@ -22,6 +22,7 @@
 
 #include "analysis/figures.h"
 #include "analysis/figures_stored.h"
+#include "core/tc_sort.h"
 #include "core/tc_time.h"
 #include "store/store.h"
 
@@ -137,12 +138,6 @@ static double cpu_s(void)
  * process, PostgreSQL's server most of it elsewhere). */
 #define SAVE_RUNS 5
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double save_rate(const char *target, long long chunks, double *cpu)
 {
     double rate[SAVE_RUNS], cpus[SAVE_RUNS];
@@ -158,7 +153,7 @@ static double save_rate(const char *target, long long chunks, double *cpu)
     }
     double sorted[SAVE_RUNS];
     memcpy(sorted, rate, sizeof sorted);
-    qsort(sorted, SAVE_RUNS, sizeof sorted[0], by_value);
+    tc_sort_double(sorted, SAVE_RUNS);
     for (int i = 0; i < SAVE_RUNS; i++)
         if (rate[i] == sorted[SAVE_RUNS / 2])
             *cpu = cpus[i];

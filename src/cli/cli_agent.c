@@ -40,11 +40,7 @@ static int parse(int argc, char **argv, agent_args *a)
         TC_OPT_I("interval", 0, &a->interval_ms, 50, 3600000),
         TC_OPT_S("token-env", 0, &a->token_env),
         TC_OPT_S("backend", 0, &a->cfg.telemetry),
-        TC_OPT_S("sysfs-root", 0, &t->sysfs_root),
-        TC_OPT_S("nvml-lib", 0, &t->nvml_lib),
-        TC_OPT_S("rocm-lib", 0, &t->rocm_lib),
-        TC_OPT_S("nvidia-smi", 0, &t->nvidia_smi),
-        TC_OPT_S("rocm-smi", 0, &t->rocm_smi),
+        TC_OPT_TELEM_SOURCES(t),
         TC_OPT_END,
     };
     if (tc_cli_parse("agent", argc, argv, opts, a, &a->help, NULL, 0, NULL) < 0)

@@ -55,11 +55,7 @@ static int parse(int argc, char **argv, env_args *a, const char **pos)
         TC_OPT_F("no-server", 0, &a->no_server),
         TC_OPT_S("api-key-env", 0, &a->key_env),
         TC_OPT_S("telemetry", 0, &a->cfg.telemetry),
-        TC_OPT_S("sysfs-root", 0, &t->sysfs_root),
-        TC_OPT_S("nvml-lib", 0, &t->nvml_lib),
-        TC_OPT_S("rocm-lib", 0, &t->rocm_lib),
-        TC_OPT_S("nvidia-smi", 0, &t->nvidia_smi),
-        TC_OPT_S("rocm-smi", 0, &t->rocm_smi),
+        TC_OPT_TELEM_SOURCES(t),
         TC_OPT_END,
     };
     int n = tc_cli_parse("env", argc, argv, opts, NULL, &a->help, pos, argc, NULL);

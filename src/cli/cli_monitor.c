@@ -38,11 +38,7 @@ static int parse(int argc, char **argv, mon_args *a)
         TC_OPT_I("interval", 0, &a->interval_ms, 10, 3600000),
         TC_OPT_I("count", 0, &a->count, 1, 1000000000),
         TC_OPT_F("json", 0, &a->json),
-        TC_OPT_S("sysfs-root", 0, &a->cfg.sysfs_root),
-        TC_OPT_S("nvml-lib", 0, &a->cfg.nvml_lib),
-        TC_OPT_S("rocm-lib", 0, &a->cfg.rocm_lib),
-        TC_OPT_S("nvidia-smi", 0, &a->cfg.nvidia_smi),
-        TC_OPT_S("rocm-smi", 0, &a->cfg.rocm_smi),
+        TC_OPT_TELEM_SOURCES(&a->cfg),
         TC_OPT_END,
     };
     return tc_cli_parse("monitor", argc, argv, opts, NULL, &a->help, NULL, 0, NULL) < 0 ? -1 : 0;

@@ -47,6 +47,12 @@ typedef struct tc_cli_opt {
     {                                                                                              \
         .name = (n), .letter = (l), .kind = TC_OPT_CALL, .call = (fn), .takes_value = (value)      \
     }
+/* Where the telemetry sources read (a tc_telem_config *t): the same five
+ * options for run, soak, sweep, env, monitor and agent. */
+#define TC_OPT_TELEM_SOURCES(t)                                                                    \
+    TC_OPT_S("sysfs-root", 0, &(t)->sysfs_root), TC_OPT_S("nvml-lib", 0, &(t)->nvml_lib),          \
+        TC_OPT_S("rocm-lib", 0, &(t)->rocm_lib), TC_OPT_S("nvidia-smi", 0, &(t)->nvidia_smi),      \
+        TC_OPT_S("rocm-smi", 0, &(t)->rocm_smi)
 #define TC_OPT_END                                                                                 \
     {                                                                                              \
         .name = NULL                                                                               \

@@ -342,11 +342,7 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_I("repeat", 0, &a->repeat, 1, 1000),
         TC_OPT_S("shard", 0, &a->shard_text),
         TC_OPT_S("start-at", 0, &a->start_text),
-        TC_OPT_S("sysfs-root", 0, &a->telem.sysfs_root),
-        TC_OPT_S("nvml-lib", 0, &a->telem.nvml_lib),
-        TC_OPT_S("rocm-lib", 0, &a->telem.rocm_lib),
-        TC_OPT_S("nvidia-smi", 0, &a->telem.nvidia_smi),
-        TC_OPT_S("rocm-smi", 0, &a->telem.rocm_smi),
+        TC_OPT_TELEM_SOURCES(&a->telem),
         TC_OPT_END,
     };
     if (tc_cli_parse("run", argc, argv, opts, a, &a->help, &a->url, 1, " (one URL at most)") < 0 ||

@@ -307,24 +307,30 @@ static int soak(run_plan *p, const soak_args *s)
 
 #define MAX_WORDS 256
 
-/* 1 when argv holds nothing but --resume, --db, --json and --no-progress:
- * the URL and load are then the soak's own, as it started. */
+/* The words a resume gives itself (--resume, --db, --json,
+ * --no-progress): how many word w starts (2: an option and its value), 0
+ * for any other word. */
+static int resume_own(const char *w)
+{
+    if (strcmp(w, "--resume") == 0 || strcmp(w, "--db") == 0)
+        return 2;
+    return strncmp(w, "--resume=", 9) == 0 || strncmp(w, "--db=", 5) == 0 ||
+           strcmp(w, "--json") == 0 || strcmp(w, "--no-progress") == 0;
+}
+
+/* 1 when argv holds nothing but what a resume gives itself: the URL and
+ * load are then the soak's own, as it started. */
 static int only_resume_options(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (strcmp(o, "--resume") == 0 || strcmp(o, "--db") == 0)
-            i++;
-        else if (strncmp(o, "--resume=", 9) != 0 && strncmp(o, "--db=", 5) != 0 &&
-                 strcmp(o, "--json") != 0 && strcmp(o, "--no-progress") != 0)
+    for (int i = 1, own; i < argc; i += own)
+        if (!(own = resume_own(argv[i])))
             return 0;
-    }
     return 1;
 }
 
 /* The stored command line's words after "truecost soak", less what the
- * resume gives itself (--db, --json, --no-progress, --resume), into out
- * after out[0]; the count, or -1 after saying why. */
+ * resume gives itself, into out after out[0]; the count, or -1 after
+ * saying why. */
 static int stored_words(const char *which, const char *command, char **out, int max, char *buf,
                         size_t len)
 {
@@ -336,14 +342,12 @@ static int stored_words(const char *which, const char *command, char **out, int 
                           ? "its stored command line does not read back"
                           : NULL;
     int k = 1;
-    for (int i = 2; !why && i < n && k < max; i++) {
-        if (strcmp(w[i], "--db") == 0 || strcmp(w[i], "--resume") == 0)
-            i++;
-        else if (strncmp(w[i], "--db=", 5) != 0 && strncmp(w[i], "--resume=", 9) != 0 &&
-                 strcmp(w[i], "--json") != 0 && strcmp(w[i], "--no-progress") != 0)
-            out[k++] = w[i];
-        if (k > 1 && (strstr(out[k - 1], ":***@") || strstr(out[k - 1], "password=***")))
+    for (int i = 2, own; !why && i < n && k < max; i += own ? own : 1) {
+        if ((own = resume_own(w[i])))
+            continue;
+        if (strstr(w[i], ":***@") || strstr(w[i], "password=***"))
             why = "its URL held a password, which is not stored";
+        out[k++] = w[i];
     }
     if (why) {
         tc_cli_error("soak: --resume %s: %s: give the URL and load options again", which, why);

@@ -22,21 +22,14 @@
 #include "telemetry/telem_remote.h"
 #include "telemetry/telem_set.h"
 
+#include "slurp.h"
+
 #define FIX TC_FIXTURES_DIR "/expo/"
 #define MIB 1048576LL
 
 static char *slurp(const char *name, size_t *len)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s%s", FIX, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *buf = malloc(1 << 20);
-    assert_non_null(buf);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
+    return slurp_in(FIX, name, len);
 }
 
 /* Maps a fixture; returns the device count. */

@@ -21,6 +21,8 @@
 #include "telemetry/telem_smi.h"
 #include "telemetry/telem_sysfs.h"
 
+#include "slurp.h"
+
 #define FIX TC_FIXTURES_DIR "/smi/"
 #define NV_FAKE FIX "bin/nvidia-smi"
 #define NV_OLD FIX "bin-old/nvidia-smi"
@@ -33,16 +35,7 @@
 
 static char *slurp(const char *name, size_t *len)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s%s", FIX, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *buf = malloc(1 << 20);
-    assert_non_null(buf);
-    *len = fread(buf, 1, (1 << 20) - 1, f);
-    buf[*len] = '\0';
-    fclose(f);
-    return buf;
+    return slurp_in(FIX, name, len);
 }
 
 static tc_err parse_nv(const char *text, unsigned cols, tc_smi_gpu *g, int max, int *n, char *err)
