@@ -11,8 +11,9 @@
  * And the rate a run of 1M chunks is saved at, into SQLite and into
  * PostgreSQL (a new database on the server at $TC_TEST_PG_URL, which
  * `make bench` starts through scripts/pg-test.sh; dropped after), with
- * their ratio (target: PostgreSQL no slower than SQLite); each rate the
- * median of 5 runs after a warm-up. */
+ * their ratio (target: PostgreSQL no slower than SQLite), in the runner's
+ * batches, larger ones, and one batch; each rate the median of 5 runs
+ * after a warm-up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "analysis/figures.h"
 #include "analysis/figures_stored.h"
+#include "bench/bench_runner.h"
 #include "core/tc_sort.h"
 #include "core/tc_time.h"
 #include "store/store.h"
@@ -36,7 +38,7 @@
 /* Fills a new run of `chunks` chunk times into path; *save_ns (may be
  * NULL): the time from the run's begin to its finish, without opening
  * the store (a new PostgreSQL database creates its schema then). */
-static int fill_timed(const char *path, long long chunks, int64_t *save_ns)
+static int fill_timed(const char *path, long long chunks, long long batch, int64_t *save_ns)
 {
     char err[512];
     tc_store *s;
@@ -45,7 +47,7 @@ static int fill_timed(const char *path, long long chunks, int64_t *save_ns)
         return -1;
     }
     const bench_fill f = {
-        .requests = chunks / PER_REQUEST, .per_request = PER_REQUEST, .batch = BATCH};
+        .requests = chunks / PER_REQUEST, .per_request = PER_REQUEST, .batch = (int)batch};
     tc_run_info run;
     int rc = bench_fill_run(s, &f, "bench_store", &run, save_ns);
     tc_store_close(s);
@@ -54,7 +56,7 @@ static int fill_timed(const char *path, long long chunks, int64_t *save_ns)
 
 static int fill(const char *path, long long chunks)
 {
-    return fill_timed(path, chunks, NULL);
+    return fill_timed(path, chunks, BATCH, NULL);
 }
 
 typedef enum { M_LIST, M_SHOW, M_SAVE } what;
@@ -122,83 +124,141 @@ static int pg_admin(const char *url, const char *sql)
     return ok ? 0 : -1;
 }
 
-/* This process's CPU seconds so far. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
-/* Chunk times per second of fill() into target, the median of SAVE_RUNS
- * runs after one not timed (a new file, a new database: both engines
- * start cold, and a long-running server is warm); *cpu: this process's
- * CPU seconds for the median run (SQLite does all the work in the
- * process, PostgreSQL's server most of it elsewhere). */
+/* Chunk times per second of a run of `chunks` saved into target in
+ * batches of `batch` requests, the median of SAVE_RUNS runs after one not
+ * timed (a new file, a new database: both engines start cold, and a
+ * long-running server is warm). */
 #define SAVE_RUNS 5
 
-static double save_rate(const char *target, long long chunks, double *cpu)
+static double save_rate(const char *target, long long chunks, long long batch)
 {
-    double rate[SAVE_RUNS], cpus[SAVE_RUNS];
-    if (fill(target, chunks) < 0)
+    double rate[SAVE_RUNS];
+    if (fill_timed(target, chunks, batch, NULL) < 0)
         return -1;
     for (int i = 0; i < SAVE_RUNS; i++) {
         int64_t ns = 0;
-        double c0 = cpu_s();
-        if (fill_timed(target, chunks, &ns) < 0 || ns <= 0)
+        if (fill_timed(target, chunks, batch, &ns) < 0 || ns <= 0)
             return -1;
-        cpus[i] = cpu_s() - c0;
         rate[i] = (double)(chunks / PER_REQUEST * PER_REQUEST) / ((double)ns / 1e9);
     }
-    double sorted[SAVE_RUNS];
-    memcpy(sorted, rate, sizeof sorted);
-    tc_sort_double(sorted, SAVE_RUNS);
-    for (int i = 0; i < SAVE_RUNS; i++)
-        if (rate[i] == sorted[SAVE_RUNS / 2])
-            *cpu = cpus[i];
-    return sorted[SAVE_RUNS / 2];
+    tc_sort_double(rate, SAVE_RUNS);
+    return rate[SAVE_RUNS / 2];
 }
 
-/* The save rates of a 1M-chunk run, SQLite and PostgreSQL, and their
- * ratio; PostgreSQL is skipped, said so, without a server URL. */
-static void save_rates(const char *dir)
+/* A new database on the server at url, its URL in target; 0, or -1 after
+ * saying why. */
+static int pg_new_db(const char *url, char *name, size_t namelen, char *target, size_t len)
 {
-    const long long chunks = 1000000;
-    char path[160];
-    snprintf(path, sizeof path, "%s/rate.db", dir);
-    double sq_cpu = 0, pg_cpu = 0;
-    double sq = save_rate(path, chunks, &sq_cpu);
-    unlink(path);
-    printf("  save 1M chunks        SQLite     %.2f M chunk times/s, client CPU %.3f s  (median of "
-           "%d after a warm-up)\n",
-           sq / 1e6, sq_cpu, SAVE_RUNS);
-    const char *url = getenv("TC_TEST_PG_URL");
-    if (!url || !url[0]) {
-        printf("  save 1M chunks        PostgreSQL skipped: no server (set TC_TEST_PG_URL, or "
-               "run `make bench`, which starts one)\n");
-        return;
-    }
-    char name[64], sql[128], target[2048];
-    snprintf(name, sizeof name, "tc_bench_%d", (int)getpid());
+    char sql[128];
+    snprintf(name, namelen, "tc_bench_%d", (int)getpid());
     snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
     const char *auth = strstr(url, "://");
-    if (!auth || pg_admin(url, sql) < 0) {
-        printf("  save 1M chunks        PostgreSQL skipped: cannot create a database there\n");
-        return;
-    }
+    if (!auth || pg_admin(url, sql) < 0)
+        return -1;
     const char *p = auth + 3 + strcspn(auth + 3, "/?");
-    snprintf(target, sizeof target, "%.*s/%s%s", (int)(p - url), url, name, p + strcspn(p, "?"));
-    double pg = save_rate(target, chunks, &pg_cpu);
-    snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", name);
-    (void)pg_admin(url, sql);
-    if (pg < 0 || sq <= 0) {
-        printf("  save 1M chunks        PostgreSQL failed\n");
-        return;
+    snprintf(target, len, "%.*s/%s%s", (int)(p - url), url, name, p + strcspn(p, "?"));
+    return 0;
+}
+
+/* Removes an SQLite file and its -wal and -shm companions. */
+static void unlink_db(const char *path)
+{
+    char side[200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+/* The batch size the runner saves a run into target in. */
+static long long runner_batch(const char *target)
+{
+    char err[512];
+    tc_store *s;
+    if (tc_store_open(target, TC_STORE_WRITE, &s, err, sizeof err) != TC_OK)
+        return TC_RUNNER_BATCH_MAX;
+    int n = tc_store_batch_max(s);
+    tc_store_close(s);
+    return n > 0 ? n : TC_RUNNER_BATCH_MAX;
+}
+
+#define N_SIZES 4
+
+/* One engine's save rates, by batch size: a batch size's rate is
+ * measured once, when first asked for. */
+typedef struct rates {
+    const char *target;
+    long long size[N_SIZES];
+    double rate[N_SIZES];
+    int n;
+} rates;
+
+static double rate_at(rates *r, long long chunks, long long batch)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->size[i] == batch)
+            return r->rate[i];
+    double v = save_rate(r->target, chunks, batch);
+    if (r->n < N_SIZES) {
+        r->size[r->n] = batch;
+        r->rate[r->n++] = v;
     }
-    printf("  save 1M chunks        PostgreSQL %.2f M chunk times/s, client CPU %.3f s  "
-           "(PostgreSQL/SQLite %.2f, target >= 1: %s)\n",
-           pg / 1e6, pg_cpu, pg / sq, pg >= sq ? "PASS" : "FAIL");
+    return v;
+}
+
+/* The save rates of a 1M-chunk run, SQLite's and PostgreSQL's, and their
+ * ratio: as the runner saves a run (in the batch size each store asks
+ * for; the target), then both in the same sizes, up to the whole run as
+ * one batch (PostgreSQL's floor: one COPY). PostgreSQL is skipped, said
+ * so, without a server URL. */
+static void save_rates(const char *dir)
+{
+    const long long chunks = 1000000, requests = chunks / PER_REQUEST;
+    char path[160], name[64] = "", target[2048], sql[128];
+    snprintf(path, sizeof path, "%s/rate.db", dir);
+    const char *url = getenv("TC_TEST_PG_URL");
+    int pg_ok = url && url[0] && pg_new_db(url, name, sizeof name, target, sizeof target) == 0;
+    rates sq = {.target = path}, pg = {.target = target};
+    const long long sq_run = runner_batch(path), pg_run = pg_ok ? runner_batch(target) : 0;
+    unlink_db(path);
+    printf("  save 1M chunks (%d-chunk requests; M chunk times/s, median of %d after a "
+           "warm-up)\n    %-28s %8s %11s\n",
+           PER_REQUEST, SAVE_RUNS, "batches of", "SQLite", "PostgreSQL");
+    if (!pg_ok)
+        printf("    PostgreSQL skipped: %s\n",
+               url && url[0] ? "cannot create a database there"
+                             : "no server (set TC_TEST_PG_URL, or run `make bench`, which "
+                               "starts one)");
+    const long long same[] = {TC_RUNNER_BATCH_MAX, TC_STORE_BATCH_PG, requests};
+    for (int row = -1; row < (int)(sizeof same / sizeof same[0]); row++) {
+        long long sb = row < 0 ? sq_run : same[row], pb = row < 0 ? pg_run : same[row];
+        char label[64];
+        if (row < 0)
+            snprintf(label, sizeof label, "the runner's: %lld | %lld", sb, pb);
+        else
+            snprintf(label, sizeof label, "%lld%s", sb, sb == requests ? " (the whole run)" : "");
+        double s_rate = rate_at(&sq, chunks, sb);
+        unlink_db(path);
+        if (!pg_ok) {
+            printf("    %-28s %8.2f\n", label, s_rate / 1e6);
+            continue;
+        }
+        double p_rate = rate_at(&pg, chunks, pb);
+        if (p_rate < 0 || s_rate <= 0) {
+            printf("    %-28s failed\n", label);
+            continue;
+        }
+        printf("    %-28s %8.2f %11.2f  PostgreSQL/SQLite %.2f", label, s_rate / 1e6, p_rate / 1e6,
+               p_rate / s_rate);
+        if (row < 0)
+            printf(" (target >= 1: %s)", p_rate >= s_rate ? "PASS" : "FAIL");
+        printf("\n");
+    }
+    if (pg_ok) {
+        snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", name);
+        (void)pg_admin(url, sql);
+    }
 }
 
 int main(int argc, char **argv)
@@ -231,12 +291,7 @@ int main(int argc, char **argv)
     printf("  show (stored)         %.3f s, peak RSS %.1f MB  (target < 1 s, < 50 MB: %s)\n", ss,
            sm, ss < 1 && sm < 50 ? "PASS" : "FAIL");
     save_rates(dir);
-    unlink(path);
-    char wal[160];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    snprintf(wal, sizeof wal, "%s-shm", path);
-    unlink(wal);
+    unlink_db(path);
     rmdir(dir);
     return 0;
 }

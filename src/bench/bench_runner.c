@@ -22,7 +22,6 @@
 #include "core/tc_buf.h"
 #include "core/tc_time.h"
 
-#define BATCH_MAX 64
 #define BATCH_AGE_NS (500 * TC_NS_PER_MS)
 #define PROGRESS_NS (200 * TC_NS_PER_MS)
 #define STOP_GRACE_NS TC_NS_PER_S
@@ -85,10 +84,10 @@ struct runner {
     int64_t measure_start_ns; /* 0 until the first measured request is sent */
     int64_t stop_deadline_ns; /* 0 until *stop is seen */
 
-    /* BATCH_MAX, plus room for every request in flight when a save fails:
+    /* batch_max, plus room for every request in flight when a save fails:
      * nothing more is sent then, so the batch cannot outgrow it. */
     tc_req_record *batch;
-    size_t n_batch;
+    size_t n_batch, batch_max;
     int64_t batch_since_ns;
     int batch_failed;
     int64_t hold_until_ns; /* closed loop: nothing is sent before (fail_pause_s) */
@@ -454,7 +453,7 @@ static void finish(runner *r, slot *s, CURLcode code)
     release(r, s);
     if (r->n_batch == 1)
         r->batch_since_ns = tc_mono_ns();
-    if (r->n_batch >= BATCH_MAX && !r->batch_failed)
+    if (r->n_batch >= r->batch_max && !r->batch_failed)
         flush_batch(r);
 }
 
@@ -603,7 +602,7 @@ static tc_err setup(runner *r, char *err, size_t errlen)
             return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
     r->cap = c->concurrency;
-    r->batch = calloc(BATCH_MAX + (size_t)r->cap, sizeof *r->batch);
+    r->batch = calloc(r->batch_max + (size_t)r->cap, sizeof *r->batch);
     r->slots = calloc((size_t)r->cap, sizeof *r->slots);
     r->free_slots = calloc((size_t)r->cap, sizeof *r->free_slots);
     if (!r->headers || !r->slots || !r->free_slots || !r->batch)
@@ -730,7 +729,15 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "an open loop needs an arrival process (poisson, constant or gamma with a "
                        "burstiness above 0)");
-    runner r = {.cfg = cfg, .res = res, .epfd = -1, .timerfd = -1, .open = cfg->rate > 0};
+    if (cfg->batch_max < 0 || cfg->batch_max > TC_RUNNER_BATCH_LIMIT)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "a batch of %d records: 1 to %d",
+                       cfg->batch_max, TC_RUNNER_BATCH_LIMIT);
+    runner r = {.cfg = cfg,
+                .res = res,
+                .epfd = -1,
+                .timerfd = -1,
+                .open = cfg->rate > 0,
+                .batch_max = cfg->batch_max ? (size_t)cfg->batch_max : TC_RUNNER_BATCH_MAX};
     r.rate_at_ns = tc_mono_ns();
     /* The kernel may run a timer up to the thread's slack late (50 us by
      * default) to batch wake-ups; an open loop's sends want none of it. */

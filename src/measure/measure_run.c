@@ -236,6 +236,7 @@ static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
     tc_runner_config load = c->cfg->load;
     load.stop = c->cb->stop;
     load.on_batch = store_batch;
+    load.batch_max = tc_store_batch_max(c->store);
     load.on_progress = progress;
     load.on_stop = mark_interrupted;
     load.ctx = c;

@@ -129,7 +129,10 @@ int tc_db_open_pg(const char *url, int write, int busy_ms, tc_db **out)
         return TC_DB_CANTOPEN;
     }
     PQsetNoticeProcessor(db->conn, ignore_notice, NULL);
-    int rc = tc_pg_exec(&db->base, "SET client_min_messages = warning");
+    /* READ COMMITTED whatever the server's default: the store's batches,
+     * locks and triggers are written for a snapshot a statement. */
+    int rc = tc_pg_exec(&db->base, "SET client_min_messages = warning; "
+                                   "SET default_transaction_isolation = 'read committed'");
     if (rc == TC_DB_OK && !write)
         rc = tc_pg_exec(&db->base, "SET default_transaction_read_only = on");
     if (rc == TC_DB_OK)

@@ -196,9 +196,10 @@ static int copy_one(tc_db *db, int64_t run_id, const tc_req_record *r, const uin
 /* PostgreSQL's requests have no FOREIGN KEY (schema 13: its check, a
  * query a row, took half the server's time for a batch). Every
  * transaction that adds requests first calls truecost_lock_run, which
- * locks the run as that check did (FOR KEY SHARE until commit: the run
- * cannot be deleted under the batch) and refuses a missing one with the
- * key's error. SQLite keeps its key. */
+ * updates the run's row (of nothing; schema 15): the run cannot be
+ * deleted under the batch, a delete that began before the batch
+ * committed fails as the key made it fail, and a missing run is refused
+ * with the key's error. SQLite keeps its key. */
 #define LOCK_RUN "SELECT truecost_lock_run(?1)"
 
 /* The row-by-row path's lock (a COPY sends it with its own statement). */
@@ -266,6 +267,11 @@ tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id, const tc_req_rec
     for (size_t i = 0; e == TC_OK && i < n; i++)
         e = tc_store_insert_request(s, run_id, i, recs, err, errlen);
     return e;
+}
+
+int tc_store_batch_max(const tc_store *s)
+{
+    return s && tc_db_kind_of(s->db) == TC_DB_PG ? TC_STORE_BATCH_PG : 0;
 }
 
 tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,

@@ -169,6 +169,9 @@ static const char *const migrations[] = {
     /* 14 (TC_SCHEMA_SOAK_COMMAND): the command line a soak started as, so
      * `soak --resume RUN` alone can take its URL and load from it */
     "ALTER TABLE soaks ADD COLUMN command TEXT NOT NULL DEFAULT '';",
+    /* 15: nothing in SQLite; PostgreSQL's batch lock becomes an update of
+     * the run, so an older snapshot's delete fails rather than orphans */
+    "",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

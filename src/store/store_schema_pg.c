@@ -186,6 +186,21 @@ static const char *const migrations[] = {
     " FOR EACH STATEMENT EXECUTE FUNCTION truecost_truncate_requests();",
     /* 14: the command line a soak started as */
     "ALTER TABLE soaks ADD COLUMN command TEXT NOT NULL DEFAULT '';",
+    /* 15: a batch's lock is an update of its run (of nothing) rather than
+     * FOR KEY SHARE. The run's row gets a new version, so a DELETE whose
+     * snapshot is older than the batch's commit (REPEATABLE READ, or
+     * SERIALIZABLE) fails with a serialization error, as the key's own
+     * check made it, instead of deleting the run and leaving the batch's
+     * requests, which its snapshot cannot see, behind. Batches of one run
+     * come from one runner, one after another, so the stronger lock (FOR
+     * NO KEY UPDATE) makes nothing wait that did not already. */
+    "CREATE OR REPLACE FUNCTION truecost_lock_run(run BIGINT) RETURNS void LANGUAGE plpgsql AS $$"
+    " BEGIN"
+    "  UPDATE runs SET id = id WHERE id = run;"
+    "  IF NOT FOUND THEN"
+    "   RAISE foreign_key_violation USING MESSAGE = format('no run with id %s', run);"
+    "  END IF;"
+    " END $$;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -36,6 +36,7 @@ typedef struct sink {
     int64_t refuse_until_ns; /* refuse every batch before this time */
     int refuse_always;
     int64_t taken, refused_calls;
+    size_t largest;     /* the most records in one batch taken */
     int64_t max_end_ns; /* the latest end of a record taken */
     volatile sig_atomic_t stop;
     int64_t stop_at_ns; /* set stop at the first progress call after this (0: never) */
@@ -99,6 +100,8 @@ static int take(void *ctx, const tc_req_record *recs, size_t n)
         if (recs[i].end_ns > k->max_end_ns)
             k->max_end_ns = recs[i].end_ns;
     k->taken += (int64_t)n;
+    if (n > k->largest)
+        k->largest = n;
     return 0;
 }
 
@@ -132,6 +135,35 @@ static void a_store_locked_for_a_while_loses_nothing(void **state)
     /* every finished request reached the store, and the run stopped early */
     assert_int_equal(k.taken, res.measured + res.warmup);
     assert_true(res.measured < f->cfg.requests);
+}
+
+/* Batches are as large as the store asks (PostgreSQL asks for more than
+ * the default), never larger; a size out of range is refused. */
+static void batches_are_as_large_as_the_store_asks(void **state)
+{
+    fixture *f = *state;
+    const int asked[] = {0, 128};
+    for (int i = 0; i < 2; i++) {
+        sink k = {0};
+        f->cfg.on_batch = take;
+        f->cfg.ctx = &k;
+        f->cfg.batch_max = asked[i];
+        tc_runner_result res;
+        char err[512] = "";
+        assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+        assert_int_equal(k.taken, res.measured + res.warmup);
+        if (asked[i] == 0) {
+            assert_int_equal(k.largest, TC_RUNNER_BATCH_MAX);
+        } else { /* 400 requests in ~0.3 s: more than 64 before half a second */
+            assert_true(k.largest > TC_RUNNER_BATCH_MAX);
+            assert_true(k.largest <= (size_t)asked[i]);
+        }
+    }
+    f->cfg.batch_max = TC_RUNNER_BATCH_LIMIT + 1;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "a batch of 65537 records"));
 }
 
 static void a_store_that_never_takes_counts_what_was_lost(void **state)
@@ -314,6 +346,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_store_locked_for_a_while_loses_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(a_store_that_never_takes_counts_what_was_lost, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(batches_are_as_large_as_the_store_asks, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stop_hands_over_what_finished_before_the_run_is_marked,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(an_open_loop_sends_on_its_schedule, setup, teardown),

@@ -1,6 +1,6 @@
-/* The PostgreSQL store's own schema rules (schema 13): requests keep no
- * per-row FOREIGN KEY there; each batch locks its run instead, and a
- * trigger deletes a deleted run's requests. Every test runs on a new
+/* The PostgreSQL store's own schema rules (schemas 13 and 15): requests
+ * keep no per-row FOREIGN KEY there; each batch locks its run instead (an
+ * update of the run), and a trigger deletes a deleted run's requests. Every test runs on a new
  * database on the server at $TC_TEST_PG_URL (scripts/pg-test.sh starts
  * one) and is skipped without it, unless TC_REQUIRE_PG says it must run. */
 #include <setjmp.h>
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "store/store.h"
+#include "store/store_internal.h"
 #include "pg_fixture.h"
 
 typedef struct {
@@ -253,6 +254,64 @@ static void batch_during_a_delete_leaves_no_orphans(void **state)
     tc_store_close(s);
 }
 
+/* A delete whose snapshot is older than a batch's commit (REPEATABLE
+ * READ, as a server or a session may default to) cannot see the batch's
+ * requests: it fails with a serialization error, as the key's check made
+ * it, rather than deleting the run and leaving them behind. (With a lock
+ * alone, FOR KEY SHARE, it deleted the run and left 3 orphans.) */
+static void older_snapshot_delete_fails_rather_than_orphans(void **state)
+{
+    pg_db *d = need_pg(state);
+    tc_store *s = open_write(d);
+    char err[512];
+    int64_t run = begin_run(s);
+    tc_req_record *r = records(5);
+    assert_int_equal(tc_store_add_requests(s, run, r, 2, err, sizeof err), TC_OK);
+    PGconn *c = connect_raw(d);
+    sql_ok(c, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+    assert_int_equal(requests_of(c, run), 2); /* the snapshot: two requests */
+    assert_int_equal(tc_store_add_requests(s, run, r + 2, 3, err, sizeof err), TC_OK);
+    char sql[64];
+    snprintf(sql, sizeof sql, "DELETE FROM runs WHERE id = %lld", (long long)run);
+    PGresult *res = PQexec(c, sql);
+    const char *state_code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    assert_int_equal(PQresultStatus(res), PGRES_FATAL_ERROR);
+    assert_string_equal(state_code ? state_code : "", "40001");
+    PQclear(res);
+    sql_ok(c, "ROLLBACK");
+    assert_int_equal(requests_of(c, run), 5);
+    sql_ok(c, sql); /* again, with a snapshot of now: all of it goes */
+    assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
+    PQfinish(c);
+    free_records(r, 5);
+    tc_store_close(s);
+}
+
+/* truecost's own sessions read committed whatever the database's
+ * default, which the locks and triggers are written for. */
+static void store_reads_committed_whatever_the_default(void **state)
+{
+    pg_db *d = need_pg(state);
+    PGconn *c = connect_raw(d);
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "ALTER DATABASE %s SET default_transaction_isolation = 'repeatable read'", d->name);
+    sql_ok(c, sql);
+    PQfinish(c);
+    c = connect_raw(d);
+    PGresult *res = PQexec(c, "SHOW transaction_isolation");
+    assert_string_equal(PQgetvalue(res, 0, 0), "repeatable read"); /* the default took */
+    PQclear(res);
+    PQfinish(c);
+    tc_store *s = open_write(d);
+    tc_db_stmt *st = NULL;
+    assert_int_equal(tc_db_prepare(s->db, "SHOW transaction_isolation", &st), TC_DB_OK);
+    assert_int_equal(tc_db_step(st), TC_DB_ROW);
+    assert_string_equal(tc_db_col_text(st, 0), "read committed");
+    tc_db_finalize(st);
+    tc_store_close(s);
+}
+
 /* A database from before schema 13 (its requests with their FOREIGN KEY)
  * is migrated when opened for writing: the key dropped, the trigger in
  * place, and it goes on storing and deleting as before. */
@@ -279,6 +338,10 @@ static void schema_12_database_is_migrated(void **state)
     assert_int_equal(sql_int(c, "SELECT count(*) FROM pg_trigger WHERE tgname = "
                                 "'runs_delete_requests'"),
                      1);
+    /* schema 15's lock: an update of the run */
+    assert_int_equal(sql_int(c, "SELECT count(*) FROM pg_proc WHERE proname = "
+                                "'truecost_lock_run' AND prosrc LIKE '%UPDATE runs%'"),
+                     1);
     char err[512];
     int64_t run = begin_run(s);
     tc_req_record *r = records(2);
@@ -300,6 +363,8 @@ int main(void)
         PG(deleting_a_run_deletes_its_requests),
         PG(batch_for_a_missing_run_is_refused),
         PG(batch_during_a_delete_leaves_no_orphans),
+        PG(older_snapshot_delete_fails_rather_than_orphans),
+        PG(store_reads_committed_whatever_the_default),
         PG(schema_12_database_is_migrated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
