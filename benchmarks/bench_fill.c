@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/tc_time.h"
+#include "measure/measure_saver.h"
 
 static int64_t send_ns(const bench_fill *f, long long seq)
 {
@@ -47,13 +48,17 @@ int bench_fill_run(tc_store *s, const bench_fill *f, const char *who, tc_run_inf
     tc_req_record *recs = calloc((size_t)f->batch, sizeof *recs);
     int64_t t0 = tc_mono_ns();
     int ok = recs && tc_store_run_begin(s, run, err, sizeof err) == TC_OK;
+    tc_saver *saver = NULL;
+    ok = ok && (!f->saver || tc_saver_start(s, run->id, 30, &saver, err, sizeof err) == TC_OK);
     uint64_t jitter = 1;
     for (long long seq = 0; ok && seq < f->requests;) {
         size_t n = 0;
         for (; ok && n < (size_t)f->batch && seq < f->requests; n++, seq++)
             ok = fill_record(f, seq, &jitter, &recs[n]) == 0;
-        ok = ok && tc_store_add_requests(s, run->id, recs, n, err, sizeof err) == TC_OK;
+        ok = ok && (saver ? tc_saver_add_requests(saver, recs, n, err, sizeof err) == 0
+                          : tc_store_add_requests(s, run->id, recs, n, err, sizeof err) == TC_OK);
     }
+    ok = tc_saver_stop(saver, err, sizeof err) == 0 && ok;
     ok = ok && tc_store_run_finish(s, run->id, TC_RUN_COMPLETE, err, sizeof err) == TC_OK;
     if (ok && save_ns)
         *save_ns = tc_mono_ns() - t0;

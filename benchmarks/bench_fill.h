@@ -15,6 +15,7 @@ typedef struct bench_fill {
     int per_request; /* chunks a request */
     int in_flight;   /* sends come in rounds of this many; 0: one a millisecond */
     int batch;       /* requests a store batch */
+    int saver;       /* 1: batches handed to a saver thread, as a run's are */
 } bench_fill;
 
 /* Begins, fills and finishes a run in s; *run gets it. *save_ns (may be

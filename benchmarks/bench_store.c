@@ -38,7 +38,8 @@
 /* Fills a new run of `chunks` chunk times into path; *save_ns (may be
  * NULL): the time from the run's begin to its finish, without opening
  * the store (a new PostgreSQL database creates its schema then). */
-static int fill_timed(const char *path, long long chunks, long long batch, int64_t *save_ns)
+static int fill_timed(const char *path, long long chunks, long long batch, int saver,
+                      int64_t *save_ns)
 {
     char err[512];
     tc_store *s;
@@ -46,8 +47,10 @@ static int fill_timed(const char *path, long long chunks, long long batch, int64
         fprintf(stderr, "bench_store: %s\n", err);
         return -1;
     }
-    const bench_fill f = {
-        .requests = chunks / PER_REQUEST, .per_request = PER_REQUEST, .batch = (int)batch};
+    const bench_fill f = {.requests = chunks / PER_REQUEST,
+                          .per_request = PER_REQUEST,
+                          .batch = (int)batch,
+                          .saver = saver};
     tc_run_info run;
     int rc = bench_fill_run(s, &f, "bench_store", &run, save_ns);
     tc_store_close(s);
@@ -56,7 +59,7 @@ static int fill_timed(const char *path, long long chunks, long long batch, int64
 
 static int fill(const char *path, long long chunks)
 {
-    return fill_timed(path, chunks, BATCH, NULL);
+    return fill_timed(path, chunks, BATCH, 0, NULL);
 }
 
 typedef enum { M_LIST, M_SHOW, M_SAVE } what;
@@ -124,20 +127,26 @@ static int pg_admin(const char *url, const char *sql)
     return ok ? 0 : -1;
 }
 
-/* Chunk times per second of a run of `chunks` saved into target in
- * batches of `batch` requests, the median of SAVE_RUNS runs after one not
- * timed (a new file, a new database: both engines start cold, and a
- * long-running server is warm). */
+/* One way of saving a run: in batches of `batch`, handed to a saver
+ * thread (as a run's are) or stored by the caller itself. */
+typedef struct way {
+    long long batch;
+    int saver;
+} way;
+
+/* Chunk times per second of a run of `chunks` saved into target one way,
+ * the median of SAVE_RUNS runs after one not timed (a new file, a new
+ * database: both engines start cold, and a long-running server is warm). */
 #define SAVE_RUNS 5
 
-static double save_rate(const char *target, long long chunks, long long batch)
+static double save_rate(const char *target, long long chunks, way w)
 {
     double rate[SAVE_RUNS];
-    if (fill_timed(target, chunks, batch, NULL) < 0)
+    if (fill_timed(target, chunks, w.batch, w.saver, NULL) < 0)
         return -1;
     for (int i = 0; i < SAVE_RUNS; i++) {
         int64_t ns = 0;
-        if (fill_timed(target, chunks, batch, &ns) < 0 || ns <= 0)
+        if (fill_timed(target, chunks, w.batch, w.saver, &ns) < 0 || ns <= 0)
             return -1;
         rate[i] = (double)(chunks / PER_REQUEST * PER_REQUEST) / ((double)ns / 1e9);
     }
@@ -171,47 +180,12 @@ static void unlink_db(const char *path)
     unlink(side);
 }
 
-/* The batch size the runner saves a run into target in. */
-static long long runner_batch(const char *target)
-{
-    char err[512];
-    tc_store *s;
-    if (tc_store_open(target, TC_STORE_WRITE, &s, err, sizeof err) != TC_OK)
-        return TC_RUNNER_BATCH_MAX;
-    int n = tc_store_batch_max(s);
-    tc_store_close(s);
-    return n > 0 ? n : TC_RUNNER_BATCH_MAX;
-}
-
-#define N_SIZES 4
-
-/* One engine's save rates, by batch size: a batch size's rate is
- * measured once, when first asked for. */
-typedef struct rates {
-    const char *target;
-    long long size[N_SIZES];
-    double rate[N_SIZES];
-    int n;
-} rates;
-
-static double rate_at(rates *r, long long chunks, long long batch)
-{
-    for (int i = 0; i < r->n; i++)
-        if (r->size[i] == batch)
-            return r->rate[i];
-    double v = save_rate(r->target, chunks, batch);
-    if (r->n < N_SIZES) {
-        r->size[r->n] = batch;
-        r->rate[r->n++] = v;
-    }
-    return v;
-}
-
 /* The save rates of a 1M-chunk run, SQLite's and PostgreSQL's, and their
- * ratio: as the runner saves a run (in the batch size each store asks
- * for; the target), then both in the same sizes, up to the whole run as
- * one batch (PostgreSQL's floor: one COPY). PostgreSQL is skipped, said
- * so, without a server URL. */
+ * ratio: first as a run is saved (the runner's batches of 64 handed to
+ * the saver thread, which writes what has queued as one transaction; the
+ * target), then stored directly in batches of 64, of 512 and as one
+ * batch, to show where the time goes. PostgreSQL is skipped, said so,
+ * without a server URL. */
 static void save_rates(const char *dir)
 {
     const long long chunks = 1000000, requests = chunks / PER_REQUEST;
@@ -219,39 +193,37 @@ static void save_rates(const char *dir)
     snprintf(path, sizeof path, "%s/rate.db", dir);
     const char *url = getenv("TC_TEST_PG_URL");
     int pg_ok = url && url[0] && pg_new_db(url, name, sizeof name, target, sizeof target) == 0;
-    rates sq = {.target = path}, pg = {.target = target};
-    const long long sq_run = runner_batch(path), pg_run = pg_ok ? runner_batch(target) : 0;
-    unlink_db(path);
     printf("  save 1M chunks (%d-chunk requests; M chunk times/s, median of %d after a "
-           "warm-up)\n    %-28s %8s %11s\n",
-           PER_REQUEST, SAVE_RUNS, "batches of", "SQLite", "PostgreSQL");
+           "warm-up)\n    %-30s %8s %11s\n",
+           PER_REQUEST, SAVE_RUNS, "", "SQLite", "PostgreSQL");
     if (!pg_ok)
         printf("    PostgreSQL skipped: %s\n",
                url && url[0] ? "cannot create a database there"
                              : "no server (set TC_TEST_PG_URL, or run `make bench`, which "
                                "starts one)");
-    const long long same[] = {TC_RUNNER_BATCH_MAX, TC_STORE_BATCH_PG, requests};
-    for (int row = -1; row < (int)(sizeof same / sizeof same[0]); row++) {
-        long long sb = row < 0 ? sq_run : same[row], pb = row < 0 ? pg_run : same[row];
+    const way ways[] = {
+        {TC_RUNNER_BATCH_MAX, 1}, {TC_RUNNER_BATCH_MAX, 0}, {512, 0}, {requests, 0}};
+    for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
         char label[64];
-        if (row < 0)
-            snprintf(label, sizeof label, "the runner's: %lld | %lld", sb, pb);
+        if (ways[i].saver)
+            snprintf(label, sizeof label, "as a run: %lds to the saver", (long)ways[i].batch);
         else
-            snprintf(label, sizeof label, "%lld%s", sb, sb == requests ? " (the whole run)" : "");
-        double s_rate = rate_at(&sq, chunks, sb);
+            snprintf(label, sizeof label, "directly, batches of %lld%s", ways[i].batch,
+                     ways[i].batch == requests ? " (all)" : "");
+        double s_rate = save_rate(path, chunks, ways[i]);
         unlink_db(path);
         if (!pg_ok) {
-            printf("    %-28s %8.2f\n", label, s_rate / 1e6);
+            printf("    %-30s %8.2f\n", label, s_rate / 1e6);
             continue;
         }
-        double p_rate = rate_at(&pg, chunks, pb);
+        double p_rate = save_rate(target, chunks, ways[i]);
         if (p_rate < 0 || s_rate <= 0) {
-            printf("    %-28s failed\n", label);
+            printf("    %-30s failed\n", label);
             continue;
         }
-        printf("    %-28s %8.2f %11.2f  PostgreSQL/SQLite %.2f", label, s_rate / 1e6, p_rate / 1e6,
+        printf("    %-30s %8.2f %11.2f  PostgreSQL/SQLite %.2f", label, s_rate / 1e6, p_rate / 1e6,
                p_rate / s_rate);
-        if (row < 0)
+        if (ways[i].saver)
             printf(" (target >= 1: %s)", p_rate >= s_rate ? "PASS" : "FAIL");
         printf("\n");
     }

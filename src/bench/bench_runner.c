@@ -30,7 +30,6 @@
  * timeout) the run stops sending, and the records kept so far are offered
  * again this often, for save_patience_s (default 30 s), then given up. */
 #define SAVE_RETRY_NS (500 * TC_NS_PER_MS)
-#define SAVE_PATIENCE_DEFAULT_S 30.0
 /* An open loop's slots made before the first send; more as needed. */
 #define OPEN_SLOTS_AHEAD 64
 
@@ -84,10 +83,11 @@ struct runner {
     int64_t measure_start_ns; /* 0 until the first measured request is sent */
     int64_t stop_deadline_ns; /* 0 until *stop is seen */
 
-    /* batch_max, plus room for every request in flight when a save fails:
-     * nothing more is sent then, so the batch cannot outgrow it. */
+    /* TC_RUNNER_BATCH_MAX, plus room for every request in flight when a
+     * save fails: nothing more is sent then, so the batch cannot outgrow
+     * it. */
     tc_req_record *batch;
-    size_t n_batch, batch_max;
+    size_t n_batch;
     int64_t batch_since_ns;
     int batch_failed;
     int64_t hold_until_ns; /* closed loop: nothing is sent before (fail_pause_s) */
@@ -338,7 +338,7 @@ static void flush_batch(runner *r)
 
 static double save_patience_s(const tc_runner_config *c)
 {
-    return c->save_patience_s > 0 ? c->save_patience_s : SAVE_PATIENCE_DEFAULT_S;
+    return c->save_patience_s > 0 ? c->save_patience_s : TC_RUNNER_SAVE_PATIENCE_S;
 }
 
 /* After the loop, when a save failed: offers the kept records again until
@@ -453,7 +453,7 @@ static void finish(runner *r, slot *s, CURLcode code)
     release(r, s);
     if (r->n_batch == 1)
         r->batch_since_ns = tc_mono_ns();
-    if (r->n_batch >= r->batch_max && !r->batch_failed)
+    if (r->n_batch >= TC_RUNNER_BATCH_MAX && !r->batch_failed)
         flush_batch(r);
 }
 
@@ -506,13 +506,15 @@ static int handle_stop(runner *r, int64_t now)
     if (!r->stop_deadline_ns) {
         if (!(r->cfg->stop && *r->cfg->stop))
             return 0;
-        r->stop_deadline_ns = now + STOP_GRACE_NS;
         r->res->interrupted = 1;
         /* Saved before the run is marked: a second Ctrl-C exits at once. */
         if (!r->batch_failed)
             flush_batch(r);
         if (r->cfg->on_stop)
             r->cfg->on_stop(r->cfg->ctx);
+        /* The grace counts from here: waiting on the store is not the
+         * requests' time. */
+        r->stop_deadline_ns = tc_mono_ns() + STOP_GRACE_NS;
     }
     if (r->busy && now < r->stop_deadline_ns)
         return 0;
@@ -602,7 +604,7 @@ static tc_err setup(runner *r, char *err, size_t errlen)
             return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
     r->cap = c->concurrency;
-    r->batch = calloc(r->batch_max + (size_t)r->cap, sizeof *r->batch);
+    r->batch = calloc(TC_RUNNER_BATCH_MAX + (size_t)r->cap, sizeof *r->batch);
     r->slots = calloc((size_t)r->cap, sizeof *r->slots);
     r->free_slots = calloc((size_t)r->cap, sizeof *r->free_slots);
     if (!r->headers || !r->slots || !r->free_slots || !r->batch)
@@ -729,15 +731,7 @@ tc_err tc_runner_run(const tc_runner_config *cfg, tc_runner_result *res, char *e
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "an open loop needs an arrival process (poisson, constant or gamma with a "
                        "burstiness above 0)");
-    if (cfg->batch_max < 0 || cfg->batch_max > TC_RUNNER_BATCH_LIMIT)
-        return tc_fail(err, errlen, TC_ERR_INVALID, "a batch of %d records: 1 to %d",
-                       cfg->batch_max, TC_RUNNER_BATCH_LIMIT);
-    runner r = {.cfg = cfg,
-                .res = res,
-                .epfd = -1,
-                .timerfd = -1,
-                .open = cfg->rate > 0,
-                .batch_max = cfg->batch_max ? (size_t)cfg->batch_max : TC_RUNNER_BATCH_MAX};
+    runner r = {.cfg = cfg, .res = res, .epfd = -1, .timerfd = -1, .open = cfg->rate > 0};
     r.rate_at_ns = tc_mono_ns();
     /* The kernel may run a timer up to the thread's slack late (50 us by
      * default) to batch wake-ups; an open loop's sends want none of it. */

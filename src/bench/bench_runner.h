@@ -29,10 +29,10 @@
 #include "bench_url.h"
 #include "core/tc_error.h"
 
-/* The most records the runner hands on_batch at once, unless batch_max
- * says otherwise, and the most batch_max may say. */
+/* The most records the runner hands on_batch at once, and how long it
+ * offers a refused batch again unless save_patience_s says otherwise. */
 #define TC_RUNNER_BATCH_MAX 64
-#define TC_RUNNER_BATCH_LIMIT 65536
+#define TC_RUNNER_SAVE_PATIENCE_S 30.0
 
 typedef struct tc_runner_progress {
     int64_t done;    /* measured requests finished */
@@ -70,18 +70,14 @@ typedef struct tc_runner_config {
      * get one second to finish before they are abandoned. */
     volatile sig_atomic_t *stop;
     /* Finished records, in completion order, in batches (a batch every
-     * TC_RUNNER_BATCH_MAX records or half a second; at once after a stop). The callee copies
-     * what it keeps; the runner frees the records once a call returns 0. A
-     * nonzero return (e.g. the store stayed locked) must have kept nothing:
-     * the run stops sending, and the same records, with any that finish
-     * meanwhile, are offered again every half second for save_patience_s
-     * (0: 30 s); what is still refused then is counted in unsaved and in
-     * the run's error. */
+     * TC_RUNNER_BATCH_MAX records or half a second; at once after a stop). The
+     * callee copies what it keeps; the runner frees the records once a
+     * call returns 0. A nonzero return (e.g. the store stayed locked) must
+     * have kept nothing: the run stops sending, and the same records, with
+     * any that finish meanwhile, are offered again every half second for
+     * save_patience_s (0: 30 s); what is still refused then is counted in
+     * unsaved and in the run's error. */
     int (*on_batch)(void *ctx, const tc_req_record *recs, size_t n);
-    /* Records a batch at most, 1 to TC_RUNNER_BATCH_LIMIT (0:
-     * TC_RUNNER_BATCH_MAX): a store that pays a round trip a batch asks
-     * for more. Half a second still hands a batch over whatever its size. */
-    int batch_max;
     /* Called about five times a second; may be NULL. */
     void (*on_progress)(void *ctx, const tc_runner_progress *p);
     /* Called once, as soon as the loop sees *stop set; may be NULL. Lets

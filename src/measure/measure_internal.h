@@ -25,6 +25,7 @@ typedef struct tc_measure_ctx {
     int64_t seq_base;       /* a resumed run's requests are numbered after its stored ones */
     tc_req_record *trimmed; /* a batch as stored: chunk times cut (chunk_sample), seq moved */
     size_t trimmed_cap;
+    tc_saver *saver; /* while the load runs: the store is its (NULL: saved on this thread) */
 } tc_measure_ctx;
 
 /* Whether the caller asked to stop. */
@@ -34,9 +35,13 @@ int tc_measure_stopping(const tc_measure_ctx *c);
 void tc_measure_say(const tc_measure_ctx *c, tc_measure_notice what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Moves the sampler's waiting samples into the store (the sampler never
- * waits for it); a refused batch is said once. */
+/* Moves the sampler's waiting samples into the store, or the saver's
+ * queue while it runs (the sampler never waits for either); a refused
+ * batch is said once. */
 void tc_measure_drain(tc_measure_ctx *c);
+
+/* Says (once a run) that the saver lost a batch of samples, if it did. */
+void tc_measure_samples_lost(tc_measure_ctx *c);
 
 /* Opens the telemetry sources, stores the devices, starts the sampler and
  * samples the idle baseline. No device is no error (said unless the

@@ -196,14 +196,21 @@ static const tc_req_record *trim_batch(tc_measure_ctx *c, const tc_req_record *r
     return c->trimmed;
 }
 
+/* Hands a batch to the saver (or, without one, the store): the thread
+ * that reads the streams does not wait on the database. */
 static int store_batch(void *ctx, const tc_req_record *recs, size_t n)
 {
     tc_measure_ctx *c = ctx;
     tc_measure_drain(c);
     const tc_req_record *as_stored = trim_batch(c, recs, n);
-    tc_err rc = tc_store_add_requests(c->store, c->run_id, as_stored ? as_stored : recs, n,
-                                      c->store_err, sizeof c->store_err);
-    if (rc != TC_OK)
+    const tc_req_record *batch = as_stored ? as_stored : recs;
+    int taken;
+    if (c->saver)
+        taken = tc_saver_add_requests(c->saver, batch, n, c->store_err, sizeof c->store_err) == 0;
+    else
+        taken = tc_store_add_requests(c->store, c->run_id, batch, n, c->store_err,
+                                      sizeof c->store_err) == TC_OK;
+    if (!taken)
         return -1; /* refused: the runner keeps them and offers them again */
     if (c->cb->records)
         c->cb->records(c->cb->ctx, recs, n);
@@ -218,14 +225,67 @@ static void progress(void *ctx, const tc_runner_progress *p)
         c->cb->progress(c->cb->ctx, p);
 }
 
+static tc_err mark_on(tc_store *store, void *ctx)
+{
+    tc_measure_ctx *c = ctx;
+    return tc_store_run_finish(store, c->run_id, TC_RUN_INTERRUPTED, c->store_err,
+                               sizeof c->store_err);
+}
+
 /* The stop, as soon as the runner sees it (after handing over what had
  * finished): marked at once, so that a second signal that exits without
  * cleaning up leaves the run "interrupted". */
 static void mark_interrupted(void *ctx)
 {
     tc_measure_ctx *c = ctx;
-    c->marked = tc_store_run_finish(c->store, c->run_id, TC_RUN_INTERRUPTED, c->store_err,
-                                    sizeof c->store_err) == TC_OK;
+    if (!c->saver) {
+        c->marked = mark_on(c->store, c) == TC_OK;
+        return;
+    }
+    /* After what was handed over is saved (unless the store refuses it):
+     * a second Ctrl-C then loses nothing that finished before the first. */
+    c->marked = tc_saver_with_store(c->saver, mark_on, c) == TC_OK;
+}
+
+/* Starts the saver for the load (without one, batches are saved on this
+ * thread, as they were before it). */
+static void start_saver(tc_measure_ctx *c, double patience_s)
+{
+    char err[512];
+    if (tc_saver_start(c->store, c->run_id, patience_s, &c->saver, err, sizeof err) != TC_OK)
+        tc_measure_say(c, TC_MEASURE_SAVED_INLINE,
+                       "%s: requests are saved as they are timed, and a slow database can "
+                       "delay the timing of chunks",
+                       err);
+    if (c->saver && c->cb->saver)
+        c->cb->saver(c->cb->ctx, c->saver);
+}
+
+/* Stops the saver once everything is saved, or its patience is out;
+ * what it could not save joins the load's unsaved, and makes the load's
+ * error say so. */
+static void stop_saver(tc_measure_ctx *c, tc_measure_outcome *o, double patience_s, tc_err *rc,
+                       char *err, size_t errlen)
+{
+    if (!c->saver)
+        return;
+    char why[512] = "";
+    (void)tc_saver_flush(c->saver, 1, why, sizeof why);
+    tc_measure_samples_lost(c);
+    int64_t lost = tc_saver_stop(c->saver, why, sizeof why);
+    c->saver = NULL;
+    if (c->cb->saver)
+        c->cb->saver(c->cb->ctx, NULL);
+    if (lost <= 0)
+        return;
+    o->load.unsaved += lost;
+    snprintf(c->store_err, sizeof c->store_err, "%s", why);
+    if (*rc != TC_OK && *rc != TC_ERR_IO) /* the load's own failure says more */
+        return;
+    *rc = tc_fail(err, errlen, TC_ERR_IO,
+                  "saving the results failed for %g s; %lld finished request(s) could not be "
+                  "saved",
+                  patience_s, (long long)o->load.unsaved);
 }
 
 /* ---- one run ---------------------------------------------------------------- */
@@ -236,13 +296,15 @@ static void measure_load(tc_measure_ctx *c, tc_measure_outcome *o)
     tc_runner_config load = c->cfg->load;
     load.stop = c->cb->stop;
     load.on_batch = store_batch;
-    load.batch_max = tc_store_batch_max(c->store);
     load.on_progress = progress;
     load.on_stop = mark_interrupted;
     load.ctx = c;
+    double patience = load.save_patience_s > 0 ? load.save_patience_s : TC_RUNNER_SAVE_PATIENCE_S;
+    start_saver(c, patience);
     char err[512];
     tc_err rc = tc_runner_run(&load, &o->load, err, sizeof err);
     tc_measure_telem_stop(c, o);
+    stop_saver(c, o, patience, &rc, err, sizeof err);
     if (rc != TC_OK) {
         o->rc = rc;
         o->stage = TC_MEASURE_LOAD;

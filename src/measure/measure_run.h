@@ -19,6 +19,7 @@
 
 #include "bench/bench_runner.h"
 #include "core/tc_error.h"
+#include "measure_saver.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "telemetry/telem.h"
@@ -101,7 +102,8 @@ typedef enum tc_measure_notice {
     TC_MEASURE_SAMPLES_LOST,   /* a batch of samples was not stored (once a run) */
     TC_MEASURE_NO_WORKLOAD,    /* the workload shape was not stored; the run goes on */
     TC_MEASURE_NO_REMOTE,      /* a telemetry URL gave no device; the run goes on */
-    TC_MEASURE_CLIENT_HOST     /* no agent /env answered: the client's environment is stored */
+    TC_MEASURE_CLIENT_HOST,    /* no agent /env answered: the client's environment is stored */
+    TC_MEASURE_SAVED_INLINE    /* no saver thread: batches saved by the timing thread; goes on */
 } tc_measure_notice;
 
 typedef struct tc_measure_callbacks {
@@ -120,11 +122,16 @@ typedef struct tc_measure_callbacks {
     void (*progress)(void *ctx, const tc_runner_progress *p);
     void (*notice)(void *ctx, tc_measure_notice what, const char *text);
     int (*finished)(void *ctx, const tc_measure_outcome *run);
-    /* Each may be NULL (soak): a batch of finished records once stored
-     * (each record once), and a batch of telemetry samples once handed
-     * to the store. */
+    /* Each may be NULL (soak): a batch of finished records once handed
+     * to the store (each record once), and a batch of telemetry samples
+     * likewise. */
     void (*records)(void *ctx, const tc_req_record *recs, size_t n);
     void (*samples)(void *ctx, const tc_run_sample *s, size_t n);
+    /* May be NULL. While the load runs, a saver thread writes into the
+     * store (measure_saver.h): called with it as the load starts and with
+     * NULL once it has stopped. A callback that writes into the store in
+     * between (soak's windows) does it through tc_saver_with_store. */
+    void (*saver)(void *ctx, tc_saver *saver);
     void *ctx;
 } tc_measure_callbacks;
 

@@ -27,6 +27,7 @@ typedef struct soak {
     const tc_soak_config *cfg;
     const tc_soak_callbacks *cb;
     tc_store *store;
+    tc_saver *saver; /* while the load runs: the store is written through it */
     tc_soak_plan plan;
     int started;
     int64_t mono0; /* soak time covered0 at mono0 */
@@ -204,19 +205,34 @@ static int64_t server_rss(soak *s)
 
 /* ---- windows ---------------------------------------------------------------- */
 
+typedef struct window_save {
+    soak *s;
+    const tc_soak_window *w;
+    size_t from, upto;
+    char err[512];
+} window_save;
+
+static tc_err save_on(tc_store *store, void *arg)
+{
+    window_save *a = arg;
+    soak *s = a->s;
+    return tc_store_soak_save(store, &s->plan, a->w, s->outages + a->from,
+                              a->upto > a->from ? a->upto - a->from : 0, a->err, sizeof a->err);
+}
+
 /* Stores window w (NULL: none), the plan and the outages that changed. */
 static void save(soak *s, const tc_soak_window *w)
 {
-    size_t from = s->changed_from;
     /* An open outage not yet counted waits: it may turn out to be errors. */
-    size_t upto = s->down && !s->down_counted ? s->n_outages - 1 : s->n_outages;
-    char err[512];
-    tc_err rc = tc_store_soak_save(s->store, &s->plan, w, s->outages + from,
-                                   upto > from ? upto - from : 0, err, sizeof err);
+    window_save a = {.s = s,
+                     .w = w,
+                     .from = s->changed_from,
+                     .upto = s->down && !s->down_counted ? s->n_outages - 1 : s->n_outages};
+    tc_err rc = s->saver ? tc_saver_with_store(s->saver, save_on, &a) : save_on(s->store, &a);
     if (rc == TC_OK)
         s->changed_from = s->down ? s->n_outages - 1 : s->n_outages;
     else if (!s->store_said++ && s->cb->store_failed)
-        s->cb->store_failed(s->cb->run.ctx, err);
+        s->cb->store_failed(s->cb->run.ctx, a.err);
 }
 
 static void close_window(soak *s, double span_s, double now)
@@ -315,6 +331,11 @@ static void on_records(void *ctx, const tc_req_record *recs, size_t n)
     }
 }
 
+static void on_saver(void *ctx, tc_saver *saver)
+{
+    ((soak *)ctx)->saver = saver;
+}
+
 static void on_samples(void *ctx, const tc_run_sample *smp, size_t n)
 {
     soak *s = ctx;
@@ -391,6 +412,7 @@ tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store, const tc_soak
                                 .finished = on_finished,
                                 .records = on_records,
                                 .samples = on_samples,
+                                .saver = on_saver,
                                 .ctx = s};
     s->prober = tc_soak_prober_start(&cfg->run.load.endpoint, cfg->run.load.api_key);
     tc_err rc = tc_measure_run(&run, store, &mcb, out, err, errlen);

@@ -36,16 +36,28 @@ static void drain_one(tc_measure_ctx *c, tc_telem_sampler *s, int first)
             c->samples[i].device += first;
         if (c->cb->samples)
             c->cb->samples(c->cb->ctx, c->samples, n);
-        if (tc_store_add_samples(c->store, c->run_id, c->samples, n, err, sizeof err) != TC_OK &&
-            !c->samples_said++)
+        int lost = c->saver ? tc_saver_add_samples(c->saver, c->samples, n) != 0
+                            : tc_store_add_samples(c->store, c->run_id, c->samples, n, err,
+                                                   sizeof err) != TC_OK;
+        if (lost && c->saver)
+            snprintf(err, sizeof err, "out of memory");
+        if (lost && !c->samples_said++)
             tc_measure_say(c, TC_MEASURE_SAMPLES_LOST, "telemetry samples not saved: %s", err);
     }
+}
+
+void tc_measure_samples_lost(tc_measure_ctx *c)
+{
+    char err[512];
+    if (c->saver && tc_saver_samples_lost(c->saver, err, sizeof err) && !c->samples_said++)
+        tc_measure_say(c, TC_MEASURE_SAMPLES_LOST, "telemetry samples not saved: %s", err);
 }
 
 void tc_measure_drain(tc_measure_ctx *c)
 {
     drain_one(c, c->sampler, 0);
     drain_one(c, c->rsampler, c->n_local);
+    tc_measure_samples_lost(c);
 }
 
 static tc_err fail(tc_measure_outcome *o, tc_measure_stage stage, tc_err rc, const char *why)

@@ -98,12 +98,6 @@ int tc_store_is_pg(const tc_store *s);
  * every writing call below). */
 TC_MUST_CHECK tc_err tc_store_run_begin(tc_store *s, tc_run_info *info, char *err, size_t errlen);
 
-/* The requests a batch for tc_store_add_requests should hold at most for
- * this store, or 0 for no preference. PostgreSQL's is larger: each batch
- * costs it a round trip, a COPY's set-up and a commit on the server. */
-#define TC_STORE_BATCH_PG 512
-int tc_store_batch_max(const tc_store *s);
-
 /* Stores n finished requests of run run_id in one transaction: all of
  * them or, on any error (a seq already stored, an unknown run, a chunk
  * time before the one it follows), none. Statements are prepared once

@@ -269,11 +269,6 @@ tc_err tc_store_insert_requests_tx(tc_store *s, int64_t run_id, const tc_req_rec
     return e;
 }
 
-int tc_store_batch_max(const tc_store *s)
-{
-    return s && tc_db_kind_of(s->db) == TC_DB_PG ? TC_STORE_BATCH_PG : 0;
-}
-
 tc_err tc_store_add_requests(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n,
                              char *err, size_t errlen)
 {

@@ -41,6 +41,7 @@ typedef struct sink {
     volatile sig_atomic_t stop;
     int64_t stop_at_ns; /* set stop at the first progress call after this (0: never) */
     int64_t taken_at_stop, stop_seen_ns;
+    int on_stop_ms; /* on_stop takes this long (a store slow to mark the run) */
 } sink;
 
 static void *serve(void *arg)
@@ -100,8 +101,6 @@ static int take(void *ctx, const tc_req_record *recs, size_t n)
         if (recs[i].end_ns > k->max_end_ns)
             k->max_end_ns = recs[i].end_ns;
     k->taken += (int64_t)n;
-    if (n > k->largest)
-        k->largest = n;
     return 0;
 }
 
@@ -118,6 +117,9 @@ static void on_stop(void *ctx)
     sink *k = ctx;
     k->taken_at_stop = k->taken;
     k->stop_seen_ns = tc_mono_ns();
+    if (k->on_stop_ms)
+        nanosleep(&(struct timespec){k->on_stop_ms / 1000, (k->on_stop_ms % 1000) * 1000000L},
+                  NULL);
 }
 
 static void a_store_locked_for_a_while_loses_nothing(void **state)
@@ -135,35 +137,6 @@ static void a_store_locked_for_a_while_loses_nothing(void **state)
     /* every finished request reached the store, and the run stopped early */
     assert_int_equal(k.taken, res.measured + res.warmup);
     assert_true(res.measured < f->cfg.requests);
-}
-
-/* Batches are as large as the store asks (PostgreSQL asks for more than
- * the default), never larger; a size out of range is refused. */
-static void batches_are_as_large_as_the_store_asks(void **state)
-{
-    fixture *f = *state;
-    const int asked[] = {0, 128};
-    for (int i = 0; i < 2; i++) {
-        sink k = {0};
-        f->cfg.on_batch = take;
-        f->cfg.ctx = &k;
-        f->cfg.batch_max = asked[i];
-        tc_runner_result res;
-        char err[512] = "";
-        assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
-        assert_int_equal(k.taken, res.measured + res.warmup);
-        if (asked[i] == 0) {
-            assert_int_equal(k.largest, TC_RUNNER_BATCH_MAX);
-        } else { /* 400 requests in ~0.3 s: more than 64 before half a second */
-            assert_true(k.largest > TC_RUNNER_BATCH_MAX);
-            assert_true(k.largest <= (size_t)asked[i]);
-        }
-    }
-    f->cfg.batch_max = TC_RUNNER_BATCH_LIMIT + 1;
-    tc_runner_result res;
-    char err[512] = "";
-    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_ERR_INVALID);
-    assert_non_null(strstr(err, "a batch of 65537 records"));
 }
 
 static void a_store_that_never_takes_counts_what_was_lost(void **state)
@@ -185,6 +158,52 @@ static void a_store_that_never_takes_counts_what_was_lost(void **state)
     snprintf(want, sizeof want, "%lld finished request(s) could not be saved",
              (long long)res.unsaved);
     assert_non_null(strstr(err, want));
+}
+
+/* A simulator streaming decode_tps tokens a second, in place of the
+ * fixture's. */
+static void restart_sim(fixture *f, int decode_tps)
+{
+    tc_sim_server_stop(f->srv);
+    pthread_join(f->th, NULL);
+    tc_sim_server_free(f->srv);
+    tc_sim_config sc;
+    tc_sim_config_defaults(&sc);
+    sc.handle_signals = 0;
+    sc.timing.ttft_ms = 1;
+    sc.timing.decode_tps = decode_tps;
+    char err[512] = "";
+    assert_int_equal(tc_sim_server_new(&sc, &f->srv, err, sizeof err), TC_OK);
+    pthread_create(&f->th, NULL, serve, f->srv);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
+    assert_int_equal(tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0), TC_OK);
+}
+
+/* The second of grace for requests in flight counts from when on_stop
+ * returns: a store slow to mark the run (0.8 s here) does not eat it.
+ * Requests of 12 tokens at 8 a second end 1.5 s in; the stop comes 0.2 s
+ * in, so a grace counted from the stop would cut them off at 1.2 s. */
+static void the_grace_period_starts_once_the_run_is_marked(void **state)
+{
+    fixture *f = *state;
+    restart_sim(f, 8);
+    sink k = {.stop_at_ns = tc_mono_ns() + 200 * TC_NS_PER_MS, .on_stop_ms = 800};
+    f->cfg.requests = 100;
+    f->cfg.warmup = 0;
+    f->cfg.max_tokens = 12;
+    f->cfg.on_batch = take;
+    f->cfg.on_progress = progress;
+    f->cfg.on_stop = on_stop;
+    f->cfg.ctx = &k;
+    f->cfg.stop = &k.stop;
+    tc_runner_result res;
+    char err[512] = "";
+    assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
+    assert_true(res.interrupted);
+    assert_int_equal(res.abandoned, 0);
+    assert_int_equal(res.measured, f->cfg.concurrency);
+    assert_int_equal(k.taken, res.measured);
 }
 
 static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **state)
@@ -346,9 +365,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_store_locked_for_a_while_loses_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(a_store_that_never_takes_counts_what_was_lost, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(batches_are_as_large_as_the_store_asks, setup, teardown),
         cmocka_unit_test_setup_teardown(a_stop_hands_over_what_finished_before_the_run_is_marked,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(the_grace_period_starts_once_the_run_is_marked, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(an_open_loop_sends_on_its_schedule, setup, teardown),
         cmocka_unit_test_setup_teardown(a_full_max_concurrency_makes_requests_late, setup,
                                         teardown),

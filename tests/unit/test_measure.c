@@ -64,6 +64,7 @@ typedef struct watch {
     size_t stored_at_lock;
     sqlite3 *locker;
     pthread_t unlocker;
+    tc_saver *saver; /* while the load runs: the store is used through it */
 } watch;
 
 static void *serve(void *arg)
@@ -182,12 +183,38 @@ static void *unlock_later(void *arg)
     return NULL;
 }
 
+/* fn on the store from a callback during the load: through the saver,
+ * whose the store is then. */
+static void use_store(watch *w, tc_err (*fn)(tc_store *store, void *w))
+{
+    assert_int_equal(w->saver ? tc_saver_with_store(w->saver, fn, w) : fn(w->f->store, w), TC_OK);
+}
+
+/* Through the saver: what was handed over by now is stored first. */
+static tc_err count_at_lock(tc_store *s, void *arg)
+{
+    watch *w = arg;
+    w->stored_at_lock = stored_requests(s, w->outcome.info.id, NULL);
+    return TC_OK;
+}
+
+static tc_err read_after_stop(tc_store *s, void *arg)
+{
+    watch *w = arg;
+    int64_t id = w->outcome.info.id;
+    run_status(s, id, w->status_after_stop, sizeof w->status_after_stop);
+    w->stored_after_stop = stored_requests(s, id, NULL);
+    return TC_OK;
+}
+
 /* Another connection takes the write lock, so the next saves are refused
  * (TC_ERR_BUSY after the store's busy timeout); a thread lets it go. */
-static void lock_database(watch *w, int64_t run)
+static void lock_database(watch *w)
 {
-    w->stored_at_lock = stored_requests(w->f->store, run, NULL);
+    use_store(w, count_at_lock);
     assert_int_equal(sqlite3_open(w->f->db, &w->locker), SQLITE_OK);
+    /* The saver may be writing: the lock waits its turn. */
+    sqlite3_busy_timeout(w->locker, 10000);
     assert_int_equal(sqlite3_exec(w->locker, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
     w->locked = 1;
     pthread_create(&w->unlocker, NULL, unlock_later, w);
@@ -198,16 +225,14 @@ static void on_progress(void *ctx, const tc_runner_progress *p)
     watch *w = ctx;
     if (w->stop && !w->checked_after_stop) {
         w->checked_after_stop = 1;
-        int64_t id = w->outcome.info.id;
-        run_status(w->f->store, id, w->status_after_stop, sizeof w->status_after_stop);
-        w->stored_after_stop = stored_requests(w->f->store, id, NULL);
+        use_store(w, read_after_stop);
     }
     if (w->stop_when_done && !w->stop && p->done >= w->stop_when_done) {
         w->done_at_stop = p->done;
         w->stop = SIGINT;
     }
     if (w->lock_when_done && !w->locked && p->done >= w->lock_when_done)
-        lock_database(w, w->outcome.info.id);
+        lock_database(w);
 }
 
 static void on_notice(void *ctx, tc_measure_notice what, const char *text)
@@ -215,6 +240,11 @@ static void on_notice(void *ctx, tc_measure_notice what, const char *text)
     watch *w = ctx;
     (void)what, (void)text;
     w->notices++;
+}
+
+static void on_saver(void *ctx, tc_saver *saver)
+{
+    ((watch *)ctx)->saver = saver;
 }
 
 static int on_finished(void *ctx, const tc_measure_outcome *o)
@@ -233,6 +263,7 @@ static tc_err measure(fixture *f, watch *w, tc_measure_result *res, char *err, s
                                .progress = on_progress,
                                .notice = on_notice,
                                .finished = on_finished,
+                               .saver = on_saver,
                                .ctx = w};
     return tc_measure_run(&f->cfg, f->store, &cb, res, err, len);
 }
@@ -391,6 +422,48 @@ static void a_save_refused_for_a_while_loses_nothing(void **state)
     run_status(f->store, res.last_run_id, status, sizeof status);
     assert_string_equal(status, "failed");
     assert_string_equal(w.outcome.finish_err, "");
+}
+
+/* The longest gap between two chunks of one stored request, in ms. */
+static double longest_itl_ms(tc_store *s, int64_t run)
+{
+    tc_req_record *recs = NULL;
+    size_t n = 0;
+    char err[512];
+    assert_int_equal(tc_store_load_requests(s, run, &recs, &n, err, sizeof err), TC_OK);
+    int64_t most = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 1; k < recs[i].n_chunks; k++)
+            if (recs[i].chunk_ns[k] - recs[i].chunk_ns[k - 1] > most)
+                most = recs[i].chunk_ns[k] - recs[i].chunk_ns[k - 1];
+    tc_store_free_requests(recs, n);
+    return (double)most / 1e6;
+}
+
+/* A database that makes a save wait (locked for a second, within the busy
+ * timeout) holds up the saver, not the thread that times the chunks: no
+ * chunk is timed late. (Saved on that thread, chunks that arrived during
+ * the wait were timed when it ended: an ITL of about a second.) */
+static void a_slow_save_does_not_delay_the_chunks(void **state)
+{
+    fixture *f = *state;
+    start_sim(f, 200); /* a chunk every 5 ms */
+    tc_store_set_busy_timeout(f->store, 5000);
+    f->cfg.load.requests = 100;
+    f->cfg.load.max_tokens = 20;
+    watch w = {.lock_when_done = 4, .lock_ms = 1000};
+    tc_measure_result res;
+    char err[1024] = "";
+    assert_int_equal(measure(f, &w, &res, err, sizeof err), TC_OK);
+    pthread_join(w.unlocker, NULL);
+    sqlite3_close(w.locker);
+    assert_true(w.locked);
+    assert_int_equal(stored_requests(f->store, res.last_run_id, NULL), 101);
+    double itl = longest_itl_ms(f->store, res.last_run_id);
+    if (itl >= 300)
+        fail_msg("a chunk was timed %.0f ms after the one before it (the sim sends one every 5 "
+                 "ms)",
+                 itl);
 }
 
 static void a_save_refused_past_the_patience_keeps_what_was_saved(void **state)
@@ -559,6 +632,7 @@ int main(void)
         T(a_stop_before_the_run_is_stored_leaves_no_run),
         T(the_environment_is_stored_before_measuring),
         T(a_save_refused_for_a_while_loses_nothing),
+        T(a_slow_save_does_not_delay_the_chunks),
         T(a_save_refused_past_the_patience_keeps_what_was_saved),
         T(a_named_telemetry_source_missing_ends_the_begun_run_failed),
         T(samples_cover_the_idle_baseline_and_reach_past_the_last_request),
