@@ -202,6 +202,15 @@ static void what_is_never_stored_is_counted(void **state)
     char err[512] = "";
     assert_int_equal(tc_saver_start(f->store, f->run, 0.5, &s, err, sizeof err), TC_OK);
     assert_int_equal(add(s, 0, 5, err, sizeof err), 0);
+    /* Samples behind them wait with them, and are said lost in the end. */
+    tc_run_sample smp = {0, {.mono_ns = 10, .valid = TC_TF_POWER, .power_mw = 250000}};
+    assert_int_equal(tc_saver_add_samples(s, &smp, 1), 0);
+    assert_int_equal(tc_saver_samples_lost(s, err, sizeof err), 0);
+    assert_int_equal(tc_saver_flush(s, 1, err, sizeof err), 5);
+    err[0] = '\0';
+    assert_int_equal(tc_saver_samples_lost(s, err, sizeof err), 1);
+    assert_non_null(strstr(err, "locked"));
+    assert_int_equal(tc_saver_samples_lost(s, err, sizeof err), 0); /* said once */
     assert_int_equal(tc_saver_stop(s, err, sizeof err), 5);
     assert_non_null(strstr(err, "locked"));
     lock_file(f, 0);
