@@ -213,20 +213,8 @@ static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **stat
      * half second), so at the stop, 0.3 s in, a couple of dozen finished
      * records are waiting in it. */
     sink k = {.stop_at_ns = tc_mono_ns() + 300 * TC_NS_PER_MS};
-    tc_sim_server_stop(f->srv);
-    pthread_join(f->th, NULL);
-    tc_sim_server_free(f->srv);
-    tc_sim_config sc;
-    tc_sim_config_defaults(&sc);
-    sc.handle_signals = 0;
-    sc.timing.ttft_ms = 1;
-    sc.timing.decode_tps = 80;
+    restart_sim(f, 80);
     char err[512] = "";
-    assert_int_equal(tc_sim_server_new(&sc, &f->srv, err, sizeof err), TC_OK);
-    pthread_create(&f->th, NULL, serve, f->srv);
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)tc_sim_server_port(f->srv));
-    assert_int_equal(tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0), TC_OK);
     f->cfg.requests = 100000;
     f->cfg.on_batch = take;
     f->cfg.on_progress = progress;
