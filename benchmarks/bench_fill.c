@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_runner.h"
 #include "core/tc_time.h"
 #include "measure/measure_saver.h"
 
@@ -49,7 +50,8 @@ int bench_fill_run(tc_store *s, const bench_fill *f, const char *who, tc_run_inf
     int64_t t0 = tc_mono_ns();
     int ok = recs && tc_store_run_begin(s, run, err, sizeof err) == TC_OK;
     tc_saver *saver = NULL;
-    ok = ok && (!f->saver || tc_saver_start(s, run->id, 30, &saver, err, sizeof err) == TC_OK);
+    ok = ok && (!f->saver || tc_saver_start(s, run->id, TC_RUNNER_SAVE_PATIENCE_S, &saver, err,
+                                            sizeof err) == TC_OK);
     uint64_t jitter = 1;
     for (long long seq = 0; ok && seq < f->requests;) {
         size_t n = 0;

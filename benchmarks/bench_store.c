@@ -11,8 +11,9 @@
  * And the rate a run of 1M chunks is saved at, into SQLite and into
  * PostgreSQL (a new database on the server at $TC_TEST_PG_URL, which
  * `make bench` starts through scripts/pg-test.sh; dropped after), with
- * their ratio (target: PostgreSQL no slower than SQLite), in the runner's
- * batches, larger ones, and one batch; each rate the median of 5 runs
+ * their ratio (target: PostgreSQL no slower than SQLite, as a run saves
+ * them: the runner's batches handed to the saver thread), then stored
+ * directly in batches of 64, 512 and all; each rate the median of 5 runs
  * after a warm-up. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,7 +207,7 @@ static void save_rates(const char *dir)
     for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
         char label[64];
         if (ways[i].saver)
-            snprintf(label, sizeof label, "as a run: %lds to the saver", (long)ways[i].batch);
+            snprintf(label, sizeof label, "as a run: %llds to the saver", ways[i].batch);
         else
             snprintf(label, sizeof label, "directly, batches of %lld%s", ways[i].batch,
                      ways[i].batch == requests ? " (all)" : "");

@@ -238,13 +238,9 @@ static tc_err mark_on(tc_store *store, void *ctx)
 static void mark_interrupted(void *ctx)
 {
     tc_measure_ctx *c = ctx;
-    if (!c->saver) {
-        c->marked = mark_on(c->store, c) == TC_OK;
-        return;
-    }
     /* After what was handed over is saved (unless the store refuses it):
      * a second Ctrl-C then loses nothing that finished before the first. */
-    c->marked = tc_saver_with_store(c->saver, mark_on, c) == TC_OK;
+    c->marked = tc_saver_with_store(c->saver, c->store, mark_on, c) == TC_OK;
 }
 
 /* Starts the saver for the load (without one, batches are saved on this

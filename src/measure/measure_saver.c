@@ -224,19 +224,20 @@ static int copy_record(tc_req_record *dst, const tc_req_record *src)
     return 0;
 }
 
-/* Room for n more in the queue; 0 or -1. Locked. */
-static int reserve(tc_saver *s, size_t n)
+/* Room for `need` elements of `size` bytes in *arr (capacity *cap),
+ * doubling from `first`; 0 or -1 (out of memory, *arr untouched). */
+static int grow(void **arr, size_t *cap, size_t need, size_t size, size_t first)
 {
-    if (s->nq + n <= s->capq)
+    if (need <= *cap)
         return 0;
-    size_t cap = s->capq ? s->capq : 256;
-    while (cap < s->nq + n)
-        cap *= 2;
-    tc_req_record *q = realloc(s->q, cap * sizeof *q);
-    if (!q)
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*arr, c * size);
+    if (!p)
         return -1;
-    s->q = q;
-    s->capq = cap;
+    *arr = p;
+    *cap = c;
     return 0;
 }
 
@@ -252,7 +253,7 @@ int tc_saver_add_requests(tc_saver *s, const tc_req_record *recs, size_t n, char
     int rc = 0;
     if (s->refusing) {
         rc = refused(s, err, errlen);
-    } else if (reserve(s, n) != 0) {
+    } else if (grow((void **)&s->q, &s->capq, s->nq + n, sizeof *s->q, 256) != 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -275,19 +276,7 @@ int tc_saver_add_requests(tc_saver *s, const tc_req_record *recs, size_t n, char
 int tc_saver_add_samples(tc_saver *s, const tc_run_sample *samples, size_t n)
 {
     pthread_mutex_lock(&s->mu);
-    int rc = 0;
-    if (s->nqs + n > s->capqs) {
-        size_t cap = s->capqs ? s->capqs : 1024;
-        while (cap < s->nqs + n)
-            cap *= 2;
-        tc_run_sample *q = realloc(s->qs, cap * sizeof *q);
-        if (q) {
-            s->qs = q;
-            s->capqs = cap;
-        } else {
-            rc = -1;
-        }
-    }
+    int rc = grow((void **)&s->qs, &s->capqs, s->nqs + n, sizeof *s->qs, 1024);
     if (rc == 0 && n) {
         memcpy(s->qs + s->nqs, samples, n * sizeof *samples);
         s->nqs += n;
@@ -338,8 +327,11 @@ int64_t tc_saver_flush(tc_saver *s, int patient, char *err, size_t errlen)
     return unsaved;
 }
 
-tc_err tc_saver_with_store(tc_saver *s, tc_err (*fn)(tc_store *store, void *arg), void *arg)
+tc_err tc_saver_with_store(tc_saver *s, tc_store *store, tc_err (*fn)(tc_store *store, void *arg),
+                           void *arg)
 {
+    if (!s)
+        return fn(store, arg);
     pthread_mutex_lock(&s->mu);
     /* In order: what was added before is stored first (unless refused). */
     while (s->writing || (has_work(s) && !s->refusing))

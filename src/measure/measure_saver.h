@@ -60,10 +60,12 @@ int tc_saver_samples_lost(tc_saver *s, char *err, size_t errlen);
  * requests still unsaved (why in err). */
 int64_t tc_saver_flush(tc_saver *s, int patient, char *err, size_t errlen);
 
-/* Runs fn(store, arg) once everything added before is stored (or the
- * store is refusing it), the saver waiting meanwhile, and returns what fn
- * returns. fn must not call the saver. */
-tc_err tc_saver_with_store(tc_saver *s, tc_err (*fn)(tc_store *store, void *arg), void *arg);
+/* Runs fn(store, arg) and returns what it returns: with a saver, on its
+ * store, once everything added before is stored (or the store is
+ * refusing it), the saver waiting meanwhile (fn must not call it);
+ * without one (s NULL), at once on `store`. */
+tc_err tc_saver_with_store(tc_saver *s, tc_store *store, tc_err (*fn)(tc_store *store, void *arg),
+                           void *arg);
 
 /* Flushes (patiently), stops the thread and frees the saver; accepts
  * NULL (0). Returns the requests that could not be saved (why in err). */

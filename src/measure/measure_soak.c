@@ -228,7 +228,7 @@ static void save(soak *s, const tc_soak_window *w)
                      .w = w,
                      .from = s->changed_from,
                      .upto = s->down && !s->down_counted ? s->n_outages - 1 : s->n_outages};
-    tc_err rc = s->saver ? tc_saver_with_store(s->saver, save_on, &a) : save_on(s->store, &a);
+    tc_err rc = tc_saver_with_store(s->saver, s->store, save_on, &a);
     if (rc == TC_OK)
         s->changed_from = s->down ? s->n_outages - 1 : s->n_outages;
     else if (!s->store_said++ && s->cb->store_failed)

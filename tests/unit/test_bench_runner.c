@@ -180,6 +180,16 @@ static void restart_sim(fixture *f, int decode_tps)
     assert_int_equal(tc_endpoint_parse(url, &f->cfg.endpoint, NULL, 0), TC_OK);
 }
 
+/* The run stopped by k (at k->stop_at_ns), k seeing what it hands over. */
+static void watch_stop(fixture *f, sink *k)
+{
+    f->cfg.on_batch = take;
+    f->cfg.on_progress = progress;
+    f->cfg.on_stop = on_stop;
+    f->cfg.ctx = k;
+    f->cfg.stop = &k->stop;
+}
+
 /* The second of grace for requests in flight counts from when on_stop
  * returns: a store slow to mark the run (0.8 s here) does not eat it.
  * Requests of 12 tokens at 8 a second end 1.5 s in; the stop comes 0.2 s
@@ -192,11 +202,7 @@ static void the_grace_period_starts_once_the_run_is_marked(void **state)
     f->cfg.requests = 100;
     f->cfg.warmup = 0;
     f->cfg.max_tokens = 12;
-    f->cfg.on_batch = take;
-    f->cfg.on_progress = progress;
-    f->cfg.on_stop = on_stop;
-    f->cfg.ctx = &k;
-    f->cfg.stop = &k.stop;
+    watch_stop(f, &k);
     tc_runner_result res;
     char err[512] = "";
     assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
@@ -216,11 +222,7 @@ static void a_stop_hands_over_what_finished_before_the_run_is_marked(void **stat
     restart_sim(f, 80);
     char err[512] = "";
     f->cfg.requests = 100000;
-    f->cfg.on_batch = take;
-    f->cfg.on_progress = progress;
-    f->cfg.on_stop = on_stop;
-    f->cfg.ctx = &k;
-    f->cfg.stop = &k.stop;
+    watch_stop(f, &k);
     tc_runner_result res;
     assert_int_equal(tc_runner_run(&f->cfg, &res, err, sizeof err), TC_OK);
     assert_true(res.interrupted);

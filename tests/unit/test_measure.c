@@ -187,7 +187,7 @@ static void *unlock_later(void *arg)
  * whose the store is then. */
 static void use_store(watch *w, tc_err (*fn)(tc_store *store, void *w))
 {
-    assert_int_equal(w->saver ? tc_saver_with_store(w->saver, fn, w) : fn(w->f->store, w), TC_OK);
+    assert_int_equal(tc_saver_with_store(w->saver, w->f->store, fn, w), TC_OK);
 }
 
 /* Through the saver: what was handed over by now is stored first. */

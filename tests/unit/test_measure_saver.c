@@ -17,6 +17,7 @@
 
 #include "core/tc_time.h"
 #include "measure/measure_saver.h"
+#include "test_run.h"
 
 typedef struct fixture {
     char dir[64], db[96];
@@ -35,13 +36,8 @@ static int setup(void **state)
     char err[512];
     assert_int_equal(tc_store_open(f->db, TC_STORE_WRITE, &f->store, err, sizeof err), TC_OK);
     tc_run_info r;
-    memset(&r, 0, sizeof r);
-    r.api = TC_API_OPENAI;
-    r.concurrency = 1;
-    snprintf(r.model, sizeof r.model, "m");
-    snprintf(r.endpoint, sizeof r.endpoint, "http://127.0.0.1:1");
-    assert_int_equal(tc_store_run_begin(f->store, &r, err, sizeof err), TC_OK);
-    f->run = r.id;
+    test_run_info(&r);
+    f->run = test_begin_run(f->store, &r);
     assert_int_equal(sqlite3_open(f->db, &f->locker), SQLITE_OK);
     *state = f;
     return 0;
@@ -87,19 +83,12 @@ static tc_req_record *records(int64_t from, size_t n)
     return r;
 }
 
-static void free_records(tc_req_record *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        tc_req_record_clear(&r[i]);
-    free(r);
-}
-
 /* Adds n records from seq `from`; what tc_saver_add_requests returns. */
 static int add(tc_saver *s, int64_t from, size_t n, char *err, size_t errlen)
 {
     tc_req_record *r = records(from, n);
     int rc = tc_saver_add_requests(s, r, n, err, errlen);
-    free_records(r, n); /* the saver keeps copies */
+    test_records_free(r, n); /* the saver keeps copies */
     return rc;
 }
 
@@ -232,10 +221,10 @@ static void the_store_is_lent_between_writes(void **state)
     char err[512] = "";
     assert_int_equal(tc_saver_start(f->store, f->run, 5, &s, err, sizeof err), TC_OK);
     assert_int_equal(add(s, 0, 64, err, sizeof err), 0);
-    assert_int_equal(tc_saver_with_store(s, finish_run, &f->run), TC_OK);
+    assert_int_equal(tc_saver_with_store(s, NULL, finish_run, &f->run), TC_OK);
     assert_int_equal(add(s, 64, 64, err, sizeof err), 0);
     int64_t missing = f->run + 1000;
-    assert_int_equal(tc_saver_with_store(s, finish_run, &missing), TC_ERR_NOTFOUND);
+    assert_int_equal(tc_saver_with_store(s, NULL, finish_run, &missing), TC_ERR_NOTFOUND);
     assert_int_equal(tc_saver_stop(s, err, sizeof err), 0);
     assert_int_equal(stored(f), 128);
     tc_run_info info;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analysis/shards.h"
+#include "test_run.h"
 
 #define WALL 1795966314000000000LL /* the shards' common wall clock at the start */
 #define N_REQ 10
@@ -36,19 +37,12 @@ static tc_store *open_store(char *dir, char *path, size_t len)
 
 static int64_t begin_shard(tc_store *s)
 {
-    char err[512];
     tc_run_info r;
-    memset(&r, 0, sizeof r);
-    r.api = TC_API_OPENAI;
-    r.concurrency = 1;
-    snprintf(r.model, sizeof r.model, "m");
-    snprintf(r.endpoint, sizeof r.endpoint, "http://127.0.0.1:1");
+    test_run_info(&r);
     snprintf(r.label, sizeof r.label, "fleet");
     snprintf(r.group, sizeof r.group, "fleet");
     snprintf(r.group_kind, sizeof r.group_kind, "shard");
-    if (tc_store_run_begin(s, &r, err, sizeof err) != TC_OK)
-        fail_msg("%s", err);
-    return r.id;
+    return test_begin_run(s, &r);
 }
 
 /* N_REQ requests 100 ms apart (shard k's 50 ms after shard A's), each

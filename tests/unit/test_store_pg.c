@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "pg_fixture.h"
+#include "test_run.h"
 
 typedef struct {
     char url[1024];
@@ -102,16 +103,9 @@ static tc_store *open_write(const pg_db *d)
 
 static int64_t begin_run(tc_store *s)
 {
-    char err[512] = "";
     tc_run_info r;
-    memset(&r, 0, sizeof r);
-    r.api = TC_API_OPENAI;
-    r.concurrency = 1;
-    snprintf(r.model, sizeof r.model, "m");
-    snprintf(r.endpoint, sizeof r.endpoint, "http://127.0.0.1:1");
-    if (tc_store_run_begin(s, &r, err, sizeof err) != TC_OK)
-        fail_msg("run_begin: %s", err);
-    return r.id;
+    test_run_info(&r);
+    return test_begin_run(s, &r);
 }
 
 /* n records from seq 0, each with two chunk times. */
@@ -131,13 +125,6 @@ static tc_req_record *records(size_t n)
         r[i].output_source = TC_TOKENS_CHUNKS;
     }
     return r;
-}
-
-static void free_records(tc_req_record *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        tc_req_record_clear(&r[i]);
-    free(r);
 }
 
 /* Deleting a run (by hand, in SQL) deletes its requests, as ON DELETE
@@ -173,7 +160,7 @@ static void deleting_a_run_deletes_its_requests(void **state)
     sql_ok(c, "TRUNCATE runs CASCADE");
     assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
     PQfinish(c);
-    free_records(r, 4);
+    test_records_free(r, 4);
     tc_store_close(s);
 }
 
@@ -197,7 +184,7 @@ static void batch_for_a_missing_run_is_refused(void **state)
     assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
     PQfinish(c);
     assert_int_equal(tc_store_add_requests(s, run, r, 3, err, sizeof err), TC_OK);
-    free_records(r, 3);
+    test_records_free(r, 3);
     tc_store_close(s);
 }
 
@@ -250,7 +237,7 @@ static void batch_during_a_delete_leaves_no_orphans(void **state)
     assert_int_equal(a.rc, TC_ERR_NOTFOUND);
     assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
     PQfinish(c);
-    free_records(a.r, 3);
+    test_records_free(a.r, 3);
     tc_store_close(s);
 }
 
@@ -283,7 +270,7 @@ static void older_snapshot_delete_fails_rather_than_orphans(void **state)
     sql_ok(c, sql); /* again, with a snapshot of now: all of it goes */
     assert_int_equal(sql_int(c, "SELECT count(*) FROM requests"), 0);
     PQfinish(c);
-    free_records(r, 5);
+    test_records_free(r, 5);
     tc_store_close(s);
 }
 
@@ -351,7 +338,7 @@ static void schema_12_database_is_migrated(void **state)
     sql_ok(c, sql);
     assert_int_equal(requests_of(c, run), 0);
     PQfinish(c);
-    free_records(r, 2);
+    test_records_free(r, 2);
     tc_store_close(s);
 }
 
