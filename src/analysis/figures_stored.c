@@ -62,18 +62,25 @@ static const field fields[] = {
     L(window.to),
     D(window.seconds),
     D(window.output_tokens),
+    D(window.requests),
     L(window.completed),
     D(window.output_tokens_per_s),
     D(window.requests_per_s),
     D(window.arrival_rate),
     I(has_slo),
     L(goodput.measured),
+    L(goodput.completed),
     L(goodput.good),
     L(goodput.good_output_tokens),
     I(goodput.has_rates),
     D(goodput.requests_per_s),
     D(goodput.output_tokens_per_s),
     D(goodput.attainment),
+    I(goodput.has_window),
+    D(goodput.window_good),
+    D(goodput.window_good_tokens),
+    D(goodput.window_requests_per_s),
+    D(goodput.window_output_tokens_per_s),
 };
 
 static const struct {
@@ -270,6 +277,7 @@ tc_err tc_figures_summary(tc_store *st, const tc_run_info *run, tc_run_metrics *
 
 typedef struct slo_job {
     const tc_slo *slo;
+    const tc_steady *window;
     tc_goodput g;
 } slo_job;
 
@@ -277,17 +285,18 @@ static tc_err add_goodput(void *ctx, const tc_req_record *r)
 {
     slo_job *j = ctx;
     tc_goodput_add(&j->g, j->slo, r);
+    tc_goodput_add_share(&j->g, j->slo, r, j->window);
     return TC_OK;
 }
 
 tc_err tc_figures_apply_slo(tc_store *st, const tc_run_info *run, const tc_slo *slo,
                             tc_run_metrics *m, char *err, size_t errlen)
 {
-    slo_job j = {.slo = slo};
+    slo_job j = {.slo = slo, .window = &m->window};
     tc_err rc = tc_store_each_request(st, run->id, 1, add_goodput, &j, err, errlen);
     if (rc != TC_OK)
         return rc;
-    tc_goodput_end(&j.g, m->has_duration ? m->duration_s : 0);
+    tc_goodput_end(&j.g, m->has_duration ? m->duration_s : 0, &m->window);
     m->has_slo = 1;
     m->slo = *slo;
     m->goodput = j.g;

@@ -334,6 +334,11 @@ static void note(const tc_frontier_value *v, double *tps, double *cost)
 
 static void interval(double *tps, double *cost, int b, tc_frontier_value *v)
 {
+    if (v->reading == TC_AT_NOT_REACHED) { /* no reading, no interval around it */
+        v->has_ci = 0;
+        v->tps_lo = v->tps_hi = v->cost_lo = v->cost_hi = NAN;
+        return;
+    }
     v->tps_lo = pct(tps, (size_t)b, 2.5);
     v->tps_hi = pct(tps, (size_t)b, 97.5);
     v->cost_lo = pct(cost, (size_t)b, 2.5);
@@ -400,6 +405,8 @@ static tc_err bootstrap(const tc_frontier_side *sides[2], const side_figs nom[2]
                 valid++;
                 cheaper += d.ratio[t][k] < 1;
             }
+        if (!tg->has_ratio) /* a ratio the nominal readings do not have */
+            continue;
         tg->p_b_cheaper = valid ? (double)cheaper / (double)valid : NAN;
         tg->ratio_lo = pct(d.ratio[t], (size_t)b, 2.5);
         tg->ratio_hi = pct(d.ratio[t], (size_t)b, 97.5);
@@ -439,6 +446,39 @@ static void by_interactivity(const tc_frontier_result *out, size_t *order)
     }
 }
 
+const char *tc_frontier_unjudged(const tc_frontier_target *t, char *buf, size_t len)
+{
+    int a_out = t->a.reading == TC_AT_NOT_REACHED, b_out = t->b.reading == TC_AT_NOT_REACHED;
+    if (t->has_ratio)
+        snprintf(buf, len, "judged");
+    else if (a_out && b_out)
+        snprintf(buf, len, "neither side reaches it");
+    else if (a_out || b_out)
+        snprintf(buf, len, "%s does not reach it", a_out ? "A" : "B");
+    else
+        snprintf(buf, len, "no cost for %s (a profile is missing)",
+                 !t->a.has_cost && !t->b.has_cost ? "either side"
+                 : !t->a.has_cost                 ? "A"
+                                                  : "B");
+    return buf;
+}
+
+/* "; not judged at 60 (B does not reach it), 100 (neither side reaches
+ * it)", or "" when every target was judged. */
+static void unjudged_list(const tc_frontier_result *out, const size_t *order, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < out->n_targets && n < len; k++) {
+        const tc_frontier_target *t = &out->t[order[k]];
+        if (t->verdict)
+            continue;
+        char why[64];
+        n += (size_t)snprintf(buf + n, len - n, "%s%g (%s)", n ? ", " : "; not judged at ", t->x,
+                              tc_frontier_unjudged(t, why, sizeof why));
+    }
+}
+
 static void overall(tc_frontier_result *out)
 {
     size_t n = 0, sup = 0, runs = 0;
@@ -463,22 +503,26 @@ static void overall(tc_frontier_result *out)
         runs += holds != prev;
         prev = holds;
     }
+    char rest[sizeof out->overall / 2];
+    unjudged_list(out, order, rest, sizeof rest);
+    const char *every = n < out->n_targets ? "every judged target" : "every target";
     char *o = out->overall;
     size_t len = sizeof out->overall;
     if (n == 0)
-        snprintf(o, len, "not judged: no target has both costs");
+        snprintf(o, len, "not judged at any target%s", rest);
     else if (sup == n)
-        snprintf(o, len, "holds at every target");
+        snprintf(o, len, "holds at %s%s", every, rest);
     else if (sup == 0)
-        snprintf(o, len, "fails at every target");
+        snprintf(o, len, "fails at %s%s", every, rest);
     else if (runs == 2 && first_sup == first_judged)
-        snprintf(o, len, "holds at interactivity <= %g tokens/s per user, fails above",
-                 out->t[order[last_sup]].x);
+        snprintf(o, len, "holds at interactivity <= %g tokens/s per user, fails above%s",
+                 out->t[order[last_sup]].x, rest);
     else if (runs == 2 && last_sup == last_judged)
-        snprintf(o, len, "holds at interactivity >= %g tokens/s per user, fails below",
-                 out->t[order[first_sup]].x);
+        snprintf(o, len, "holds at interactivity >= %g tokens/s per user, fails below%s",
+                 out->t[order[first_sup]].x, rest);
     else
-        snprintf(o, len, "holds at %zu of %zu targets, not in one stretch: see each", sup, n);
+        snprintf(o, len, "holds at %zu of %zu judged targets, not in one stretch: see each%s", sup,
+                 n, rest);
 }
 
 /* ---- the highest load meeting an SLO -------------------------------------- */

@@ -118,8 +118,10 @@ typedef struct tc_frontier_result {
     int resamples;
     uint64_t seed;
     int has_claim;
-    double claim;      /* "A is X times more cost-efficient than B": cost B / cost A >= X */
-    char overall[200]; /* the claim across the targets, in words */
+    double claim; /* "A is X times more cost-efficient than B": cost B / cost A >= X */
+    /* The claim across the judged targets, in words, then the targets not
+     * judged and why ("; not judged at 60 (B does not reach it)"). */
+    char overall[640];
     int has_demand;
     double demand; /* output tokens per month */
     /* What makes the two sides measure more than the hardware: workload,
@@ -137,6 +139,11 @@ typedef struct tc_frontier_ask {
     double claim;
     double demand; /* output tokens per month; 0: the profiles' own, if any */
 } tc_frontier_ask;
+
+/* Why target t got no ratio, into buf (returned): "A does not reach it",
+ * "B does not reach it", "neither side reaches it", or a missing cost;
+ * "judged" when it has one. */
+const char *tc_frontier_unjudged(const tc_frontier_target *t, char *buf, size_t len);
 
 /* Reads a (and b, which may be NULL) at every target. TC_ERR_INVALID when
  * a side has no point with a throughput and an interactivity, or too many

@@ -148,8 +148,11 @@ static void add_again(tc_run_metrics *m, const tc_req_record *r)
 {
     if (r->warmup)
         return;
-    if (m->window_more)
+    if (m->window_more) {
         tc_steady_count(&m->window, r);
+        if (m->has_slo)
+            tc_goodput_add_share(&m->goodput, &m->slo, r, &m->window);
+    }
     if (m->itl_more && r->error == TC_REQ_OK)
         add_gaps(m, r);
 }
@@ -228,7 +231,7 @@ tc_err tc_run_metrics_end(tc_run_metrics *m, int *again)
     settle_prompt(m);
     set_rates(m);
     if (m->has_slo)
-        tc_goodput_end(&m->goodput, m->has_duration ? m->duration_s : 0);
+        tc_goodput_end(&m->goodput, m->has_duration ? m->duration_s : 0, &m->window);
     return TC_OK;
 }
 

@@ -98,18 +98,28 @@ int tc_steady_settle(tc_steady *w)
     return 1;
 }
 
+double tc_steady_share(const tc_steady *w, const tc_req_record *r)
+{
+    if (!w->has_window || r->error != TC_REQ_OK)
+        return 0;
+    if (r->n_chunks == 0)
+        return r->end_ns > w->from && r->end_ns <= w->to;
+    size_t in = 0;
+    for (size_t i = 0; i < r->n_chunks; i++)
+        in += r->chunk_ns[i] >= w->from && r->chunk_ns[i] <= w->to;
+    return (double)in / (double)r->n_chunks;
+}
+
 void tc_steady_count(tc_steady *w, const tc_req_record *r)
 {
     if (!w->has_window || r->error != TC_REQ_OK)
         return;
     if (r->end_ns > w->from && r->end_ns <= w->to)
         w->completed++;
-    if (r->n_chunks == 0 || r->output_tokens <= 0)
-        return;
-    size_t in = 0;
-    for (size_t i = 0; i < r->n_chunks; i++)
-        in += r->chunk_ns[i] >= w->from && r->chunk_ns[i] <= w->to;
-    w->output_tokens += (double)r->output_tokens * (double)in / (double)r->n_chunks;
+    double share = tc_steady_share(w, r);
+    w->requests += share;
+    if (r->n_chunks > 0 && r->output_tokens > 0)
+        w->output_tokens += (double)r->output_tokens * share;
 }
 
 void tc_steady_end(tc_steady *w)
@@ -117,7 +127,7 @@ void tc_steady_end(tc_steady *w)
     if (!w->has_window)
         return;
     w->output_tokens_per_s = w->output_tokens / w->seconds;
-    w->requests_per_s = (double)w->completed / w->seconds;
+    w->requests_per_s = w->requests / w->seconds;
 }
 
 void tc_steady_free(tc_steady *w)

@@ -14,8 +14,12 @@
  *
  * Throughput in the window counts what arrived in it: each chunk of a
  * completed request carries output_tokens / n_chunks tokens, and a chunk
- * counts when it arrived inside the window. So one pass over the records
- * finds the bounds and a second counts the chunks. */
+ * counts when it arrived inside the window. Requests are counted the same
+ * way, so that requests/s and tokens/s count the same requests: a request
+ * is its share of chunks inside (tc_steady_share), not 1 when it ended
+ * inside (the last round's completions fall just after a closed loop's
+ * window while their tokens fall in it, which read half the rate). So one
+ * pass over the records finds the bounds and a second counts the chunks. */
 #ifndef TC_RUN_WINDOW_H
 #define TC_RUN_WINDOW_H
 
@@ -29,8 +33,9 @@ typedef struct tc_steady {
     int64_t from, to; /* CLOCK_MONOTONIC ns */
     double seconds;
     double output_tokens; /* arrived inside the window */
-    int64_t completed;    /* requests that ended inside it */
-    double output_tokens_per_s, requests_per_s;
+    double requests;      /* the requests' shares inside it (tc_steady_share) */
+    int64_t completed;    /* requests that ended inside it (shown, not a rate) */
+    double output_tokens_per_s, requests_per_s; /* output_tokens, requests / seconds */
     /* Open loop: the rate the schedule actually offered, (arrivals - 1)
      * over the first to the last intended time; 0 otherwise. */
     double arrival_rate;
@@ -57,6 +62,11 @@ int tc_steady_settle(tc_steady *w);
 /* Second pass: each measured request again. */
 void tc_steady_count(tc_steady *w, const tc_req_record *r);
 void tc_steady_end(tc_steady *w);
+
+/* The share of r inside a settled window, 0..1: the fraction of its chunks
+ * that arrived inside; a completed request with no chunk is 1 when it
+ * ended inside. 0 for a failed request or when there is no window. */
+double tc_steady_share(const tc_steady *w, const tc_req_record *r);
 
 void tc_steady_free(tc_steady *w); /* the ring; accepts NULL */
 

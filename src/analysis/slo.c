@@ -1,5 +1,6 @@
 #include "slo.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,16 +115,36 @@ void tc_goodput_add(tc_goodput *g, const tc_slo *s, const tc_req_record *r)
     if (r->warmup)
         return;
     g->measured++;
+    g->completed += r->error == TC_REQ_OK;
     if (tc_slo_good(s, r)) {
         g->good++;
         g->good_output_tokens += r->output_tokens;
     }
 }
 
-void tc_goodput_end(tc_goodput *g, double duration_s)
+void tc_goodput_add_share(tc_goodput *g, const tc_slo *s, const tc_req_record *r,
+                          const tc_steady *w)
+{
+    if (r->warmup || !tc_slo_good(s, r))
+        return;
+    double share = tc_steady_share(w, r);
+    g->window_good += share;
+    if (r->n_chunks > 0)
+        g->window_good_tokens += (double)r->output_tokens * share;
+}
+
+void tc_goodput_end(tc_goodput *g, double duration_s, const tc_steady *w)
 {
     g->attainment = g->measured ? (double)g->good / (double)g->measured : 0;
     g->has_rates = duration_s > 0;
     g->requests_per_s = g->has_rates ? (double)g->good / duration_s : 0;
     g->output_tokens_per_s = g->has_rates ? (double)g->good_output_tokens / duration_s : 0;
+    assert(g->good <= g->completed);
+    g->has_window = w && w->has_window && w->seconds > 0;
+    if (!g->has_window)
+        return;
+    g->window_requests_per_s = g->window_good / w->seconds;
+    g->window_output_tokens_per_s = g->window_good_tokens / w->seconds;
+    /* The good requests are some of the requests counted, share by share. */
+    assert(g->window_good <= w->requests * (1 + 1e-9) + 1e-9);
 }

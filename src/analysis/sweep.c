@@ -1,5 +1,6 @@
 #include "sweep.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static void throughput(const tc_figures *f, tc_sweep_point *p)
     p->steady = m->window.has_window;
     p->arrival_rate = m->window.arrival_rate;
     p->has_rates = p->steady || m->has_duration;
-    p->requests_per_s = p->steady && !p->open_loop ? m->window.requests_per_s : m->requests_per_s;
+    p->requests_per_s = p->steady ? m->window.requests_per_s : m->requests_per_s;
     p->output_tokens_per_s = f->cost_in.output_tokens_per_s;
     /* Total at the window's output rate, in the run's prompt/output mix. */
     p->has_total = p->has_rates && m->has_prompt_tokens && m->output_tokens > 0;
@@ -53,6 +54,20 @@ static void energy(const tc_figures *f, tc_sweep_point *p)
     p->joules_per_output_token = f->e.joules_per_token;
 }
 
+void tc_sweep_point_goodput(const tc_run_metrics *m, tc_sweep_point *p)
+{
+    p->has_goodput = m->has_slo;
+    /* Over the span requests/s is read over, the window when there is one. */
+    int in_window = p->steady && m->goodput.has_window;
+    p->good_requests_per_s =
+        in_window ? m->goodput.window_requests_per_s : m->goodput.requests_per_s;
+    p->good_output_tokens_per_s =
+        in_window ? m->goodput.window_output_tokens_per_s : m->goodput.output_tokens_per_s;
+    p->attainment = m->goodput.attainment;
+    assert(!p->has_goodput || !p->has_rates ||
+           p->good_requests_per_s <= p->requests_per_s * (1 + 1e-9) + 1e-9);
+}
+
 void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
 {
     const tc_run_metrics *m = &f->m;
@@ -65,10 +80,7 @@ void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
     throughput(f, out);
     latency(m, out);
     energy(f, out);
-    out->has_goodput = m->has_slo;
-    out->good_requests_per_s = m->goodput.requests_per_s;
-    out->good_output_tokens_per_s = m->goodput.output_tokens_per_s;
-    out->attainment = m->goodput.attainment;
+    tc_sweep_point_goodput(m, out);
     out->measured = m->requests.measured;
     out->failed = m->requests.failed;
     out->error_rate = tc_run_metrics_error_rate(m);

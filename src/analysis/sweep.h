@@ -5,9 +5,12 @@
  *
  * Per point: offered load; achieved requests/s and output and total
  * tokens/s over the steady-state window (the whole run when it reached
- * none); tokens/s per GPU; interactivity = 1000 / median TPOT (tokens/s
- * per user); TTFT and TPOT p50/p99; goodput and attainment under the run's
- * SLO; watts and J per output token over the window. */
+ * none), both counting the same requests (each its share of chunks inside
+ * the window, tc_steady_share), so requests/s x mean output tokens is
+ * tokens/s; tokens/s per GPU; interactivity = 1000 / median TPOT (tokens/s
+ * per user); TTFT and TPOT p50/p99; goodput (over the same window as
+ * requests/s, so never above it) and attainment under the run's SLO; watts and J per output token
+ * over the window. */
 #ifndef TC_SWEEP_H
 #define TC_SWEEP_H
 
@@ -31,9 +34,8 @@ typedef struct tc_sweep_point {
     double rate;     /* open loop, requests/s */
     int steady;      /* the figures are the steady-state window's */
     /* Open loop: the rate its schedule actually offered (Poisson arrivals
-     * stray from the nominal rate), and requests/s is what it achieved:
-     * completed over first intended send to last end, which falls behind
-     * the arrivals only when the server does. */
+     * stray from the nominal rate); requests/s, what it achieved over the
+     * window, falls behind the arrivals only when the server does. */
     double arrival_rate;
     int has_rates;
     double requests_per_s, output_tokens_per_s;
@@ -52,6 +54,10 @@ typedef struct tc_sweep_point {
     int64_t measured, failed;
     double error_rate;
 } tc_sweep_point;
+
+/* The point's goodput from m (after its throughput is set): over the same
+ * span as its requests/s, and never above it (asserted). */
+void tc_sweep_point_goodput(const tc_run_metrics *m, tc_sweep_point *p);
 
 /* The point of one run's figures (loaded at any depth). */
 void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out);

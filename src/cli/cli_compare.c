@@ -16,42 +16,27 @@
 #include "report/report_compare.h"
 
 typedef struct compare_args {
-    const char *run_a, *run_b, *profile_a, *profile_b, *db, *specs, *at;
+    const char *run_a, *run_b, *profile, *profile_a, *profile_b, *db, *specs, *at;
     int json, help;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
-    double claim; /* NaN: no --claim */
-    long long resamples, seed;
-    int resamples_given; /* frontiers default to fewer: each resample rebuilds two */
+    double claim;              /* NaN: no --claim */
+    long long resamples, seed; /* resamples 0: the default (fewer for frontiers: each
+                                  resample rebuilds two) */
 } compare_args;
-
-/* --seed: any non-negative 64-bit value (beyond a table row's double). */
-static int take_seed(const char *value, void *ctx)
-{
-    return tc_cli_int("--seed", value, 0, INT64_MAX, &((compare_args *)ctx)->seed);
-}
-
-static int take_resamples(const char *value, void *ctx)
-{
-    compare_args *a = ctx;
-    a->resamples_given = 1;
-    return tc_cli_int("--resamples", value, TC_BOOT_MIN_RESAMPLES, 10000000, &a->resamples);
-}
 
 static int parse_args(int argc, char **argv, compare_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = TC_BOOT_RESAMPLES;
     a->seed = TC_BOOT_SEED;
     a->claim = NAN;
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),
         TC_OPT_F("json", 0, &a->json),
-        TC_OPT_S("profile-a", 0, &a->profile_a),
-        TC_OPT_S("profile-b", 0, &a->profile_b),
-        TC_OPT_D("claim", 0, &a->claim, 1e-6, 1e6),
-        TC_OPT_C("resamples", 0, take_resamples, 1),
-        TC_OPT_C("seed", 0, take_seed, 1),
+        TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
+        TC_OPT_CLAIM(&a->claim),
+        TC_OPT_RESAMPLES(&a->resamples),
+        TC_OPT_SEED(&a->seed),
         TC_OPT_S("gpu-specs", 0, &a->specs),
         TC_OPT_S("at", 0, &a->at),
         TC_OPT_END,
@@ -63,6 +48,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->run_b = runs[1];
     if (a->help)
         return 0;
+    tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (!a->run_b) {
         tc_cli_error("compare: give two runs, RUN_A and RUN_B (ids, labels or groups; see "
                      "'truecost runs')");
@@ -70,7 +56,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     }
     if (!a->profile_a != !a->profile_b) {
         tc_cli_error("compare: give both --profile-a and --profile-b (each platform's own cost "
-                     "profile), or neither");
+                     "profile), --profile for both, or none");
         return -1;
     }
     return tc_cli_frontier_targets("compare", a->at, a->targets, &a->n_targets);
@@ -112,7 +98,8 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
                    const tc_cost_profile *pb, tc_compare_result *r)
 {
     char err[1024];
-    tc_compare_opts o = {(int)a->resamples, (uint64_t)a->seed, !isnan(a->claim), a->claim};
+    tc_compare_opts o = {a->resamples ? (int)a->resamples : TC_BOOT_RESAMPLES, (uint64_t)a->seed,
+                         !isnan(a->claim), a->claim};
     if (tc_compare_platform_load(st, a->run_a, "A", a->profile_a ? pa : NULL, &r->a, err,
                                  sizeof err) != TC_OK ||
         tc_compare_platform_load(st, a->run_b, "B", a->profile_b ? pb : NULL, &r->b, err,
@@ -153,13 +140,12 @@ static int compare_frontiers(tc_store *st, const compare_args *a, const tc_cost_
 {
     if (!a->profile_a) {
         tc_cli_error("compare: two sweeps are compared by cost at equal interactivity: give "
-                     "--profile-a and --profile-b");
+                     "--profile FILE (both sides) or --profile-a and --profile-b");
         return TC_EXIT_USAGE;
     }
     tc_frontier_ask ask = {.targets = a->targets,
                            .n_targets = a->n_targets,
-                           .resamples =
-                               a->resamples_given ? (int)a->resamples : TC_FRONTIER_RESAMPLES,
+                           .resamples = a->resamples ? (int)a->resamples : TC_FRONTIER_RESAMPLES,
                            .seed = (uint64_t)a->seed,
                            .has_claim = !isnan(a->claim),
                            .claim = a->claim};

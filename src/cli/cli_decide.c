@@ -18,11 +18,6 @@ typedef struct decide_args {
     tc_cli_evidence_opts ev;
 } decide_args;
 
-static int take_seed(const char *value, void *ctx)
-{
-    return tc_cli_int("--seed", value, 0, LLONG_MAX, &((decide_args *)ctx)->seed);
-}
-
 static int take_runs(const char *value, void *ctx)
 {
     return tc_cli_evidence_runs(&((decide_args *)ctx)->ev, value);
@@ -36,12 +31,11 @@ static int parse_args(int argc, char **argv, decide_args *a)
     a->ev = (tc_cli_evidence_opts){.runs_name = "--runs", .argc = argc, .argv = argv};
     const tc_cli_opt opts[] = {
         TC_OPT_I("samples", 0, &a->samples, 1, TC_LOCKIN_MAX_SAMPLES),
-        TC_OPT_C("seed", 0, take_seed, 1),
+        TC_OPT_SEED(&a->seed),
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_C("runs", 0, take_runs, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
-        TC_OPT_S("profile-a", 0, &a->ev.src.profile_a),
-        TC_OPT_S("profile-b", 0, &a->ev.src.profile_b),
+        TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),
         TC_OPT_S("db", 0, &a->ev.db),
         TC_OPT_S("soak", 0, &a->ev.src.soak),

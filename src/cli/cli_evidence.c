@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_results.h"
 
 int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
@@ -20,11 +21,12 @@ int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
     return 0;
 }
 
-int tc_cli_evidence_check(const tc_cli_evidence_opts *o)
+int tc_cli_evidence_check(tc_cli_evidence_opts *o)
 {
+    tc_cli_profiles_resolve(o->profile, &o->src.profile_a, &o->src.profile_b);
     if (!o->src.profile_a != !o->src.profile_b) {
-        tc_cli_error("give both --profile-a and --profile-b (each platform's cost profile), or "
-                     "neither");
+        tc_cli_error("give both --profile-a and --profile-b (each platform's cost profile), "
+                     "--profile for both, or none");
         return -1;
     }
     if (o->src.at > 0 && !o->src.profile_a) {

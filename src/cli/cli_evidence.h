@@ -9,6 +9,7 @@
 
 typedef struct tc_cli_evidence_opts {
     tc_evidence_sources src;
+    const char *profile; /* --profile: both sides' (TC_OPT_PROFILES) */
     const char *db;
     const char *runs_name; /* "--perf" or "--runs": the two-run option */
     int argc;              /* the command line, for the second run */
@@ -19,9 +20,10 @@ typedef struct tc_cli_evidence_opts {
  * the next word of o->argv the second. Returns 0, or -1 after saying why. */
 int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value);
 
-/* Checks the combination (profiles need runs, both profiles or none).
- * Returns 0 or -1 after saying why. */
-int tc_cli_evidence_check(const tc_cli_evidence_opts *o);
+/* Settles the profiles (--profile for a side without its own) and checks
+ * the combination (profiles need runs, both profiles or none). Returns 0
+ * or -1 after saying why. */
+int tc_cli_evidence_check(tc_cli_evidence_opts *o);
 
 /* Reads everything the options name into *ev (zeroed first) and the
  * matching overrides for *a into *ov (T_op, perf ratio, running saving),

@@ -14,35 +14,27 @@
 #include "cli_results.h"
 
 typedef struct frontier_args {
-    const char *db, *profile, *profile_b, *at, *slo_text, *pos[2];
+    const char *db, *profile, *profile_a, *profile_b, *at, *slo_text, *pos[2];
     tc_slo slo;
     long long resamples, seed;
-    double claim, demand;
-    int json, help, has_claim;
+    double claim, demand; /* claim NaN: none */
+    int json, help;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
 } frontier_args;
 
-static int take_claim(const char *v, void *ctx)
-{
-    frontier_args *a = ctx;
-    a->has_claim = 1;
-    return tc_cli_double("--claim", v, 1e-9, 1e9, &a->claim);
-}
-
 static int parse(int argc, char **argv, frontier_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->resamples = TC_FRONTIER_RESAMPLES;
     a->seed = TC_BOOT_SEED;
+    a->claim = NAN;
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),
-        TC_OPT_S("profile", 0, &a->profile),
-        TC_OPT_S("profile-b", 0, &a->profile_b),
+        TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
         TC_OPT_S("at", 0, &a->at),
-        TC_OPT_I("resamples", 0, &a->resamples, 0, 1000000),
-        TC_OPT_I("seed", 0, &a->seed, 0, (long long)(~0ULL >> 1)),
-        TC_OPT_C("claim", 0, take_claim, 1),
+        TC_OPT_RESAMPLES(&a->resamples),
+        TC_OPT_SEED(&a->seed),
+        TC_OPT_CLAIM(&a->claim),
         TC_OPT_D("demand", 0, &a->demand, 1, 1e18),
         TC_OPT_S("slo", 0, &a->slo_text),
         TC_OPT_F("json", 0, &a->json),
@@ -52,9 +44,11 @@ static int parse(int argc, char **argv, frontier_args *a)
         return -1;
     if (a->help)
         return 0;
-    if (!a->pos[0] || !a->profile) {
-        tc_cli_error("frontier: give a sweep (or run, or group) and --profile FILE; a second "
-                     "sweep to compare, with --profile-b for its hardware");
+    tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
+    if (!a->pos[0] || !a->profile_a) {
+        tc_cli_error("frontier: give a sweep (or run, or group) and --profile FILE (or "
+                     "--profile-a); a second sweep to compare, with --profile-b for its hardware "
+                     "when it differs");
         return -1;
     }
     char err[512];
@@ -62,7 +56,7 @@ static int parse(int argc, char **argv, frontier_args *a)
         tc_cli_error("frontier: %s", err);
         return -1;
     }
-    if (a->has_claim && !a->pos[1]) {
+    if (!isnan(a->claim) && !a->pos[1]) {
         tc_cli_error("frontier: --claim compares two platforms: give SWEEP_B too");
         return -1;
     }
@@ -88,7 +82,7 @@ int tc_cmd_frontier(int argc, char **argv)
         return 0;
     }
     tc_cost_profile pa, pb;
-    if (load_profile(a.profile, &pa) < 0 || (a.profile_b && load_profile(a.profile_b, &pb) < 0))
+    if (load_profile(a.profile_a, &pa) < 0 || (a.profile_b && load_profile(a.profile_b, &pb) < 0))
         return TC_EXIT_USAGE;
     tc_store *st;
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
@@ -96,9 +90,9 @@ int tc_cmd_frontier(int argc, char **argv)
         return code;
     tc_frontier_ask ask = {.targets = a.targets,
                            .n_targets = a.n_targets,
-                           .resamples = (int)a.resamples,
+                           .resamples = a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
                            .seed = (uint64_t)a.seed,
-                           .has_claim = a.has_claim,
+                           .has_claim = !isnan(a.claim),
                            .claim = a.claim,
                            .demand = a.demand};
     code = tc_cli_frontier_pair(st, a.pos[0], a.pos[1], &pa, a.profile_b ? &pb : &pa,

@@ -72,19 +72,15 @@ static int take_perf_ratio(const char *value, void *ctx)
     return 0;
 }
 
-static int take_seed(const char *value, void *ctx)
-{
-    return tc_cli_int("--seed", value, 0, LLONG_MAX, &((lockin_args *)ctx)->seed);
-}
-
 static int take_perf(const char *value, void *ctx)
 {
     return tc_cli_evidence_runs(&((lockin_args *)ctx)->ev, value);
 }
 
 /* The combinations the options cannot make; -1 after saying why. */
-static int check_args(const lockin_args *a)
+static int check_args(lockin_args *a)
 {
+    tc_cli_profiles_resolve(a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b);
     if (!a->help && !a->file) {
         tc_cli_error("lockin: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
@@ -98,8 +94,8 @@ static int check_args(const lockin_args *a)
         return -1;
     }
     if (a->ev.src.profile_a && a->o.has_running_saving) {
-        tc_cli_error("lockin: give --profile-a/--profile-b or --running-saving-per-month, not "
-                     "both");
+        tc_cli_error("lockin: give --profile (or --profile-a/--profile-b) or "
+                     "--running-saving-per-month, not both");
         return -1;
     }
     return a->help ? 0 : tc_cli_evidence_check(&a->ev);
@@ -113,7 +109,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
     a->ev = (tc_cli_evidence_opts){.runs_name = "--perf", .argc = argc, .argv = argv};
     const tc_cli_opt opts[] = {
         TC_OPT_I("samples", 0, &a->samples, 1, TC_LOCKIN_MAX_SAMPLES),
-        TC_OPT_C("seed", 0, take_seed, 1),
+        TC_OPT_SEED(&a->seed),
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_C("running-saving-per-month", 0, take_running, 1),
         TC_OPT_C("perf-ratio", 0, take_perf_ratio, 1),
@@ -121,8 +117,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
         TC_OPT_C("perf", 0, take_perf, 1),
         TC_OPT_S("soak", 0, &a->ev.src.soak),
-        TC_OPT_S("profile-a", 0, &a->ev.src.profile_a),
-        TC_OPT_S("profile-b", 0, &a->ev.src.profile_b),
+        TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),
         TC_OPT_S("db", 0, &a->ev.db),
         TC_OPT_END,

@@ -126,3 +126,11 @@ int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
     rest[*n_rest] = NULL;
     return 0;
 }
+
+void tc_cli_profiles_resolve(const char *both, const char **a, const char **b)
+{
+    if (!*a)
+        *a = both;
+    if (!*b)
+        *b = both;
+}

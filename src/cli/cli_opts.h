@@ -6,6 +6,8 @@
 #ifndef TC_CLI_OPTS_H
 #define TC_CLI_OPTS_H
 
+#include <stdint.h>
+
 typedef enum tc_opt_kind {
     TC_OPT_FLAG,   /* no value: *(int *)dest = 1 */
     TC_OPT_STRING, /* *(const char **)dest = the value (the last one given wins) */
@@ -53,6 +55,25 @@ typedef struct tc_cli_opt {
     TC_OPT_S("sysfs-root", 0, &(t)->sysfs_root), TC_OPT_S("nvml-lib", 0, &(t)->nvml_lib),          \
         TC_OPT_S("rocm-lib", 0, &(t)->rocm_lib), TC_OPT_S("nvidia-smi", 0, &(t)->nvidia_smi),      \
         TC_OPT_S("rocm-smi", 0, &(t)->rocm_smi)
+/* The options several commands share, one definition each: the same name,
+ * range and meaning wherever a command takes it. */
+#define TC_OPT_CLAIM_MIN 1e-6 /* "A is X times more cost-efficient than B" */
+#define TC_OPT_CLAIM_MAX 1e6
+#define TC_OPT_RESAMPLES_MIN 1000 /* a 95% interval from fewer is noise */
+#define TC_OPT_RESAMPLES_MAX 1000000
+/* --claim X into a double left NaN when not given. */
+#define TC_OPT_CLAIM(d) TC_OPT_D("claim", 0, (d), TC_OPT_CLAIM_MIN, TC_OPT_CLAIM_MAX)
+/* --resamples N into a long long left 0 when not given (each command's
+ * own default then applies). */
+#define TC_OPT_RESAMPLES(d)                                                                        \
+    TC_OPT_I("resamples", 0, (d), TC_OPT_RESAMPLES_MIN, TC_OPT_RESAMPLES_MAX)
+/* --seed S: any non-negative 64-bit value. */
+#define TC_OPT_SEED(d) TC_OPT_I("seed", 0, (d), 0, INT64_MAX)
+/* Cost profiles of two platforms: --profile FILE for both sides,
+ * --profile-a / --profile-b for one side each (they win over --profile);
+ * tc_cli_profiles_resolve settles them. */
+#define TC_OPT_PROFILES(both, a, b)                                                                \
+    TC_OPT_S("profile", 0, (both)), TC_OPT_S("profile-a", 0, (a)), TC_OPT_S("profile-b", 0, (b))
 #define TC_OPT_END                                                                                 \
     {                                                                                              \
         .name = NULL                                                                               \
@@ -72,6 +93,10 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
  * every other argument goes to rest (argv[0] first, NULL-ended, at most
  * argc + 1 entries) for run's parser. The option named `shared` (may be
  * NULL) is both parsed and passed on. 0, or -1 after printing why. */
+/* After parsing TC_OPT_PROFILES: each side without a file of its own gets
+ * --profile's (when given). */
+void tc_cli_profiles_resolve(const char *both, const char **a, const char **b);
+
 int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
                  const char *shared, char **rest, int *n_rest);
 

@@ -17,18 +17,11 @@ typedef struct report_args {
     const char *output, *format, *pos[2];
     tc_slo slo;
     long long resamples, seed;
-    double claim;
-    int help, has_claim;
+    double claim; /* NaN: none */
+    int help;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
 } report_args;
-
-static int take_claim(const char *v, void *ctx)
-{
-    report_args *a = ctx;
-    a->has_claim = 1;
-    return tc_cli_double("--claim", v, 1e-6, 1e6, &a->claim);
-}
 
 static int check(report_args *a)
 {
@@ -36,11 +29,8 @@ static int check(report_args *a)
         tc_cli_error("report: give a RUN, GROUP or SWEEP (and a second one to compare)");
         return -1;
     }
-    if (a->profile && (a->profile_a || a->profile_b)) {
-        tc_cli_error("report: give --profile (both sides) or --profile-a and --profile-b");
-        return -1;
-    }
-    if (!a->profile_a != !a->profile_b) {
+    tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
+    if (a->pos[1] && !a->profile_a != !a->profile_b) {
         tc_cli_error("report: give both --profile-a and --profile-b, or --profile for both");
         return -1;
     }
@@ -65,19 +55,18 @@ static int parse(int argc, char **argv, report_args *a)
     memset(a, 0, sizeof *a);
     a->resamples = 0; /* each analysis its own default */
     a->seed = TC_BOOT_SEED;
+    a->claim = NAN;
     a->format = "html";
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),
-        TC_OPT_S("profile", 0, &a->profile),
-        TC_OPT_S("profile-a", 0, &a->profile_a),
-        TC_OPT_S("profile-b", 0, &a->profile_b),
+        TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
         TC_OPT_S("assessment", 0, &a->assessment),
         TC_OPT_S("gaps", 0, &a->gaps),
         TC_OPT_S("at", 0, &a->at),
         TC_OPT_S("slo", 0, &a->slo_text),
-        TC_OPT_C("claim", 0, take_claim, 1),
-        TC_OPT_I("resamples", 0, &a->resamples, TC_BOOT_MIN_RESAMPLES, 1000000),
-        TC_OPT_I("seed", 0, &a->seed, 0, (long long)(~0ULL >> 1)),
+        TC_OPT_CLAIM(&a->claim),
+        TC_OPT_RESAMPLES(&a->resamples),
+        TC_OPT_SEED(&a->seed),
         TC_OPT_S("output", 'o', &a->output),
         TC_OPT_S("format", 0, &a->format),
         TC_OPT_END,
@@ -120,15 +109,15 @@ int tc_cmd_report(int argc, char **argv)
         return 0;
     }
     tc_cost_profile pa, pb;
-    const char *fa = a.profile ? a.profile : a.profile_a;
-    if (load_profile(fa, &pa) < 0 || load_profile(a.profile_b, &pb) < 0)
+    const char *fa = a.profile_a, *fb = a.profile_b;
+    if (load_profile(fa, &pa) < 0 || load_profile(fb, &pb) < 0)
         return TC_EXIT_USAGE;
     tc_report_ask ask = {.which = {a.pos[0], a.pos[1]},
-                         .profile = {fa ? &pa : NULL, a.profile_b ? &pb : (fa ? &pa : NULL)},
+                         .profile = {fa ? &pa : NULL, fb ? &pb : NULL},
                          .targets = a.targets,
                          .n_targets = a.n_targets,
                          .at_given = a.at != NULL,
-                         .has_claim = a.has_claim,
+                         .has_claim = !isnan(a.claim),
                          .claim = a.claim,
                          .slo = a.slo_text ? &a.slo : NULL,
                          .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
@@ -137,7 +126,7 @@ int tc_cmd_report(int argc, char **argv)
                          .seed = (uint64_t)a.seed,
                          .assessment = a.assessment,
                          .gaps = a.gaps,
-                         .profile_path = {fa, a.profile_b ? a.profile_b : fa},
+                         .profile_path = {fa, fb},
                          .command = tc_cli_command_line()};
     if (a.output)
         snprintf(path, sizeof path, "%s", a.output);

@@ -29,11 +29,7 @@ static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char
         tc_err rc = tc_figures_apply_slo(st, &s->set.runs[i], slo, m, err, errlen);
         if (rc != TC_OK)
             return rc;
-        tc_sweep_point *p = &s->pts[i];
-        p->has_goodput = m->has_slo;
-        p->good_requests_per_s = m->goodput.requests_per_s;
-        p->good_output_tokens_per_s = m->goodput.output_tokens_per_s;
-        p->attainment = m->goodput.attainment;
+        tc_sweep_point_goodput(m, &s->pts[i]);
     }
     return TC_OK;
 }
@@ -266,9 +262,11 @@ static void frontier_verdict(const tc_report_data *d, char *out, size_t len)
             n += (size_t)snprintf(out + n, len - n, "%s %.3g at %g tokens/s per user%s%s", sep,
                                   t->ratio, t->x, t->verdict ? ", " : "",
                                   t->verdict ? t->verdict : "");
-        else
-            n += (size_t)snprintf(out + n, len - n, "%s not known at %g (not reached by both)", sep,
-                                  t->x);
+        else {
+            char why[64];
+            n += (size_t)snprintf(out + n, len - n, "%s not known at %g (%s)", sep, t->x,
+                                  tc_frontier_unjudged(t, why, sizeof why));
+        }
     }
     if (n < len)
         snprintf(out + n, len - n, "%s", r->has_claim ? ")." : ".");

@@ -168,6 +168,7 @@ static json_t *window_json(const tc_run_metrics *m)
     put(o, "end_s", json_real((double)(w->to - m->first_send) / 1e9), &failed);
     put(o, "duration_s", json_real(w->seconds), &failed);
     put(o, "output_tokens", json_real(w->output_tokens), &failed);
+    put(o, "requests", json_real(w->requests), &failed);
     put(o, "completed", json_integer(w->completed), &failed);
     put(o, "output_tokens_per_s", json_real(w->output_tokens_per_s), &failed);
     put(o, "requests_per_s", json_real(w->requests_per_s), &failed);
@@ -190,6 +191,11 @@ static json_t *goodput_json(const tc_run_metrics *m)
     put(o, "attainment", json_real(g->attainment), &failed);
     put(o, "requests_per_s", tc_json_num(g->has_rates, g->requests_per_s), &failed);
     put(o, "output_tokens_per_s", tc_json_num(g->has_rates, g->output_tokens_per_s), &failed);
+    json_t *win = g->has_window
+                      ? json_pack("{s:f, s:f}", "requests_per_s", g->window_requests_per_s,
+                                  "output_tokens_per_s", g->window_output_tokens_per_s)
+                      : json_null();
+    put(o, "window", win, &failed);
     return finish(o, failed);
 }
 

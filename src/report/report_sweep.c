@@ -98,7 +98,7 @@ static const char *offered(const tc_sweep_point *p, char *buf, size_t len)
 static void row(FILE *out, const tc_sweep_point *p, int knee)
 {
     char o[24], a[16], b[16], c[16], d[16], e[16], f[16], g[16], h[16], i[16], j[16];
-    fprintf(out, "%s %-9s %8s %9s %9s %7s %8s %8s %7s %7s %8s %7s%s\n", knee ? "*" : " ",
+    fprintf(out, "%s %-9s %9s %9s %9s %7s %8s %8s %7s %7s %8s %7s%s\n", knee ? "*" : " ",
             offered(p, o, sizeof o), tc_report_fmt(a, sizeof a, p->has_rates, p->requests_per_s),
             tc_report_fmt(b, sizeof b, p->output_tokens_per_s > 0, p->output_tokens_per_s),
             tc_report_fmt(c, sizeof c, p->output_tokens_per_s > 0, p->tokens_per_s_per_gpu),
@@ -118,12 +118,14 @@ tc_err tc_report_sweep_text(FILE *out, const tc_sweep_view *v)
     int knee = tc_sweep_knee(v->points, v->n, &why);
     fprintf(out, "%sSweep '%s': %zu points%s%s\n", simulated_of(v) ? "SIMULATED " : "", v->name,
             v->n, v->slo ? ", SLO " : "", v->slo ? v->slo : "");
-    fprintf(out, "  %-9s %8s %9s %9s %7s %8s %8s %7s %7s %8s %7s\n", "offered", "req/s",
-            "out tok/s", "tok/s/GPU", "tok/s/u", "TTFT p50", "TTFT p99", "TPOT50", "TPOT99",
+    fprintf(out, "  %-9s %9s %9s %9s %7s %8s %8s %7s %7s %8s %7s\n", "offered", "win req/s",
+            "win tok/s", "tok/s/GPU", "tok/s/u", "TTFT p50", "TTFT p99", "TPOT50", "TPOT99",
             "good r/s", "J/tok");
     for (size_t i = 0; i < v->n; i++)
         row(out, &v->points[i], (int)i == knee);
-    fprintf(out, "(steady-state window figures; tok/s/u = interactivity, 1000 / TPOT p50; ms)\n");
+    fprintf(out, "(win: over the steady-state window, each request counted by its share of "
+                 "tokens in it, so win req/s x mean output tokens = win tok/s; good r/s the "
+                 "same; tok/s/u = interactivity, 1000 / TPOT p50; ms)\n");
     if (knee >= 0) {
         char o[24];
         fprintf(out, "Knee (*): %s, run %lld: %s\n", offered(&v->points[knee], o, sizeof o),

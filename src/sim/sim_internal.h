@@ -44,7 +44,7 @@ struct tc_sim_server {
     uint64_t requests; /* inference requests numbered so far */
     uint64_t finished;
     uint64_t tokens;
-    int decoding; /* streams past their first token */
+    int decoding; /* streams in the batch: from their prefill to their end */
     struct sim_stream *streams;
     struct tc_sim_pending *pending; /* truth lines of replies still being written */
     struct evbuffer *chunk_buf;     /* reused for every chunk sent through evhttp */

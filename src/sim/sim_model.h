@@ -6,7 +6,10 @@
  *               * max(1, active / max_batch)                 (+ jitter)
  *   TTFT      = max(ttft_ms + prefill, prefill + step)       (+ jitter)
  *
- * `active` counts the streams that are decoding at that moment. Up to
+ * `active` counts the streams in the batch at that moment: a stream holds
+ * its slot from the start of its prefill to its end, so its first token
+ * is paid for at the batch's rate too and the aggregate never passes
+ * decode_tps * max_batch. Up to
  * max_batch of them each get decode_tps; beyond it every stream slows so
  * that the aggregate rate stays at decode_tps * max_batch, as a server whose
  * batch is full. With a batch slowdown k > 0 every further stream in the

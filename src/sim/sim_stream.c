@@ -527,10 +527,14 @@ static void begin(sim_stream *st)
         send_chunk(st, 0);
     }
     st->state = ST_PREFILL;
-    /* The first token costs one decode step at the load it joins (the
-     * streams decoding now and itself); see sim_model.h. */
+    /* The stream holds its batch slot from its prefill on, as continuous
+     * batching schedules a prefill into the batch: counted from here, its
+     * first token is paid for at the batch's rate like every other one, so
+     * the aggregate never passes decode_tps x max_batch (sim_model.h). */
+    st->decoding = 1;
+    s->decoding++;
     tc_sim_timing now_timing = tc_sim_timing_now(s);
-    st->first_step_ns = tc_sim_interval_ns(&now_timing, s->decoding + 1);
+    st->first_step_ns = tc_sim_interval_ns(&now_timing, s->decoding);
     st->due = st->t_start +
               tc_sim_first_token_ns(&s->cfg.timing, st->rq.prompt_tokens, st->first_step_ns) +
               tc_sim_jitter_ns(&s->cfg.timing, &st->rng);
@@ -581,8 +585,6 @@ static void emit_token(sim_stream *st, int64_t now)
     (void)now;
     if (st->tokens == 0) {
         st->first_due = st->due;
-        st->decoding = 1;
-        s->decoding++;
         st->state = ST_DECODE;
     }
     int is_last = st->tokens + 1 >= st->rq.max_tokens;

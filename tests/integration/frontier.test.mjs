@@ -24,7 +24,7 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   assert.equal((await sweep(a, '2,4,8', 'A')).code, 0);
   assert.equal((await sweep(b, '4,8,16', 'B')).code, 0);
   const r = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,150,250,350,450',
-    '--resamples', '300', '--claim', '0.9', '--demand', '1e10', '--json'], { timeoutMs: 60_000 });
+    '--resamples', '1000', '--claim', '0.9', '--demand', '1e10', '--json'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout);
   assert.equal(doc.simulated, true);
@@ -51,7 +51,13 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   assert.equal(at[450].a.cost_per_million_tokens, null);
   assert.equal(at[250].ratio, null); // B does not reach it: no ratio, no verdict
   assert.equal(at[250].verdict, null);
-  assert.equal(doc.claim.overall, 'holds at every target'); // of those with both costs
+  // Of the targets with both costs only, and the others named with why.
+  assert.equal(doc.claim.overall, 'holds at every judged target; not judged at 250 (B does not reach it), ' +
+    '350 (B does not reach it), 450 (neither side reaches it)');
+  // No interval around a reading that does not exist.
+  assert.equal(at[450].a.ci95, null);
+  assert.equal(at[250].b.ci95, null);
+  assert.equal(at[250].b.tps_ci95 ?? null, null);
   // The fleet for 1e10 output tokens a month at the profile's utilization
   // (0.4) and a 30.44-day month; one GPU a box, 3200 a box.
   assert.deepEqual(doc.fleet, { demand_tokens_per_month: 1e10 });
@@ -90,7 +96,7 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   // saving, for the assessment's own demand (2e9 tokens a month).
   const FP16 = path.join(REPO_ROOT, 'examples', 'assessment-fp16-inference.ini');
   const fl = JSON.parse((await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '150',
-    '--demand', '2e9', '--resamples', '0', '--json'])).stdout);
+    '--demand', '2e9', '--resamples', '1000', '--json'])).stdout);
   const lk = await runCli(['lockin', FP16, '--db', db, '--perf', 'A', 'B', '--profile-a', PROFILE, '--profile-b', PROFILE,
     '--at', '150', '--json', '--samples', '2000']);
   assert.equal(lk.code, 0, lk.stderr);
@@ -108,7 +114,7 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   // --slo: A streams at TPOT 2.5 ms and meets tpot=3ms everywhere; B's 5 ms
   // never does. A's highest load meeting it is its C = B point; B has none.
   const withSlo = JSON.parse((await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100',
-    '--slo', 'tpot=3ms', '--resamples', '0', '--json'])).stdout);
+    '--slo', 'tpot=3ms', '--resamples', '1000', '--json'])).stdout);
   const sloA = withSlo.slo.a;
   assert.equal(sloA.run_id, doc.frontier_a[0].run_id);
   near(sloA.tokens_per_s_per_gpu, 3200, 'A at its SLO load');
@@ -119,17 +125,17 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
   assert.equal(withSlo.targets[0].a.cost_per_million_good_tokens, withSlo.targets[0].a.cost_per_million_tokens);
   assert.equal(withSlo.targets[0].b.cost_per_million_good_tokens, null); // no good token at all
   assert.equal(doc.slo, null); // no --slo, no SLO figures
-  const sloText = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100', '--slo', 'tpot=3ms', '--resamples', '0']);
+  const sloText = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100', '--slo', 'tpot=3ms', '--resamples', '1000']);
   assert.match(sloText.stdout, /^Highest load meeting the SLO, B: none of its points \(99% of requests good\)$/m);
   // Another workload on one side is flagged: more than the hardware differs.
   const other = await runCli(['run', b.url, '--db', db, '-n', '8', '-c', '4', '--max-tokens', '20', '--warmup', '0',
     '--label', 'other', '--telemetry', 'none', '--no-progress']);
   assert.equal(other.code, 0, other.stderr);
   const mixed = JSON.parse((await runCli(['frontier', 'A', 'other', '--db', db, '--profile', PROFILE, '--at', '100',
-    '--resamples', '0', '--json'])).stdout);
+    '--resamples', '1000', '--json'])).stdout);
   assert.equal(mixed.warnings.length, 1, JSON.stringify(mixed.warnings));
   assert.match(mixed.warnings[0], /^the workloads differ/);
-  const text = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,450', '--resamples', '0']);
+  const text = await runCli(['frontier', 'A', 'B', '--db', db, '--profile', PROFILE, '--at', '100,450', '--resamples', '1000']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /^SIMULATED Cost at equal interactivity: A = A, B = B$/m);
   assert.match(text.stdout, /^At 450 tokens\/s per user:\n  A  not reached/m);
@@ -193,10 +199,12 @@ test('frontiers with a throughput-interactivity trade-off read the hand values; 
   near(at[120].a.tokens_per_s_per_gpu, hand.a(120), 'A at 120');
   assert.equal(at[120].ratio, null); // B does not reach it
   assert.deepEqual([30, 60, 70, 80, 90].map((x) => at[x].verdict), ['refuted', 'refuted', 'refuted', 'supported', 'supported']);
-  assert.equal(doc.claim.overall, 'holds at interactivity >= 80 tokens/s per user, fails below');
+  assert.equal(doc.claim.overall, 'holds at interactivity >= 80 tokens/s per user, fails below; ' +
+    'not judged at 120 (B does not reach it), 170 (neither side reaches it)');
   // The other way round the claim holds at low interactivity only.
   const swapped = JSON.parse((await runCli(['compare', 'TB', 'TA', ...args], { timeoutMs: 60_000 })).stdout);
-  assert.equal(swapped.claim.overall, 'holds at interactivity <= 70 tokens/s per user, fails above');
+  assert.equal(swapped.claim.overall, 'holds at interactivity <= 70 tokens/s per user, fails above; ' +
+    'not judged at 120 (A does not reach it), 170 (neither side reaches it)');
   // frontier gives the same readings; two sweeps compare on their
   // frontiers without --at, and need both profiles for it.
   const f = JSON.parse((await runCli(['frontier', 'TA', 'TB', '--db', db, '--profile', PROFILE, '--at', targets.join(','),
@@ -208,7 +216,7 @@ test('frontiers with a throughput-interactivity trade-off read the hand values; 
   assert.match(plain.stdout, /^At 100 tokens\/s per user:/m); // the default targets
   const noProfiles = await runCli(['compare', 'TA', 'TB', '--db', db, '--claim', '1']);
   assert.equal(noProfiles.code, 1);
-  assert.match(noProfiles.stderr, /two sweeps are compared by cost at equal interactivity: give --profile-a and --profile-b/);
+  assert.match(noProfiles.stderr, /two sweeps are compared by cost at equal interactivity: give --profile FILE \(both sides\) or --profile-a and --profile-b/);
   const twice = await runCli(['compare', 'TA', 'TB', '--db', db, '--at', '60,60']);
   assert.equal(twice.code, 1);
   assert.match(twice.stderr, /--at '60,60': 60 is given twice/);

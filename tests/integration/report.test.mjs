@@ -256,7 +256,7 @@ test('one run, no profile: each missing section says what it needs; the default 
 test('exit statuses: usage 1; a run not found, an unreadable assessment or an unwritable file 2', async () => {
   await expectExit(['report', 'A', '--db', db, '--format', 'pdf'], 1, { stderr: /--format 'pdf': expected html or md/ });
   await expectExit(['report', 'A', '--db', db, '--gaps', 'g.json'], 1, { stderr: /--gaps goes with --assessment/ });
-  await expectExit(['report', 'A', '--db', db, '--profile', PROFILE, '--profile-a', PROFILE, '--profile-b', PROFILE], 1);
+  await expectExit(['report', 'A', 'A', '--db', db, '--profile-a', PROFILE], 1, { stderr: /give both --profile-a and --profile-b, or --profile for both/ });
   await expectExit(['report'], 1);
   await expectExit(['report', 'nosuch', '--db', db, '-o', path.join(dir, 'x.html')], 2, { stderr: /nosuch/ });
   await expectExit(['report', 'A', '--db', db, '--assessment', path.join(dir, 'none.ini'), '-o', path.join(dir, 'x.html')], 2,

@@ -266,3 +266,19 @@ test('chat: max_completion_tokens wins over the deprecated max_tokens', async (t
     .find((c) => c.usage);
   assert.equal(usage.usage.completion_tokens, 5);
 });
+
+test('the batch cap holds: first tokens are paid for at the batch rate, so an open loop past capacity never passes decode-tps x max-batch', async (t) => {
+  const dir = tempDir();
+  // Cap 4 x 100 = 400 tok/s; 80 requests/s of 20 tokens offer 1,600. Before
+  // the fix every first token came free of the batch: 418.9 tok/s over the
+  // run and 468.3 in the window.
+  const sim = await startSim(['--max-batch', '4', '--decode-tps', '100'], { t });
+  const r = await runTruecost(['run', sim.url, '--rate', '80', '-n', '60', '--max-tokens', '20', '--warmup', '0',
+    '--db', path.join(dir, 'db'), '--telemetry', 'none', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  const cap = 400;
+  assert.ok(doc.throughput.output_tokens_per_s <= cap, `whole run ${doc.throughput.output_tokens_per_s} tok/s over the cap ${cap}`);
+  assert.ok(doc.window.output_tokens_per_s <= cap * 1.01, `window ${doc.window.output_tokens_per_s} tok/s over the cap ${cap}`);
+  assert.ok(doc.window.output_tokens_per_s > cap * 0.9, `window ${doc.window.output_tokens_per_s} tok/s: the batch was full`);
+});

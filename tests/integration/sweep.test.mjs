@@ -119,6 +119,11 @@ test('--rates auto: a synchronous run, a throughput run, then rates evenly betwe
   assert.equal(max.run.concurrency, 4);
   const lo = sync.window.requests_per_s;
   const hi = max.window.requests_per_s;
+  // The top rate is the measured capacity: two streams at 500 tok/s of 20
+  // tokens a request, 50 requests/s (it read half of it when requests/s
+  // counted only the requests that ended in the window).
+  near(hi * 20, max.window.output_tokens_per_s, 'the throughput run: req/s x tokens = tok/s');
+  assert.ok(hi > 0.9 * 50 && hi <= 50 * 1.02, `capacity ${hi} req/s, truth 50`);
   near(rates[0], lo, 'first rate: the synchronous rate');
   near(rates[2], hi, 'last rate: the throughput run\'s');
   near(rates[1], (lo + hi) / 2, 'evenly between');
@@ -126,4 +131,34 @@ test('--rates auto: a synchronous run, a throughput run, then rates evenly betwe
   // The probes are runs of their own, not points of the sweep.
   const shown = JSON.parse((await runCli(['show', 'auto', '--db', db, '--json'])).stdout);
   assert.deepEqual(shown.points.map((p) => p.rate), rates);
+});
+
+test('requests/s and tokens/s of a window count the same requests, closed and open loop; goodput never above', async (t) => {
+  const { db } = scoped(t);
+  // The issue's shape, ten times faster: 64 tokens at 1000 tok/s, a batch
+  // that slows each stream by 5% per further stream. At c=16 with 32
+  // requests the window is about two rounds, and the second round ends
+  // just after it: counting completions read half the rate.
+  const sim = await startSim(['--ttft-ms', '2', '--prefill-tps', '100000', '--decode-tps', '1000', '--max-batch', '64',
+    '--batch-slowdown', '0.05'], { t });
+  const common = ['-n', '32', '--max-tokens', '64', '--warmup', '0', '--slo', 'ttft=10s', '--telemetry', 'none', '--no-progress', '--json'];
+  const closed = await runCli(['sweep', sim.url, '--db', db, '-c', '1,4,16', '--label', 'closed', ...common], { timeoutMs: 60_000 });
+  assert.equal(closed.code, 0, closed.stderr);
+  const open = await runCli(['sweep', sim.url, '--db', db, '--rates', '20,60', '--label', 'open', ...common], { timeoutMs: 60_000 });
+  assert.equal(open.code, 0, open.stderr);
+  const points = [...JSON.parse(closed.stdout).points, ...JSON.parse(open.stdout).points];
+  assert.equal(points.length, 5);
+  for (const p of points) {
+    const what = p.concurrency ? `c=${p.concurrency}` : `${p.rate}/s`;
+    assert.equal(p.steady_state, true, `${what} reached a steady state`);
+    const rel = Math.abs(p.requests_per_s * 64 - p.output_tokens_per_s) / p.output_tokens_per_s;
+    assert.ok(rel < 0.02, `${what}: ${p.requests_per_s} req/s x 64 vs ${p.output_tokens_per_s} tok/s (${(rel * 100).toFixed(2)}%)`);
+    // Every request met the SLO: goodput is requests/s, never above it.
+    assert.ok(p.goodput.requests_per_s <= p.requests_per_s * (1 + 1e-9), `${what}: goodput ${p.goodput.requests_per_s} > ${p.requests_per_s}`);
+    near(p.goodput.requests_per_s, p.requests_per_s, `${what}: goodput of all-good requests`);
+  }
+  // The table names its column's definition.
+  const text = await runCli(['show', 'closed', '--db', db]);
+  assert.match(text.stdout, /offered\s+win req\/s\s+win tok\/s/);
+  assert.match(text.stdout, /win: over the steady-state window, each request counted by its share of tokens in it/);
 });

@@ -123,7 +123,8 @@ static void a_claim_that_flips_across_interactivity(void **state)
     }
     assert_false(r.t[4].has_ratio); /* 100: neither reaches it */
     assert_null(r.t[4].verdict);
-    assert_string_equal(r.overall, "holds at interactivity <= 20 tokens/s per user, fails above");
+    assert_string_equal(r.overall, "holds at interactivity <= 20 tokens/s per user, fails above; "
+                                   "not judged at 100 (neither side reaches it)");
     assert_int_equal(r.n_warnings, 0);
     /* The other way round, targets given out of order: B is cheaper than A
      * only at the high end, so "A is 1.1x" fails low and holds high. */
@@ -149,9 +150,66 @@ static void a_claim_that_flips_across_interactivity(void **state)
     assert_string_equal(r.overall, "holds at interactivity >= 80 tokens/s per user, fails below");
 }
 
+/* B's one point at interactivity 1000 / 10.5 ms = 95.2, its ten requests
+ * TPOT 10 or 11 ms: resamples whose median is 10 ms read 100. A target of
+ * 98 is past B's measured point: no reading, so no interval either, though
+ * some resamples reach it; the overall line names it as not judged. */
+static void no_interval_and_no_verdict_where_a_side_does_not_reach(void **state)
+{
+    (void)state;
+    static const char text[] = "[hardware]\nprice = 3200\namortize_months = 36\n[power]\n"
+                               "price_per_kwh = 0.30\nidle_watts = 80\nbusy_watts = 420\n"
+                               "[operations]\nhours_per_month = 4\nhourly_rate = 80\n"
+                               "[workload]\nutilization = 0.4\n";
+    tc_cost_profile p;
+    char err[256];
+    assert_int_equal(tc_cost_profile_parse("hand", text, sizeof text - 1, &p, err, sizeof err),
+                     TC_OK);
+    double xa[] = {50, 150}, ya[] = {1000, 400}, xb[] = {1000 / 10.5}, yb[] = {800};
+    tc_frontier_side a, b;
+    tc_run_info ra, rb;
+    tc_sweep_point pa[2], pb[1];
+    hand_side(&a, &ra, pa, xa, ya, 2, &p);
+    hand_side(&b, &rb, pb, xb, yb, 1, &p);
+    tc_frontier_req qa[2][10], qb[10];
+    tc_frontier_req *ra_[2] = {qa[0], qa[1]}, *rb_[1] = {qb};
+    size_t na[2] = {10, 10}, nb[1] = {10};
+    for (int i = 0; i < 10; i++) {
+        qa[0][i] = (tc_frontier_req){.tokens = 40, .seconds = 0.8, .tpot_ms = 20};
+        qa[1][i] = (tc_frontier_req){.tokens = 40, .seconds = 0.27, .tpot_ms = 1000.0 / 150};
+        qb[i] = (tc_frontier_req){.tokens = 40, .seconds = 0.42, .tpot_ms = i % 2 ? 11 : 10};
+    }
+    a.reqs = ra_;
+    a.n_reqs = na;
+    b.reqs = rb_;
+    b.n_reqs = nb;
+    const double at[] = {60, 98, 200};
+    tc_frontier_ask ask = {
+        .targets = at, .n_targets = 3, .has_claim = 1, .claim = 0.5, .resamples = 1000, .seed = 7};
+    tc_frontier_result r;
+    assert_int_equal(tc_frontier_compute(&a, &b, &ask, &r, err, sizeof err), TC_OK);
+    assert_int_equal(r.t[1].b.reading, TC_AT_NOT_REACHED);
+    assert_false(r.t[1].b.has_ci); /* no reading, no interval (was 14.88 to 14.90) */
+    assert_true(isnan(r.t[1].b.tps_lo) && isnan(r.t[1].b.cost_hi));
+    assert_false(r.t[1].has_ratio);
+    assert_true(isnan(r.t[1].ratio_lo) && isnan(r.t[1].p_b_cheaper));
+    assert_true(r.t[1].a.has_ci); /* A reaches 98: its own interval stands */
+    assert_false(r.t[2].a.has_ci);
+    assert_string_equal(r.t[0].verdict, "supported");
+    char why[64];
+    assert_string_equal(tc_frontier_unjudged(&r.t[1], why, sizeof why), "B does not reach it");
+    assert_string_equal(tc_frontier_unjudged(&r.t[2], why, sizeof why), "neither side reaches it");
+    assert_string_equal(r.overall, "holds at every judged target; not judged at 98 (B does not "
+                                   "reach it), 200 (neither side reaches it)");
+    /* A not reaching a target is named as A. */
+    assert_int_equal(tc_frontier_compute(&b, &a, &ask, &r, err, sizeof err), TC_OK);
+    assert_string_equal(tc_frontier_unjudged(&r.t[1], why, sizeof why), "A does not reach it");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_interval_and_no_verdict_where_a_side_does_not_reach),
         cmocka_unit_test(a_claim_that_flips_across_interactivity),
         cmocka_unit_test(keeps_the_points_not_beaten),
         cmocka_unit_test(reads_monotone_between_and_never_beyond),

@@ -166,6 +166,13 @@ static void steady_window_by_hand(void **state)
     assert_near(w->output_tokens, 26, 1e-9);
     assert_int_equal(w->completed, 3);
     assert_near(w->output_tokens_per_s, 26 / 0.131, 1e-6);
+    /* Requests by their share of chunks inside: 6/7 + 7/7 + 7/7 + 6/7, the
+     * same requests as the tokens (7 each), not the 3 that ended inside. */
+    assert_near(w->requests, 26.0 / 7, 1e-12);
+    assert_near(w->requests_per_s, 26.0 / 7 / 0.131, 1e-6);
+    assert_near(w->requests_per_s * 7, w->output_tokens_per_s, 1e-6);
+    assert_near(tc_steady_share(w, &r[0]), 6.0 / 7, 1e-12);
+    assert_near(tc_steady_share(w, &r[4]), 0, 0); /* outside the window entirely */
     /* The whole run, for comparison: 28 tokens over 0 -> 156 ms. */
     assert_near(m.output_tokens_per_s, 28 / 0.156, 1e-6);
     tc_run_metrics_free(&m);
@@ -208,6 +215,21 @@ static void goodput_of_the_run_slo(void **state)
     assert_near(m.goodput.attainment, 0.25, 0);
     assert_near(m.goodput.requests_per_s, 1 / m.duration_s, 1e-9);
     assert_near(m.goodput.output_tokens_per_s, 7 / m.duration_s, 1e-9);
+    /* In the window, r0's share (6/7) over the window's 0.131 s, never
+     * above the window's requests/s: r0, r1, r2 (the failed r3 has no
+     * share), 6/7 + 1 + 1. */
+    assert_true(m.goodput.has_window);
+    assert_near(m.window.requests, 6.0 / 7 + 2, 1e-12);
+    assert_near(m.goodput.window_requests_per_s, 6.0 / 7 / 0.131, 1e-6);
+    assert_near(m.goodput.window_output_tokens_per_s, 6 / 0.131, 1e-6);
+    assert_true(m.goodput.window_requests_per_s <= m.window.requests_per_s);
+    tc_run_metrics_free(&m);
+    /* Every request good: goodput is the window's requests/s exactly. */
+    r[3].error = TC_REQ_OK;
+    snprintf(run.slo, sizeof run.slo, "ttft=1s");
+    assert_int_equal(tc_run_metrics_compute(&run, r, 5, &m), TC_OK);
+    assert_near(m.goodput.window_requests_per_s, m.window.requests_per_s, 1e-9);
+    assert_near(m.goodput.window_output_tokens_per_s, m.window.output_tokens_per_s, 1e-9);
     tc_run_metrics_free(&m);
     run.slo[0] = '\0';
     assert_int_equal(tc_run_metrics_compute(&run, r, 5, &m), TC_OK);

@@ -1,0 +1,46 @@
+// The options several commands share have one definition each: the same
+// name, range and message wherever a command takes them (issue 25, points
+// 5, 18 and 22). Each case is refused before any store or server is used.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { expectExit } from './helpers.mjs';
+
+const PROFILE = 'profiles/rtx4090-workstation.ini';
+
+test('--resamples has one range everywhere: 1,000 to 1,000,000 (frontier took 1 and printed an interval excluding its own estimate)', async () => {
+  const commands = [
+    ['frontier', 'A', '--profile', PROFILE],
+    ['compare', 'A', 'B'],
+    ['report', 'A'],
+  ];
+  for (const cmd of commands) {
+    for (const n of ['1', '0', '999', '1000001']) {
+      await expectExit([...cmd, '--resamples', n], 1, { stderr: new RegExp(`--resamples: ${n} is out of range \\(1000 to 1000000\\)`) });
+    }
+  }
+});
+
+test('--claim has one range everywhere', async () => {
+  for (const cmd of [['frontier', 'A', 'B', '--profile', PROFILE], ['compare', 'A', 'B'], ['report', 'A', 'B']]) {
+    await expectExit([...cmd, '--claim', '1e7'], 1, { stderr: /--claim: 1e7 is out of range \(1e-06 to 1e\+06\)/ });
+    await expectExit([...cmd, '--claim', '0'], 1, { stderr: /--claim: 0 is out of range/ });
+  }
+});
+
+test('--profile, --profile-a and --profile-b are spelled alike everywhere', async () => {
+  // Each command takes all three; a side without a file of its own takes
+  // --profile's. The errors below come after parsing: the options exist.
+  await expectExit(['compare', 'A', 'B', '--profile-a', PROFILE], 1, {
+    stderr: /give both --profile-a and --profile-b \(each platform's own cost profile\), --profile for both, or none/,
+  });
+  await expectExit(['report', 'A', 'B', '--profile-b', PROFILE], 1, {
+    stderr: /give both --profile-a and --profile-b, or --profile for both/,
+  });
+  await expectExit(['frontier', 'A', '--profile-b', PROFILE], 1, { stderr: /--profile FILE \(or --profile-a\)/ });
+  for (const cmd of ['lockin', 'decide']) {
+    await expectExit([cmd, 'examples/assessment-lora-8x24gb.ini', '--profile', PROFILE], 1, {
+      stderr: /--profile-a\/--profile-b price the runs of/,
+    });
+  }
+});
