@@ -205,11 +205,24 @@ void tc_soak_judge(const tc_soak_plan *plan, const tc_soak_window *w, size_t n_w
     if (v->error_rate > plan->max_error_rate)
         reason(v, "error rate %.4f outside outages exceeds %.4f (--max-error-rate)", v->error_rate,
                plan->max_error_rate);
-    if (v->requests == 0)
+    v->complete = tc_soak_plan_complete(plan);
+    if (v->requests == 0 && v->complete)
         reason(v, "no request finished in %.0f s of soak", plan->covered_s);
     trends(w, n_windows, plan->window_s, o, n_outages, v);
     judge_trends(plan, v);
-    v->pass = v->n_reasons == 0;
+    v->outcome = v->n_reasons ? TC_SOAK_FAIL : v->complete ? TC_SOAK_PASS : TC_SOAK_INCOMPLETE;
+    v->pass = v->outcome == TC_SOAK_PASS;
+}
+
+const char *tc_soak_outcome_name(tc_soak_outcome o)
+{
+    return o == TC_SOAK_PASS ? "PASS" : o == TC_SOAK_FAIL ? "FAIL" : "INCOMPLETE";
+}
+
+int tc_soak_plan_complete(const tc_soak_plan *plan)
+{
+    double slack = plan->duration_s * 0.01 < 1 ? plan->duration_s * 0.01 : 1;
+    return plan->covered_s >= plan->duration_s - slack;
 }
 
 double tc_soak_outages_per_day(const tc_soak_verdict *v)

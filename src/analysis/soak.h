@@ -25,8 +25,22 @@ tc_soak_fit tc_soak_fit_line(const double *x, const double *y, size_t n);
 
 #define TC_SOAK_MAX_REASONS 8
 
+/* FAIL: a threshold was broken, however long it ran. INCOMPLETE: none
+ * was, but it did not run its planned duration (stopped, killed, or still
+ * running): too little to pass. PASS: the whole plan, no threshold broken. */
+typedef enum tc_soak_outcome { TC_SOAK_PASS, TC_SOAK_FAIL, TC_SOAK_INCOMPLETE } tc_soak_outcome;
+
+/* "PASS", "FAIL", "INCOMPLETE". */
+const char *tc_soak_outcome_name(tc_soak_outcome o);
+
+/* It ran its plan: covered the planned duration, less 1% or 1 s (the
+ * smaller), which the last window's timing may fall short by. */
+int tc_soak_plan_complete(const tc_soak_plan *plan);
+
 typedef struct tc_soak_verdict {
-    int pass;
+    tc_soak_outcome outcome;
+    int pass;     /* outcome == TC_SOAK_PASS */
+    int complete; /* tc_soak_plan_complete */
     double covered_s;
     int64_t requests, errors;
     int64_t requests_up, errors_up; /* outside outages */

@@ -104,37 +104,28 @@ static void tick_declared(int answer, tc_decide_item *it, const char *key)
                  "%s not given or unknown in [decision]: not yet measured", key);
 }
 
-/* A measured soak: complete, long enough, no failure. */
+tc_decide_state tc_decide_soak_state(tc_soak_outcome outcome, double hours)
+{
+    if (outcome == TC_SOAK_FAIL)
+        return TC_ITEM_FAILED;
+    return outcome == TC_SOAK_PASS && hours >= TC_DECIDE_SOAK_HOURS ? TC_ITEM_TICKED
+                                                                    : TC_ITEM_MISSING;
+}
+
+/* A measured soak, by its verdict (tc_decide_soak_state). */
 static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
 {
     if (!in->has_soak) {
         tick_declared(in->soak_passed, it, "soak_passed");
         return;
     }
-    if (in->soak_judged) { /* a soak's own verdict */
-        it->state = in->soak_hours < TC_DECIDE_SOAK_HOURS ? TC_ITEM_MISSING
-                    : in->soak_pass                       ? TC_ITEM_TICKED
-                                                          : TC_ITEM_FAILED;
-        snprintf(it->evidence, sizeof it->evidence,
-                 "soak %s over %.3g h (%.0f h needed): %d outage(s), %.0f s down, %d restart(s), "
-                 "%lld of %lld requests failed%s%s",
-                 in->soak_pass ? "PASS" : "FAIL", in->soak_hours, TC_DECIDE_SOAK_HOURS,
-                 in->soak_outages, in->soak_downtime_s, in->soak_restarts,
-                 (long long)in->soak_failed, (long long)in->soak_measured,
-                 in->soak_reason[0] ? "; " : "", in->soak_reason);
-        return;
-    }
-    if (in->soak_hours < TC_DECIDE_SOAK_HOURS)
-        it->state = TC_ITEM_MISSING; /* too short to say */
-    else
-        it->state =
-            in->soak_status == TC_RUN_COMPLETE && in->soak_failed == 0 && in->soak_measured > 0
-                ? TC_ITEM_TICKED
-                : TC_ITEM_FAILED;
+    it->state = tc_decide_soak_state(in->soak_outcome, in->soak_hours);
     snprintf(it->evidence, sizeof it->evidence,
-             "soak run %s: %.1f h (%.0f h needed), %lld of %lld requests failed",
-             tc_run_status_name(in->soak_status), in->soak_hours, TC_DECIDE_SOAK_HOURS,
-             (long long)in->soak_failed, (long long)in->soak_measured);
+             "soak %s over %.3g h (%.0f h needed): %d outage(s), %.0f s down, %d restart(s), "
+             "%lld of %lld requests failed%s%s",
+             tc_soak_outcome_name(in->soak_outcome), in->soak_hours, TC_DECIDE_SOAK_HOURS,
+             in->soak_outages, in->soak_downtime_s, in->soak_restarts, (long long)in->soak_failed,
+             (long long)in->soak_measured, in->soak_reason[0] ? "; " : "", in->soak_reason);
 }
 
 static void checklist(const tc_decide_input *in, tc_decide_result *r)

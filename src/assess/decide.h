@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/soak.h"
 #include "record/record.h"
 
 typedef enum tc_decide_verdict {
@@ -70,16 +71,13 @@ typedef struct tc_decide_input {
     double perf_ratio;
     /* Declared in the assessment: 1 yes, 0 no, -1 not given/unknown. */
     int soak_passed, profiler_skill, fallback_path;
-    /* A measured soak run on the target, which wins over the declaration:
-     * its status, measured hours and measured/failed requests. */
+    /* A `truecost soak` run on the target, which wins over the
+     * declaration: its verdict, measured hours, measured/failed requests,
+     * outages, downtime, restarts and the first reason it failed. */
     int has_soak;
-    tc_run_status soak_status;
+    tc_soak_outcome soak_outcome;
     double soak_hours;
     int64_t soak_measured, soak_failed;
-    /* A run of `truecost soak` (soak_judged): its verdict (soak_pass),
-     * outages, downtime, restarts and the first reason it failed; else the
-     * run is judged by its status and failures. */
-    int soak_judged, soak_pass;
     int soak_outages, soak_restarts;
     double soak_downtime_s;
     char soak_reason[200];
@@ -104,6 +102,13 @@ const char *tc_decide_state_name(tc_decide_state s);
 /* A soak run passes when it is complete, measured this long, with no
  * failed request (seed 000, 5.4: "no less than 24 hours"). */
 #define TC_DECIDE_SOAK_HOURS 24.0
+
+/* The one rule by which a soak's verdict is evidence, for decide's
+ * checklist and lockin's risk alike: a FAIL, however short, is "not met"
+ * (a threshold broke); a PASS (it ran its whole plan) of
+ * TC_DECIDE_SOAK_HOURS or more is "ticked"; anything else (a PASS too
+ * short, a soak stopped before its planned end) is not evidence yet. */
+tc_decide_state tc_decide_soak_state(tc_soak_outcome outcome, double hours);
 #define TC_DECIDE_MAX_REASONS 10
 
 typedef struct tc_decide_item {

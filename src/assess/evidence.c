@@ -191,20 +191,56 @@ tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src, const
     return src->profile_a ? running_saving(src, a, &ma, &mb, ev, ov, err, errlen) : TC_OK;
 }
 
-/* A `truecost soak` run: its verdict, and its outages per day as the
- * risk's probability (an incident a day at most), saying so. */
-static tc_err read_soak_verdict(tc_store *st, const tc_run_info *run, tc_evidence *ev,
-                                tc_lockin_overrides *ov, char *err, size_t errlen)
+/* The risk's probability from a soak that is evidence: its outages per
+ * day (an incident a day at most); else the assessment's stands, said. */
+static void soak_risk(const tc_run_info *run, const tc_soak_stored *s, tc_evidence *ev,
+                      tc_lockin_overrides *ov)
+{
+    const tc_soak_verdict *v = &s->verdict;
+    const char *sim = run->simulated ? " (SIMULATED)" : "";
+    if (ev->soak_state == TC_ITEM_MISSING) {
+        note(ev,
+             "soak run %lld: %s over %.3g h is not evidence yet (a PASS of %.0f h or more, or a "
+             "FAIL, is): the risk's probability stays the assessment's%s",
+             (long long)run->id, tc_soak_outcome_name(v->outcome), ev->soak_hours,
+             TC_DECIDE_SOAK_HOURS, v->complete ? "" : "; resume it with 'truecost soak --resume'");
+        return;
+    }
+    if (v->outcome == TC_SOAK_FAIL && v->outages == 0) {
+        note(ev,
+             "soak run %lld FAILED (%s) with no outage to count: the risk's probability stays "
+             "the assessment's",
+             (long long)run->id, ev->soak_reason);
+        return;
+    }
+    ov->has_risk = 1;
+    ov->risk_probability = ev->soak_outages_per_day < 1 ? ev->soak_outages_per_day : 1;
+    snprintf(ov->risk_source, sizeof ov->risk_source,
+             "soak run %lld (%s): %d outage(s) in %.3g h = %.3g per day%s", (long long)run->id,
+             tc_soak_outcome_name(v->outcome), v->outages, ev->soak_hours, ev->soak_outages_per_day,
+             sim);
+}
+
+/* A `truecost soak` run: its verdict, what it is worth as evidence, and
+ * the risk's probability when it is. Any other run is refused, named. */
+static tc_err read_soak_verdict(tc_store *st, const char *arg, const tc_run_info *run,
+                                tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen)
 {
     tc_soak_stored s;
     int found = 0;
     tc_err rc = tc_soak_read(st, run->id, &s, &found, err, errlen);
-    if (rc != TC_OK || !found)
+    if (rc != TC_OK)
         return rc;
+    if (!found)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--soak %s: run %lld is not a soak: give a run that 'truecost soak' made "
+                       "(see 'truecost runs')",
+                       arg, (long long)run->id);
     const tc_soak_verdict *v = &s.verdict;
-    ev->soak_judged = 1;
-    ev->soak_pass = v->pass;
+    ev->has_soak = 1;
+    ev->soak_outcome = v->outcome;
     ev->soak_hours = s.plan.covered_s / 3600;
+    ev->soak_state = tc_decide_soak_state(v->outcome, ev->soak_hours);
     ev->soak_measured = v->requests;
     ev->soak_failed = v->errors;
     ev->soak_outages = v->outages;
@@ -212,14 +248,7 @@ static tc_err read_soak_verdict(tc_store *st, const tc_run_info *run, tc_evidenc
     ev->soak_downtime_s = v->downtime_s;
     ev->soak_outages_per_day = tc_soak_outages_per_day(v);
     snprintf(ev->soak_reason, sizeof ev->soak_reason, "%s", v->n_reasons ? v->reasons[0] : "");
-    if (s.plan.covered_s > 0) {
-        ov->has_risk = 1;
-        ov->risk_probability = ev->soak_outages_per_day < 1 ? ev->soak_outages_per_day : 1;
-        snprintf(ov->risk_source, sizeof ov->risk_source,
-                 "soak run %lld: %d outage(s) in %.3g h = %.3g per day%s", (long long)run->id,
-                 v->outages, ev->soak_hours, ev->soak_outages_per_day,
-                 run->simulated ? " (SIMULATED)" : "");
-    }
+    soak_risk(run, &s, ev, ov);
     tc_soak_stored_free(&s);
     return TC_OK;
 }
@@ -237,18 +266,13 @@ tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
         for (size_t i = 1; i < set.n; i++)
             if (f[i].m.duration_s > f[best].m.duration_s)
                 best = i;
-        ev->has_soak = 1;
-        ev->soak_status = set.runs[best].status;
-        ev->soak_hours = f[best].m.has_duration ? f[best].m.duration_s / 3600 : 0;
-        ev->soak_measured = f[best].m.requests.measured;
-        ev->soak_failed = f[best].m.requests.failed;
         ev->simulated |= set.runs[best].simulated;
-        rc = read_soak_verdict(st, &set.runs[best], ev, ov, err, errlen);
+        rc = read_soak_verdict(st, soak, &set.runs[best], ev, ov, err, errlen);
     }
     ov->simulated |= ev->simulated;
     tc_runset_figures_free(f, set.n);
     tc_runset_free(&set);
-    return unreadable(rc);
+    return rc == TC_ERR_INVALID ? rc : unreadable(rc);
 }
 
 /* ---- the decision's inputs --------------------------------------------------- */
@@ -274,12 +298,10 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
     in->perf_ratio = ev->ratio;
     in->soak_passed = answer(r->inputs.soak_passed);
     in->has_soak = ev->has_soak;
-    in->soak_status = ev->soak_status;
+    in->soak_outcome = ev->soak_outcome;
     in->soak_hours = ev->soak_hours;
     in->soak_measured = ev->soak_measured;
     in->soak_failed = ev->soak_failed;
-    in->soak_judged = ev->has_soak && ev->soak_judged;
-    in->soak_pass = ev->soak_pass;
     in->soak_outages = ev->soak_outages;
     in->soak_restarts = ev->soak_restarts;
     in->soak_downtime_s = ev->soak_downtime_s;

@@ -47,14 +47,15 @@ typedef struct tc_evidence {
     tc_run_status target_status;
     int64_t target_completed, target_failed;
 
-    /* The soak run: of the runs it names, the one measured longest. */
+    /* The soak run (of the runs it names, the one measured longest), a
+     * `truecost soak`: its verdict, hours, requests, outages, downtime,
+     * restarts and the first reason; soak_state is what it is worth as
+     * evidence (tc_decide_soak_state), for decide and lockin alike. */
     int has_soak;
-    tc_run_status soak_status;
+    tc_soak_outcome soak_outcome;
+    tc_decide_state soak_state;
     double soak_hours;
     int64_t soak_measured, soak_failed;
-    /* When it is a `truecost soak` (soak_judged): its verdict (soak_pass),
-     * outages, downtime, restarts and the first reason. */
-    int soak_judged, soak_pass;
     int soak_outages, soak_restarts;
     double soak_downtime_s, soak_outages_per_day;
     char soak_reason[200];
@@ -98,9 +99,12 @@ TC_MUST_CHECK tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sour
                                             size_t errlen);
 
 /* Reads the longest-measured run of RUN argument `soak` from st into ev
- * (status, hours, measured and failed requests); marks ov simulated when
- * any evidence so far was. A run of `truecost soak` brings its verdict,
- * and its outages per day (at most 1) become ov's risk probability. */
+ * (its verdict, hours, requests); marks ov simulated when any evidence so
+ * far was. A run that is not a `truecost soak` is TC_ERR_INVALID, named.
+ * When the soak is evidence (a FAIL however short, a PASS of 24 h; see
+ * tc_decide_soak_state) its outages per day (at most 1) become ov's risk
+ * probability; else the assessment's stands and a note says why. A FAIL
+ * with no outage (drift, a leak, errors) also leaves it, saying so. */
 TC_MUST_CHECK tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
                                            tc_lockin_overrides *ov, char *err, size_t errlen);
 

@@ -60,15 +60,14 @@ static int read_stored(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_evi
     if (code)
         return code;
     tc_err rc = TC_OK;
-    if (o->src.run_a) {
+    if (o->src.run_a)
         rc = tc_evidence_read_runs(st, &o->src, a, ev, ov, err, sizeof err);
-        for (int i = 0; i < ev->n_notes; i++)
-            tc_cli_error("%s", ev->notes[i]);
-    }
     if (rc == TC_OK && o->src.at > 0)
         rc = tc_evidence_read_fleet(st, &o->src, a, ov, err, sizeof err);
     if (rc == TC_OK && o->src.soak)
         rc = tc_evidence_read_soak(st, o->src.soak, ev, ov, err, sizeof err);
+    for (int i = 0; i < ev->n_notes; i++)
+        tc_cli_error("%s", ev->notes[i]);
     tc_store_close(st);
     return rc == TC_OK ? 0 : said(rc, "", err);
 }

@@ -62,9 +62,19 @@ static void print_verdict(FILE *out, const tc_soak_view *v)
     fprintf(out, "soak (run %lld%s%s): %s of %s in %zu windows of %s%s\n", (long long)v->run->id,
             v->run->label[0] ? ", " : "", v->run->label, cov, dur, v->n_windows, win,
             v->run->simulated ? " (SIMULATED server)" : "");
-    fprintf(out, "verdict: %s\n", d->pass ? "PASS" : "FAIL");
+    fprintf(out, "verdict: %s\n", tc_soak_outcome_name(d->outcome));
     for (int i = 0; i < d->n_reasons; i++)
         fprintf(out, "  - %s\n", d->reasons[i]);
+    if (!d->complete)
+        fprintf(out,
+                "  - %s: %s of the planned %s measured (status %s)%s; resume it with "
+                "'truecost soak --resume %lld'\n",
+                d->outcome == TC_SOAK_FAIL ? "also unfinished" : "unfinished", cov, dur,
+                tc_run_status_name(v->run->status),
+                v->run->status == TC_RUN_RUNNING
+                    ? " (still running, or its process was killed before it could say so)"
+                    : "",
+                (long long)v->run->id);
     fprintf(out,
             "requests %lld, errors %lld (error rate %.4f outside outages, limit %.4f), %d error "
             "burst(s)\n",
@@ -251,8 +261,9 @@ static json_t *verdict_json(const tc_soak_view *v)
                   trend(d->tpot_pct_h, d->tpot_lo_pct_h, d->tpot_hi_pct_h), "rss_mib_per_h",
                   trend(d->rss_mib_h, d->rss.lo, d->rss.hi), "gpu_mem_mib_per_h",
                   trend(d->gpu_mib_h, d->gpu_mem.lo, d->gpu_mem.hi));
-    return json_pack("{s:b, s:o, s:I, s:I, s:f, s:i, s:f, s:f, s:i, s:i, s:f, s:o}", "pass",
-                     d->pass, "reasons", reasons, "requests", (json_int_t)d->requests, "errors",
+    return json_pack("{s:s, s:b, s:b, s:o, s:I, s:I, s:f, s:i, s:f, s:f, s:i, s:i, s:f, s:o}",
+                     "outcome", tc_soak_outcome_name(d->outcome), "pass", d->pass, "complete",
+                     d->complete, "reasons", reasons, "requests", (json_int_t)d->requests, "errors",
                      (json_int_t)d->errors, "error_rate", d->error_rate, "outages", d->outages,
                      "downtime_s", d->downtime_s, "longest_outage_s", d->longest_s, "restarts",
                      d->restarts, "error_bursts", d->error_bursts, "outages_per_day",

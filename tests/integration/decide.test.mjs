@@ -101,13 +101,12 @@ test('decide: the checklist from evidence, declared items, verdict and reasons',
   assert.equal(state.fallback, 'ticked'); // declared yes
   assert.equal(state.soak, 'not yet measured');
   assert.deepEqual(d.missing, ['soak']);
-  // A stored run named as the soak: measured, but far short of 24 hours.
-  const soak = JSON.parse((await cli(['decide', FP16, '--json', '--runs', 'inc', 'alt', '--gaps', gaps,
-    '--soak', 'alt', '--db', db])).stdout);
-  const item = soak.checklist.find((x) => x.id === 'soak');
-  assert.equal(item.declared, false);
-  assert.equal(item.state, 'not yet measured');
-  assert.match(item.evidence, /soak run complete: 0\.0 h \(24 h needed\), 0 of 4 requests failed/);
+  // A run that is not a soak is refused, named (lockin ignored it before).
+  for (const cmd of ['decide', 'lockin']) {
+    const notSoak = await cli([cmd, FP16, '--soak', 'alt', '--db', db]);
+    assert.equal(notSoak.code, 1, notSoak.stderr);
+    assert.match(notSoak.stderr, /--soak alt: run \d+ is not a soak: give a run that 'truecost soak' made/);
+  }
   assert.ok(['stay', 'pilot', 'hybrid', 'migrate'].includes(d.verdict));
 
   const text = await cli(['decide', FP16, '--runs', 'inc', 'alt', '--gaps', gaps, '--db', db]);

@@ -68,21 +68,21 @@ describe('soak', { concurrency: true }, () => {
     assert.equal(shown.code, 3, shown.stderr);
     assert.match(shown.stdout, /verdict: FAIL/);
     assert.match(shown.stdout, /outages \(first failed request to first success\)/);
-    // Evidence: lockin's risk from the outages per day (one in 30 s: at
-    // most 1), saying so; decide's stability item from the verdict (too
-    // short to tick, but read).
+    // Evidence: a FAIL, however short, is evidence (one rule for both):
+    // lockin's risk from the outages per day (one in 30 s: at most 1),
+    // saying so; decide's stability item not met.
     const assessment = path.join(REPO_ROOT, 'examples', 'assessment-lora-8x24gb.ini');
     const id = String(doc.soak.run_id);
     const lk = await runCli(['lockin', assessment, '--soak', id, '--db', db, '--json', '--samples', '1000']);
     assert.equal(lk.code, 0, lk.stderr);
     const lock = JSON.parse(lk.stdout);
-    assert.match(lock.risk_source, new RegExp(`^soak run ${id}: 1 outage\\(s\\) in .* per day \\(SIMULATED\\)$`));
+    assert.match(lock.risk_source, new RegExp(`^soak run ${id} \\(FAIL\\): 1 outage\\(s\\) in .* per day \\(SIMULATED\\)$`));
     assert.equal(lock.inputs.probability, 1);
     assert.equal(lock.terms.risk_cost, lock.inputs.incident_cost);
     const dc = await runCli(['decide', assessment, '--soak', id, '--db', db, '--json', '--samples', '1000']);
     assert.equal(dc.code, 0, dc.stderr);
     const item = JSON.parse(dc.stdout).checklist.find((i) => i.id === 'soak');
-    assert.equal(item.state, 'not yet measured');
+    assert.equal(item.state, 'not met');
     assert.match(item.evidence, /^soak FAIL over .* h \(24 h needed\): 1 outage\(s\), .* 1 restart\(s\), .*; downtime/);
   });
 
@@ -132,7 +132,16 @@ describe('soak', { concurrency: true }, () => {
     first.kill('SIGKILL');
     const killedAfter = (performance.now() - t0) / 1000;
     await first.done;
-    const before = soakDoc(await runCli(['show', 'long', '--db', db, '--json']));
+    const shownJson = await runCli(['show', 'long', '--db', db, '--json']);
+    assert.equal(shownJson.code, 3, 'a soak left unfinished did not pass');
+    const before = soakDoc(shownJson);
+    assert.equal(before.verdict.outcome, 'INCOMPLETE');
+    assert.equal(before.verdict.pass, false);
+    assert.equal(before.verdict.complete, false);
+    const shown = await runCli(['show', 'long', '--db', db]);
+    assert.equal(shown.code, 3);
+    assert.match(shown.stdout, /^verdict: INCOMPLETE$/m);
+    assert.match(shown.stdout, new RegExp(`unfinished: [\\d.]+s of the planned 30\\.0s measured \\(status running\\) \\(still running, or its process was killed before it could say so\\); resume it with 'truecost soak --resume ${before.soak.run_id}'`));
     // Windows close a second after they end; the one being measured is lost.
     assert.ok(before.windows.length >= Math.floor((killedAfter - 1.5) / WINDOW_S) - 1, `${before.windows.length} windows after ${killedAfter} s`);
     // another load into the same run would read as drift: refused, with
@@ -154,6 +163,37 @@ describe('soak', { concurrency: true }, () => {
       assert.ok(Math.abs(doc.windows[i].start_s - (doc.windows[i - 1].start_s + doc.windows[i - 1].span_s)) < 1e-6);
     assert.ok(doc.soak.covered_s >= 30 - 1e-6 && doc.soak.covered_s < 30 + WINDOW_S, `covered ${doc.soak.covered_s}`);
     assert.equal(doc.verdict.pass, true, doc.verdict.reasons.join('; '));
+  });
+
+  test('a soak stopped by Ctrl-C before its planned duration is INCOMPLETE, not PASS', async (t) => {
+    const { db } = scoped(t);
+    const sim = await startSim(SIM_FAST_TTFT, { t });
+    const soak = spawnTruecost(['soak', sim.url, '--db', db, '--duration', '40s', '--window', '2s', '--label', 'cut', ...CALM,
+      '-c', '2', '--max-tokens', '20', '--telemetry', 'none', '--no-progress'], { t, timeoutMs: 60_000 });
+    await sleep(5_000);
+    soak.kill('SIGINT');
+    const r = await soak.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stdout, /^verdict: INCOMPLETE$/m);
+    assert.match(r.stdout, /unfinished: [\d.]+s of the planned 40\.0s measured \(status interrupted\); resume it with 'truecost soak --resume \d+'/);
+    assert.doesNotMatch(r.stdout, /PASS/);
+    const shown = await runCli(['show', 'cut', '--db', db, '--json']);
+    assert.equal(shown.code, 3);
+    assert.equal(soakDoc(shown).verdict.outcome, 'INCOMPLETE');
+    // Not evidence, for lockin and decide alike: the assessment's risk
+    // stands (it became 0 from a 13 s soak before), and says why.
+    const assessment = path.join(REPO_ROOT, 'examples', 'assessment-lora-8x24gb.ini');
+    const lk = await runCli(['lockin', assessment, '--soak', 'cut', '--db', db, '--json', '--samples', '1000']);
+    assert.equal(lk.code, 0, lk.stderr);
+    const lock = JSON.parse(lk.stdout);
+    assert.equal(lock.risk_source, 'assessment');
+    assert.equal(lock.inputs.probability, 0.25);
+    assert.match(lk.stderr, /soak run \d+: INCOMPLETE over .* h is not evidence yet \(a PASS of 24 h or more, or a FAIL, is\): the risk's probability stays the assessment's; resume it with 'truecost soak --resume'/);
+    const dc = await runCli(['decide', assessment, '--soak', 'cut', '--db', db, '--json', '--samples', '1000']);
+    assert.equal(dc.code, 0, dc.stderr);
+    const item = JSON.parse(dc.stdout).checklist.find((i) => i.id === 'soak');
+    assert.equal(item.state, 'not yet measured');
+    assert.match(item.evidence, /^soak INCOMPLETE over /);
   });
 
   test('--resume alone refuses a soak whose URL held a password: it was not stored', async (t) => {

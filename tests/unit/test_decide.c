@@ -115,14 +115,16 @@ static void unchecked_key_operators_keep_gaps_open(void **state)
     assert_int_equal(r.verdict, TC_DECIDE_PILOT); /* not migrate */
 }
 
-/* A measured soak run wins over the declaration. */
+/* A measured soak wins over the declaration, by one rule
+ * (tc_decide_soak_state): a PASS of 24 h ticks, a FAIL of any length is
+ * not met, a PASS too short or a soak stopped early is not yet evidence. */
 static void soak_from_a_run(void **state)
 {
     (void)state;
     tc_decide_input in = good();
     in.soak_passed = 0; /* declared "no" ... */
-    in.has_soak = 1;    /* ... but a 25 h run passed */
-    in.soak_status = TC_RUN_COMPLETE;
+    in.has_soak = 1;    /* ... but a 25 h soak passed */
+    in.soak_outcome = TC_SOAK_PASS;
     in.soak_hours = 25;
     in.soak_measured = 90000;
     tc_decide_result r;
@@ -130,19 +132,29 @@ static void soak_from_a_run(void **state)
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_TICKED);
     assert_false(find(&r, "soak")->declared);
     assert_int_equal(r.verdict, TC_DECIDE_MIGRATE);
-    in.soak_failed = 3; /* a crash is a failed soak */
+    in.soak_outcome = TC_SOAK_FAIL;
+    in.soak_failed = 3;
+    snprintf(in.soak_reason, sizeof in.soak_reason, "error rate 0.02 exceeds 0.01");
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
+    assert_non_null(strstr(find(&r, "soak")->evidence, "soak FAIL over 25 h"));
     assert_non_null(strstr(find(&r, "soak")->evidence, "3 of 90000 requests failed"));
-    in.soak_failed = 0;
-    in.soak_status = TC_RUN_INTERRUPTED;
+    in.soak_hours = 15.0 / 3600; /* a 15 s soak that failed on drift: not met, not unknown */
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
-    in.soak_status = TC_RUN_COMPLETE;
+    in.soak_outcome = TC_SOAK_PASS;
     in.soak_hours = 2; /* too short to say */
     tc_decide(&in, &r);
     assert_int_equal(find(&r, "soak")->state, TC_ITEM_MISSING);
-    assert_non_null(strstr(find(&r, "soak")->evidence, "2.0 h (24 h needed)"));
+    assert_non_null(strstr(find(&r, "soak")->evidence, "soak PASS over 2 h (24 h needed)"));
+    in.soak_outcome = TC_SOAK_INCOMPLETE;
+    in.soak_hours = 30; /* long, but stopped before its plan */
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_MISSING);
+    assert_int_equal(tc_decide_soak_state(TC_SOAK_PASS, 24), TC_ITEM_TICKED);
+    assert_int_equal(tc_decide_soak_state(TC_SOAK_PASS, 23.99), TC_ITEM_MISSING);
+    assert_int_equal(tc_decide_soak_state(TC_SOAK_FAIL, 0.001), TC_ITEM_FAILED);
+    assert_int_equal(tc_decide_soak_state(TC_SOAK_INCOMPLETE, 100), TC_ITEM_MISSING);
 }
 
 static void perf_gap_edges(void **state)
@@ -350,7 +362,7 @@ static void decide_input_from_evidence(void **state)
     ev.target_status = TC_RUN_INTERRUPTED;
     ev.has_soak = 1;
     ev.soak_hours = 25;
-    ev.soak_status = TC_RUN_COMPLETE;
+    ev.soak_outcome = TC_SOAK_PASS;
     tc_lockin_result r;
     memset(&r, 0, sizeof r);
     r.inputs.profiler_skill = TC_LOCKIN_YES;
@@ -370,7 +382,7 @@ static void decide_input_from_evidence(void **state)
     assert_true(in.has_target_run && in.has_perf && in.perf_ratio == 0.7);
     assert_int_equal(in.target_status, TC_RUN_INTERRUPTED);
     assert_true(in.target_completed == 9 && in.target_failed == 1);
-    assert_true(in.has_soak && in.soak_hours == 25);
+    assert_true(in.has_soak && in.soak_hours == 25 && in.soak_outcome == TC_SOAK_PASS);
     assert_int_equal(in.profiler_skill, 1);
     assert_int_equal(in.fallback_path, 0);
     assert_int_equal(in.soak_passed, -1);

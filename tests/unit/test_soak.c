@@ -119,10 +119,42 @@ static void steady_passes(void **state)
     tc_soak_verdict v;
     tc_soak_judge(&p, w, 24, NULL, 0, &v);
     assert_true(v.pass);
+    assert_int_equal(v.outcome, TC_SOAK_PASS);
     assert_int_equal(v.n_reasons, 0);
     assert_true(fabs(v.tput_pct_h) < 1);
     assert_false(v.rss_leak);
     assert_int_equal(v.requests, 2400);
+}
+
+/* Stopped before its plan: INCOMPLETE however clean, FAIL once a
+ * threshold broke; within 1% (at most 1 s) of the plan counts as run. */
+static void a_soak_short_of_its_plan_does_not_pass(void **state)
+{
+    (void)state;
+    tc_soak_window w[24];
+    make_windows(w, 24, 3600, 0, 0, 2);
+    tc_soak_plan p = plan_of(24, 3600);
+    p.duration_s = 48 * 3600; /* planned two days, ran one */
+    tc_soak_verdict v;
+    tc_soak_judge(&p, w, 24, NULL, 0, &v);
+    assert_int_equal(v.outcome, TC_SOAK_INCOMPLETE);
+    assert_false(v.pass);
+    assert_false(v.complete);
+    assert_int_equal(v.n_reasons, 0);
+    assert_string_equal(tc_soak_outcome_name(v.outcome), "INCOMPLETE");
+    make_windows(w, 24, 3600, 2, 0, 0.5); /* drifting: broken, however short */
+    p.max_drift_pct = 1;
+    tc_soak_judge(&p, w, 24, NULL, 0, &v);
+    assert_int_equal(v.outcome, TC_SOAK_FAIL);
+    assert_false(v.complete);
+    tc_soak_plan q = {.duration_s = 40, .covered_s = 39.6};
+    assert_true(tc_soak_plan_complete(&q)); /* 1% of 40 s */
+    q.covered_s = 39.5;
+    assert_false(tc_soak_plan_complete(&q));
+    q = (tc_soak_plan){.duration_s = 86400, .covered_s = 86399.2};
+    assert_true(tc_soak_plan_complete(&q)); /* 1 s of a day */
+    q.covered_s = 86398.9;
+    assert_false(tc_soak_plan_complete(&q));
 }
 
 static void drift_fails_with_its_reason(void **state)
@@ -378,6 +410,7 @@ int main(void)
         cmocka_unit_test(fit_interval_and_gaps),
         cmocka_unit_test(hist_quantiles_and_merge),
         cmocka_unit_test(steady_passes),
+        cmocka_unit_test(a_soak_short_of_its_plan_does_not_pass),
         cmocka_unit_test(drift_fails_with_its_reason),
         cmocka_unit_test(leak_flagged_warm_up_not),
         cmocka_unit_test(outages_downtime_and_errors),
