@@ -66,12 +66,19 @@ tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
     out->has_slo = slo != NULL;
     if (!out->pts || !out->reqs || !out->n_reqs || !out->good_share || !out->attainment)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < n; k++) {
         tc_figures f;
-        rc = tc_figures_load(st, &out->set.runs[i], TC_FIGURES_REQUESTS, &f, err, errlen);
+        size_t i = out->n;
+        rc = tc_figures_load(st, &out->set.runs[k], TC_FIGURES_REQUESTS, &f, err, errlen);
         if (rc != TC_OK)
             return rc;
         tc_sweep_point_of(&f, &out->pts[i]);
+        if (!out->pts[i].complete) { /* partial figures: named, not read */
+            if (out->n_left_out++ == 0)
+                tc_sweep_incomplete_text(&out->pts[i], 1, out->left_out, sizeof out->left_out);
+            tc_figures_free(&f);
+            continue;
+        }
         out->simulated |= out->pts[i].simulated;
         rc = keep_requests(&f, slo, &out->reqs[i], &out->n_reqs[i]);
         tc_figures_free(&f);
@@ -80,6 +87,10 @@ tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
         out->n++;
         judge(out, i);
     }
+    if (out->n == 0)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "'%s': no run of it completed (%s): nothing to read a frontier from", which,
+                       out->left_out);
     return TC_OK;
 }
 
@@ -572,7 +583,7 @@ static double demand_of(const tc_frontier_side *s, const tc_frontier_ask *ask)
 
 static void warn(tc_frontier_result *out, const char *fmt, const char *a, const char *b)
 {
-    if (out->n_warnings < 4)
+    if (out->n_warnings < (int)(sizeof out->warnings / sizeof out->warnings[0]))
         snprintf(out->warnings[out->n_warnings++], sizeof out->warnings[0], fmt, a, b);
 }
 
@@ -656,6 +667,10 @@ tc_err tc_frontier_compute(const tc_frontier_side *a, const tc_frontier_side *b,
     out->demand = demand_of(a, ask);
     if (b && a->set.n && b->set.n)
         mixed_inputs(a, b, out);
+    for (int s = 0; s < 2 && sides[s]; s++)
+        if (sides[s]->n_left_out)
+            warn(out, "%s: left out %s, which did not finish: its figures are partial",
+                 s ? "B" : "A", sides[s]->left_out);
     slo_points(sides, out);
     /* Each frontier point read on itself: its own cost and energy. */
     for (size_t i = 0; i < out->n_fa; i++)

@@ -46,11 +46,16 @@ typedef struct tc_frontier_side {
      * and its attainment (good / measured). */
     int has_slo;
     double *good_share, *attainment;
+    /* Runs left out: not complete (interrupted, killed), their figures
+     * partial. "c=8 (run 12, interrupted)", "" when none. */
+    size_t n_left_out;
+    char left_out[160];
 } tc_frontier_side;
 
-/* Loads `which` (a sweep, a group, or one run) from the store; slo (may be
- * NULL) judges each request. Free with tc_frontier_side_free (also after
- * a failure). */
+/* Loads `which` (a sweep, a group, or one run) from the store, leaving
+ * out (and naming) its runs that did not complete; slo (may be NULL)
+ * judges each request. A side with no complete run is TC_ERR_INVALID. Free with
+ * tc_frontier_side_free (also after a failure). */
 TC_MUST_CHECK tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
                                            const tc_cost_profile *profile, const tc_slo *slo,
                                            tc_frontier_side *out, char *err, size_t errlen);
@@ -126,7 +131,7 @@ typedef struct tc_frontier_result {
     double demand; /* output tokens per month */
     /* What makes the two sides measure more than the hardware: workload,
      * GPUs per point, power measured on one side only. */
-    char warnings[4][240];
+    char warnings[6][240];
     int n_warnings;
 } tc_frontier_result;
 

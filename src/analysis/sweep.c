@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,8 @@ void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
     const tc_run_metrics *m = &f->m;
     memset(out, 0, sizeof *out);
     out->run_id = f->run.id;
+    out->status = f->run.status;
+    out->complete = f->run.status == TC_RUN_COMPLETE;
     out->simulated = f->run.simulated || m->simulated;
     out->open_loop = f->run.rate > 0;
     out->concurrency = f->run.concurrency;
@@ -110,6 +113,8 @@ int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why)
 {
     for (size_t i = 1; i < n; i++) {
         const tc_sweep_point *a = &p[i - 1], *b = &p[i];
+        if (!a->complete || !b->complete)
+            continue;
         const char *reason = NULL;
         if (a->has_goodput && b->has_goodput && b->good_requests_per_s < a->good_requests_per_s)
             reason = "goodput falls after it";
@@ -155,6 +160,28 @@ const char *tc_sweep_stop_text(tc_sweep_stop why)
     default:
         return NULL;
     }
+}
+
+const char *tc_sweep_offered_text(const tc_sweep_point *p, char *buf, size_t len)
+{
+    if (p->open_loop)
+        snprintf(buf, len, "%.4g/s", p->rate);
+    else
+        snprintf(buf, len, "c=%d", p->concurrency);
+    return buf;
+}
+
+const char *tc_sweep_incomplete_text(const tc_sweep_point *p, size_t n, char *buf, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].complete)
+            continue;
+        char o[32];
+        snprintf(buf, len, "%s (run %lld, %s)", tc_sweep_offered_text(&p[i], o, sizeof o),
+                 (long long)p[i].run_id, tc_run_status_name(p[i].status));
+        return buf;
+    }
+    return NULL;
 }
 
 int tc_sweep_rates_between(double lo, double hi, int n, double *out)

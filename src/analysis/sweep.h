@@ -28,6 +28,9 @@
 
 typedef struct tc_sweep_point {
     int64_t run_id;
+    tc_run_status status;
+    int complete; /* status is complete: an interrupted (or killed) point's figures are
+                     partial, left out of the knee and the frontier */
     int simulated;
     int open_loop;   /* offered as a rate; else as a concurrency */
     int concurrency; /* closed loop */
@@ -59,6 +62,13 @@ typedef struct tc_sweep_point {
  * span as its requests/s, and never above it (asserted). */
 void tc_sweep_point_goodput(const tc_run_metrics *m, tc_sweep_point *p);
 
+/* The first point that did not complete ("c=8 (run 12, interrupted)")
+ * into buf, returned; NULL when every point completed. */
+const char *tc_sweep_incomplete_text(const tc_sweep_point *p, size_t n, char *buf, size_t len);
+
+/* "c=8" or "20/s": the point's offered load. */
+const char *tc_sweep_offered_text(const tc_sweep_point *p, char *buf, size_t len);
+
 /* The point of one run's figures (loaded at any depth). */
 void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out);
 
@@ -68,8 +78,9 @@ TC_MUST_CHECK tc_err tc_sweep_load(tc_store *st, const tc_runset *set, tc_sweep_
                                    char *err, size_t errlen);
 
 /* The knee: the last point before goodput falls, or before TTFT or TPOT
- * p99 more than doubles, walking up the offered load. Its index, or -1
- * when neither happens. *why (may be NULL) says which. */
+ * p99 more than doubles, walking up the offered load over the complete
+ * points. Its index, or -1 when neither happens. *why (may be NULL) says
+ * which. */
 int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why);
 
 typedef enum tc_sweep_stop {

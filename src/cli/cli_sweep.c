@@ -204,6 +204,10 @@ static int sweep_points(run_plan *p, run_args *a, sweep_args *s, sweep_state *st
     int worst = 0;
     for (int i = 0; i < s->n; i++) {
         int code = one_point(p, a, s, s->by_rate, s->values[i], &st->pts[st->n]);
+        if (p->has_last && code >= TC_EXIT_SIGINT) { /* the cut point, marked in the table */
+            st->n++;
+            return code;
+        }
         if (!p->has_last || code >= TC_EXIT_SIGINT || code == TC_EXIT_RUNTIME)
             return code ? code : TC_EXIT_RUNTIME;
         if (code > worst && code != TC_EXIT_CHECK) /* a failing point stops the sweep, below */
@@ -266,7 +270,7 @@ int tc_cmd_sweep(int argc, char **argv)
         code = auto_rates(&p, &a, &s, st);
     if (!code)
         code = sweep_points(&p, &a, &s, st);
-    if (st && st->n && code < TC_EXIT_SIGINT) {
+    if (st && st->n && code != TC_EXIT_RUNTIME) { /* the table so far on Ctrl-C too */
         int c = print_sweep(&p, &a, st);
         if (!code)
             code = c;

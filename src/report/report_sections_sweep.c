@@ -161,8 +161,9 @@ static void points_table(tc_rw *w, const tc_report_side *s)
     for (size_t i = 0; i < s->set.n; i++) {
         const tc_sweep_point *p = &s->pts[i];
         char c[5][48];
-        snprintf(c[0], sizeof c[0], "%lld%s", (long long)p->run_id,
-                 (int)i == s->knee ? " (knee)" : "");
+        snprintf(c[0], sizeof c[0], "%lld%s%s", (long long)p->run_id,
+                 (int)i == s->knee ? " (knee)" : "",
+                 p->complete ? "" : " (interrupted: partial, left out)");
         N(c[1], p->tokens_per_s_per_gpu);
         N(c[2], p->has_interactivity ? p->interactivity : NAN);
         N(c[3], p->has_goodput ? p->good_requests_per_s : NAN);
@@ -329,4 +330,6 @@ void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d)
     targets_table(w, d);
     if (d->fr->has_claim)
         tc_rw_para(w, "The claim across the targets: %s.", d->fr->overall);
+    for (int i = 0; i < d->fr->n_warnings; i++)
+        tc_rw_para(w, "Warning: %s.", d->fr->warnings[i]);
 }

@@ -31,6 +31,7 @@ static json_t *point_json(const tc_sweep_point *p)
                   "joules_per_output_token", tc_json_num(p->has_jpt, p->joules_per_output_token));
     json_t *o = json_object();
     json_object_set_new(o, "run_id", json_integer(p->run_id));
+    json_object_set_new(o, "status", json_string(tc_run_status_name(p->status)));
     json_object_set_new(o, "concurrency",
                         p->open_loop ? json_null() : json_integer(p->concurrency));
     json_object_set_new(o, "rate", p->open_loop ? json_real(p->rate) : json_null());
@@ -77,6 +78,10 @@ json_t *tc_report_sweep_json(const tc_sweep_view *v)
                         json_string(v->n && v->points[0].open_loop ? "rate" : "concurrency"));
     json_object_set_new(sweep, "slo", tc_json_str_or_null(v->slo));
     json_object_set_new(sweep, "stopped", tc_json_str_or_null(v->stopped));
+    char cut[96];
+    json_object_set_new(
+        sweep, "incomplete",
+        tc_json_str_or_null(tc_sweep_incomplete_text(v->points, v->n, cut, sizeof cut)));
     for (size_t i = 0; i < v->n; i++)
         json_array_append_new(points, point_json(&v->points[i]));
     json_t *doc = json_object();
@@ -88,11 +93,16 @@ json_t *tc_report_sweep_json(const tc_sweep_view *v)
 
 static const char *offered(const tc_sweep_point *p, char *buf, size_t len)
 {
-    if (p->open_loop)
-        snprintf(buf, len, "%.4g/s", p->rate);
-    else
-        snprintf(buf, len, "c=%d", p->concurrency);
-    return buf;
+    return tc_sweep_offered_text(p, buf, len);
+}
+
+/* Why a point's figures are not the whole story, after its row. */
+static const char *row_note(const tc_sweep_point *p)
+{
+    if (!p->complete)
+        return p->status == TC_RUN_RUNNING ? "  (unfinished: partial, left out)"
+                                           : "  (interrupted: partial, left out)";
+    return p->steady ? "" : "  (no steady state: whole run)";
 }
 
 static void row(FILE *out, const tc_sweep_point *p, int knee)
@@ -108,8 +118,7 @@ static void row(FILE *out, const tc_sweep_point *p, int knee)
             tc_report_fmt(g, sizeof g, p->has_tpot, p->tpot_p50),
             tc_report_fmt(h, sizeof h, p->has_tpot, p->tpot_p99),
             tc_report_fmt(i, sizeof i, p->has_goodput, p->good_requests_per_s),
-            tc_report_fmt(j, sizeof j, p->has_jpt, p->joules_per_output_token),
-            p->steady ? "" : "  (no steady state: whole run)");
+            tc_report_fmt(j, sizeof j, p->has_jpt, p->joules_per_output_token), row_note(p));
 }
 
 tc_err tc_report_sweep_text(FILE *out, const tc_sweep_view *v)
@@ -135,6 +144,12 @@ tc_err tc_report_sweep_text(FILE *out, const tc_sweep_view *v)
     }
     if (v->stopped)
         fprintf(out, "Stopped going up: %s\n", v->stopped);
+    char cut[96];
+    if (tc_sweep_incomplete_text(v->points, v->n, cut, sizeof cut))
+        fprintf(out,
+                "Incomplete: %s did not finish; its figures are partial, and the knee, frontier, "
+                "compare and report leave it out\n",
+                cut);
     return ferror(out) ? TC_ERR_IO : TC_OK;
 }
 

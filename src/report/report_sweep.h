@@ -1,7 +1,7 @@
 /* A load sweep (`truecost sweep`, `show SWEEP`): a table of its points
  * against offered load with the knee marked, or one JSON document:
  * {sweep: {name, simulated, note?, offered: "concurrency"|"rate", slo,
- * stopped}, points: [{run_id, concurrency, rate, requests_per_s,
+ * stopped, incomplete}, points: [{run_id, status, concurrency, rate, requests_per_s,
  * output_tokens_per_s, total_tokens_per_s, tokens_per_s_per_gpu, gpus,
  * interactivity, steady_state, ttft_ms: {p50, p99}, tpot_ms: {p50, p99},
  * goodput: {requests_per_s, output_tokens_per_s, attainment} | null,

@@ -7,7 +7,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { runCli, startSim, tempDir } from './helpers.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { REPO_ROOT, runCli, spawnTruecost, startSim, tempDir } from './helpers.mjs';
+
+const PROFILE = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
 
 function scoped(t) {
   const dir = tempDir();
@@ -161,4 +165,34 @@ test('requests/s and tokens/s of a window count the same requests, closed and op
   const text = await runCli(['show', 'closed', '--db', db]);
   assert.match(text.stdout, /offered\s+win req\/s\s+win tok\/s/);
   assert.match(text.stdout, /win: over the steady-state window, each request counted by its share of tokens in it/);
+});
+
+test('an interrupted sweep prints its table so far with the cut point marked; show, frontier and report say it and leave it out', async (t) => {
+  const { dir, db } = scoped(t);
+  // One stream at a time, 1000 tok/s: 60 requests of 50 tokens take 3 s at
+  // any concurrency. Ctrl-C once the first point is reported.
+  const sim = await startSim(['--ttft-ms', '1', '--prefill-tps', '100000', '--decode-tps', '1000', '--max-batch', '1'], { t });
+  const sw = spawnTruecost(['sweep', sim.url, '--db', db, '-c', '1,4,8', '-n', '60', '--max-tokens', '50', '--warmup', '0',
+    '--label', 'cut', '--telemetry', 'none', '--no-progress'], { t, timeoutMs: 60_000 });
+  for (let i = 0; i < 400 && !/point 1 \(c=1/.test(sw.output().stderr); i++) await sleep(25);
+  await sleep(300);
+  sw.kill('SIGINT');
+  const r = await sw.done;
+  assert.equal(r.code, 130, r.stderr);
+  assert.match(r.stdout, /^SIMULATED Sweep 'cut': 2 points$/m);
+  assert.match(r.stdout, /^  c=4 .*\(interrupted: partial, left out\)$/m);
+  assert.match(r.stdout, /^Incomplete: c=4 \(run \d+, interrupted\) did not finish; its figures are partial, and the knee, frontier, compare and report leave it out$/m);
+  const shown = JSON.parse((await runCli(['show', 'cut', '--db', db, '--json'])).stdout);
+  assert.deepEqual(shown.points.map((p) => p.status), ['complete', 'interrupted']);
+  assert.match(shown.sweep.incomplete, /^c=4 \(run \d+, interrupted\)$/);
+  const fr = await runCli(['frontier', 'cut', '--db', db, '--profile', PROFILE, '--at', '900', '--json'], { timeoutMs: 30_000 });
+  assert.equal(fr.code, 0, fr.stderr);
+  const doc = JSON.parse(fr.stdout);
+  assert.deepEqual(doc.frontier_a.map((p) => p.run_id), [shown.points[0].run_id], 'the cut point is not on the frontier');
+  assert.ok(doc.warnings.some((w) => /^A: left out c=4 \(run \d+, interrupted\), which did not finish: its figures are partial$/.test(w)), doc.warnings.join('; '));
+  const md = path.join(dir, 'r.md');
+  const rep = await runCli(['report', 'cut', '--db', db, '--profile', PROFILE, '--format', 'md', '-o', md], { timeoutMs: 60_000 });
+  assert.equal(rep.code, 0, rep.stderr);
+  const text = readFileSync(md, 'utf8');
+  assert.match(text, /interrupted: partial, left out/);
 });
