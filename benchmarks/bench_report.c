@@ -78,7 +78,8 @@ static int measure(const char *db, const char *out, double *secs, double *mb)
                      TC_OK &&
                  tc_store_open(db, TC_STORE_READ, &s, err, sizeof err) == TC_OK &&
                  tc_report_data_load(s, &ask, &d, err, sizeof err) == TC_OK &&
-                 tc_report_doc_write(&d, TC_REPORT_HTML, out, err, sizeof err) == TC_OK;
+                 tc_report_doc_write(&d, &(tc_report_out){.fmt = TC_REPORT_HTML, .path = out}, err,
+                                     sizeof err) == TC_OK;
         if (!ok)
             fprintf(stderr, "bench_report: %s\n", err);
         tc_report_data_free(&d);

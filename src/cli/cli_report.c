@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis/bootstrap.h"
 #include "cli.h"
@@ -18,10 +19,30 @@ typedef struct report_args {
     tc_slo slo;
     long long resamples, seed;
     double claim; /* NaN: none */
-    int help;
+    int help, force;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
 } report_args;
+
+/* The format follows -o's extension (.md, .markdown; .html, .htm); a
+ * --format that says otherwise is refused. Without either: html. */
+static int format_of_path(report_args *a)
+{
+    const char *dot = a->output ? strrchr(a->output, '.') : NULL;
+    const char *by_ext = !dot                                                       ? NULL
+                         : !strcasecmp(dot, ".md") || !strcasecmp(dot, ".markdown") ? "md"
+                         : !strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm")    ? "html"
+                                                                                    : NULL;
+    if (a->format && by_ext && strcmp(a->format, by_ext) != 0) {
+        tc_cli_error("report: -o %s is %s by its name but --format is %s: give a matching name "
+                     "or format",
+                     a->output, by_ext, a->format);
+        return -1;
+    }
+    if (!a->format)
+        a->format = by_ext ? by_ext : "html";
+    return 0;
+}
 
 static int check(report_args *a)
 {
@@ -38,10 +59,12 @@ static int check(report_args *a)
         tc_cli_error("report: --gaps goes with --assessment FILE");
         return -1;
     }
-    if (strcmp(a->format, "html") != 0 && strcmp(a->format, "md") != 0) {
+    if (a->format && strcmp(a->format, "html") != 0 && strcmp(a->format, "md") != 0) {
         tc_cli_error("report: --format '%s': expected html or md", a->format);
         return -1;
     }
+    if (format_of_path(a) < 0)
+        return -1;
     char err[512];
     if (a->slo_text && tc_slo_parse(a->slo_text, &a->slo, err, sizeof err) != TC_OK) {
         tc_cli_error("report: %s", err);
@@ -56,7 +79,7 @@ static int parse(int argc, char **argv, report_args *a)
     a->resamples = 0; /* each analysis its own default */
     a->seed = TC_BOOT_SEED;
     a->claim = NAN;
-    a->format = "html";
+
     const tc_cli_opt opts[] = {
         TC_OPT_S("db", 0, &a->db),
         TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
@@ -69,6 +92,7 @@ static int parse(int argc, char **argv, report_args *a)
         TC_OPT_SEED(&a->seed),
         TC_OPT_S("output", 'o', &a->output),
         TC_OPT_S("format", 0, &a->format),
+        TC_OPT_F("force", 0, &a->force),
         TC_OPT_END,
     };
     if (tc_cli_parse("report", argc, argv, opts, a, &a->help, a->pos, 2, NULL) < 0)
@@ -136,12 +160,31 @@ int tc_cmd_report(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
+    tc_inputs in = {0};
+    tc_inputs_add(&in, "--db", tc_store_path(st));
+    tc_inputs_add(&in, "--profile-a", fa);
+    tc_inputs_add(&in, "--profile-b", fb);
+    tc_inputs_add(&in, "--assessment", a.assessment);
+    tc_inputs_add(&in, "--gaps", a.gaps);
+    tc_report_out out = {.fmt = strcmp(a.format, "md") == 0 ? TC_REPORT_MD : TC_REPORT_HTML,
+                         .path = path,
+                         .inputs = &in,
+                         .force = a.force};
     tc_report_data d;
-    tc_err rc = tc_report_data_load(st, &ask, &d, err, sizeof err);
+    /* Refused before anything is read: an output over an input. */
+    tc_err rc = tc_report_may_write(&out, path, err, sizeof err);
+    int refused = rc != TC_OK; /* a file it may not write: the user's to fix */
     if (rc == TC_OK)
-        rc = tc_report_doc_write(&d, strcmp(a.format, "md") == 0 ? TC_REPORT_MD : TC_REPORT_HTML,
-                                 path, err, sizeof err);
+        rc = tc_report_data_load(st, &ask, &d, err, sizeof err);
+    else
+        memset(&d, 0, sizeof d);
+    if (rc == TC_OK) {
+        rc = tc_report_doc_write(&d, &out, err, sizeof err);
+        refused = rc == TC_ERR_INVALID;
+    }
     code = tc_cli_check(rc, err);
+    if (code && refused)
+        code = TC_EXIT_USAGE;
     if (!code)
         printf("%s\n", path);
     tc_report_data_free(&d);

@@ -408,9 +408,10 @@ int tc_cmd_export(int argc, char **argv)
     j.f = stdout;
     j.set = &set;
     tc_outfile out = {0};
-    if (!code && a.output && tc_same_file(a.output, tc_store_path(j.st))) {
-        tc_cli_error("export: -o %s is the database the runs are read from; give another file",
-                     a.output);
+    tc_inputs in = {0};
+    tc_inputs_add(&in, "--db", j.st ? tc_store_path(j.st) : NULL);
+    if (!code && tc_output_check("-o", a.output, &in, j.err, sizeof j.err) != TC_OK) {
+        tc_cli_error("export: %s", j.err);
         code = TC_EXIT_USAGE;
     }
     if (!code && a.output) { /* a temporary file, renamed over the target when all is written */

@@ -105,3 +105,22 @@ int tc_same_file(const char *a, const char *b)
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
            sa.st_ino == sb.st_ino;
 }
+
+void tc_inputs_add(tc_inputs *in, const char *what, const char *path)
+{
+    if (!path || in->n >= TC_INPUTS_MAX)
+        return;
+    in->what[in->n] = what;
+    in->path[in->n++] = path;
+}
+
+tc_err tc_output_check(const char *option, const char *out, const tc_inputs *in, char *err,
+                       size_t errlen)
+{
+    for (size_t i = 0; out && in && i < in->n; i++)
+        if (strcmp(out, in->path[i]) == 0 || tc_same_file(out, in->path[i]))
+            return tc_fail(err, errlen, TC_ERR_INVALID,
+                           "%s %s is the same file as %s %s, an input: give another output file",
+                           option, out, in->what[i], in->path[i]);
+    return TC_OK;
+}

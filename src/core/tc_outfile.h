@@ -36,4 +36,25 @@ TC_MUST_CHECK tc_err tc_outfile_write(const char *path, const char *text, char *
 /* 1 when a and b name the same existing file (device and inode). */
 int tc_same_file(const char *a, const char *b);
 
+/* The files a command reads, each with the option that named it, so that
+ * no output is ever written over one: one guard for every command that
+ * writes a file. */
+#define TC_INPUTS_MAX 12
+typedef struct tc_inputs {
+    const char *what[TC_INPUTS_MAX]; /* "--db", "--profile-a", ... */
+    const char *path[TC_INPUTS_MAX];
+    size_t n;
+} tc_inputs;
+
+/* Adds one input; a NULL path (not given) is skipped, as are more than
+ * TC_INPUTS_MAX. */
+void tc_inputs_add(tc_inputs *in, const char *what, const char *path);
+
+/* TC_OK unless `out` is (the same file as) one of the inputs: by device
+ * and inode when both exist, else spelled the same. Then TC_ERR_INVALID,
+ * "OPTION PATH is the same file as WHAT PATH, an input: give another
+ * output file", with `option` ("-o") naming the output. */
+TC_MUST_CHECK tc_err tc_output_check(const char *option, const char *out, const tc_inputs *in,
+                                     char *err, size_t errlen);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/tc_outfile.h"
 #include "tc_version.h"
@@ -85,9 +86,26 @@ static void sections(tc_rw *w, const tc_report_data *d)
     tc_report_sec_method(w, d);
 }
 
-tc_err tc_report_doc_write(const tc_report_data *d, tc_report_format fmt, const char *path,
-                           char *err, size_t errlen)
+tc_err tc_report_may_write(const tc_report_out *o, const char *path, char *err, size_t errlen)
 {
+    tc_err rc =
+        tc_output_check(path == o->path ? "-o" : "the chart file", path, o->inputs, err, errlen);
+    if (rc == TC_OK && o->fmt == TC_REPORT_MD && !o->force && access(path, F_OK) == 0)
+        rc = tc_fail(err, errlen, TC_ERR_INVALID,
+                     "%s exists: a Markdown report does not write over the files in its folder; "
+                     "give -o another name, or --force",
+                     path);
+    return rc;
+}
+
+tc_err tc_report_doc_write(const tc_report_data *d, const tc_report_out *o, char *err,
+                           size_t errlen)
+{
+    tc_report_format fmt = o->fmt;
+    const char *path = o->path;
+    tc_err guard = tc_report_may_write(o, path, err, errlen);
+    if (guard != TC_OK)
+        return guard;
     tc_buf b = {0};
     char title[400], dirbuf[1024], basebuf[1024];
     snprintf(dirbuf, sizeof dirbuf, "%s", path);
@@ -95,7 +113,7 @@ tc_err tc_report_doc_write(const tc_report_data *d, tc_report_format fmt, const 
     char *base = basename(basebuf), *dot = strrchr(base, '.');
     if (dot && dot != base)
         *dot = 0;
-    tc_rw w = {.fmt = fmt, .b = &b, .dir = dirname(dirbuf), .stem = base};
+    tc_rw w = {.fmt = fmt, .b = &b, .dir = dirname(dirbuf), .stem = base, .out = o};
     title_of(d, title, sizeof title);
     if (fmt == TC_REPORT_HTML)
         head(&b, d, title);

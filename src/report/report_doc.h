@@ -10,15 +10,32 @@
 
 #include "core/tc_buf.h"
 #include "report/report_chart.h"
+#include "core/tc_outfile.h"
 #include "report/report_data.h"
 
 typedef enum tc_report_format { TC_REPORT_HTML = 0, TC_REPORT_MD } tc_report_format;
 
-/* Writes the report of d to path (HTML, or Markdown and its SVG files
- * named PATH-STEM-N.svg beside it). TC_OK, TC_ERR_IO naming the file, or
- * a chart's error. */
-TC_MUST_CHECK tc_err tc_report_doc_write(const tc_report_data *d, tc_report_format fmt,
-                                         const char *path, char *err, size_t errlen);
+/* How the report's files are written: never over an input (the guard of
+ * core/tc_outfile.h), and in Markdown never over an existing file but
+ * with force. */
+typedef struct tc_report_out {
+    tc_report_format fmt;
+    const char *path;
+    const tc_inputs *inputs; /* may be NULL */
+    int force;
+} tc_report_out;
+
+/* Writes the report of d to o->path (HTML, or Markdown and its SVG files
+ * named PATH-STEM-N.svg beside it). TC_OK, TC_ERR_IO naming the file,
+ * TC_ERR_INVALID for a file it may not write (an input; in Markdown one
+ * that exists, without force), or a chart's error. */
+TC_MUST_CHECK tc_err tc_report_doc_write(const tc_report_data *d, const tc_report_out *o, char *err,
+                                         size_t errlen);
+
+/* TC_OK when the report may write path (o->path or a chart file beside
+ * it), else TC_ERR_INVALID saying why (see tc_report_out). */
+TC_MUST_CHECK tc_err tc_report_may_write(const tc_report_out *o, const char *path, char *err,
+                                         size_t errlen);
 
 /* ---- the writer the sections use (report_writer.c) ----------------------- */
 
@@ -26,6 +43,7 @@ typedef struct tc_rw {
     tc_report_format fmt;
     tc_buf *b;
     const char *dir, *stem; /* Markdown: where the chart files go, and their prefix */
+    const tc_report_out *out;
     int next_id;
     int n_charts;
     tc_err rc; /* the first failure; later calls do nothing */

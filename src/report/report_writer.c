@@ -200,6 +200,8 @@ void tc_rw_chart(tc_rw *w, char *svg, const char *alt)
     tc_buf_puts(&f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     tc_buf_puts(&f, svg);
     free(svg);
+    if (w->rc == TC_OK && w->out)
+        w->rc = tc_report_may_write(w->out, path, w->err, sizeof w->err);
     if (w->rc == TC_OK && tc_buf_status(&f) == TC_OK)
         w->rc = tc_outfile_write(path, f.data, w->err, sizeof w->err);
     tc_buf_free(&f);

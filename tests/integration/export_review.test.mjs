@@ -9,6 +9,7 @@
 // directory; everything it started is stopped in t.after().
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -276,4 +277,17 @@ test('export --what chunks: warmup and error columns select the population the I
     assert.equal(row.warmup, String(chunks[i].warmup));
     assert.equal(row.error, chunks[i].error);
   });
+});
+
+test('export -o: never over the store it reads (the one guard every command that writes a file uses)', async (t) => {
+  const sc = scope(t);
+  const dir = sc.dir();
+  const db = path.join(dir, 'db');
+  const sim = await sc.sim(FAST);
+  await runDoc(sim.url, db, ['-n', '2']);
+  const before = readFileSync(db);
+  const r = await runCli(['export', '1', '--db', db, '-o', path.join(dir, '.', 'db')]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^truecost: export: -o .*db is the same file as --db .*db, an input: give another output file$/m);
+  assert.deepEqual(readFileSync(db), before);
 });

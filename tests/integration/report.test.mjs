@@ -7,7 +7,7 @@
 // under 2 MB. A screenshot goes to build/report.png.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -262,4 +262,46 @@ test('exit statuses: usage 1; a run not found, an unreadable assessment or an un
   await expectExit(['report', 'A', '--db', db, '--assessment', path.join(dir, 'none.ini'), '-o', path.join(dir, 'x.html')], 2,
     { stderr: /none\.ini/ });
   await expectExit(['report', 'A', '--db', db, '-o', path.join(dir, 'no', 'such', 'x.html')], 2, { stderr: /cannot write/ });
+});
+
+test('no output is written over an input; the format follows the name; a Markdown folder is not written over without --force', async () => {
+  const sub = tempDir();
+  try {
+    const store = path.join(sub, 'r.db');
+    copyFileSync(db, store);
+    const before = readFileSync(store);
+    const profile = path.join(sub, 'p.ini');
+    copyFileSync(PROFILE, profile);
+    const ini = readFileSync(profile, 'utf8');
+    // The store, the profile, the assessment and the gap table: each refused, named, and left as it was.
+    await expectExit(['report', 'A', '--db', store, '--profile', profile, '-o', store], 1,
+      { stderr: new RegExp(`-o ${store} is the same file as --db ${store}, an input: give another output file`) });
+    await expectExit(['report', 'A', '--db', store, '--profile', profile, '-o', path.join(sub, '.', 'p.ini')], 1,
+      { stderr: /is the same file as --profile-a .*p\.ini, an input/ });
+    const assessment = path.join(sub, 'a.ini');
+    copyFileSync(ASSESSMENT, assessment);
+    await expectExit(['report', 'A', '--db', store, '--assessment', assessment, '--gaps', gaps, '-o', gaps, '--format', 'md'], 1,
+      { stderr: /is the same file as --gaps/ });
+    assert.deepEqual(readFileSync(store), before, 'the store untouched');
+    assert.equal(readFileSync(profile, 'utf8'), ini, 'the profile untouched');
+    // -o NAME.md without --format is Markdown; a --format the name contradicts is refused.
+    const md = path.join(sub, 'rep.md');
+    const r = await runCli(['report', 'A', '--db', store, '--profile', profile, '-o', md], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(readFileSync(md, 'utf8'), /^# /);
+    await expectExit(['report', 'A', '--db', store, '-o', path.join(sub, 'x.html'), '--format', 'md'], 1,
+      { stderr: /-o .*x\.html is html by its name but --format is md/ });
+    // Written again: its own files exist now, so refused without --force.
+    await expectExit(['report', 'A', '--db', store, '--profile', profile, '-o', md], 1,
+      { stderr: /rep\.md exists: a Markdown report does not write over the files in its folder; give -o another name, or --force/ });
+    // A chart file in the way (an SVG of another report named alike) is not written over either.
+    const other = path.join(sub, 'other.md');
+    writeFileSync(path.join(sub, 'other-1.svg'), 'mine');
+    await expectExit(['report', 'A', '--db', store, '--profile', profile, '-o', other], 1, { stderr: /other-1\.svg exists/ });
+    assert.equal(readFileSync(path.join(sub, 'other-1.svg'), 'utf8'), 'mine');
+    const forced = await runCli(['report', 'A', '--db', store, '--profile', profile, '-o', md, '--force'], { timeoutMs: 60_000 });
+    assert.equal(forced.code, 0, forced.stderr);
+  } finally {
+    rmSync(sub, { recursive: true, force: true });
+  }
 });
