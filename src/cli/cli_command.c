@@ -37,7 +37,7 @@ void tc_cli_set_command_line(int argc, char **argv)
     cut = 0;
     for (int i = 1; i < argc && o < sizeof command_line; i++) {
         char word[1024];
-        tc_redact_password(argv[i], word, sizeof word);
+        tc_redact_url(argv[i], word, sizeof word);
         cut |= strlen(argv[i]) >= sizeof word;
         o = append(command_line, o, sizeof command_line, word);
     }

@@ -2,31 +2,129 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
-/* The userinfo ends at the last '@' before the path; a ':' in it starts
- * the password. Query parameters may carry one too (password=...). */
-void tc_redact_password(const char *text, char *out, size_t len)
+static const char *const secret_words[] = {"token", "key",  "secret", "password",  "passwd",
+                                           "pwd",   "auth", "sig",    "signature", "apikey"};
+
+static int is_word(const char *s, size_t n)
 {
-    snprintf(out, len, "%s", text ? text : "");
-    char *scheme = strstr(out, "://");
-    if (scheme) {
-        char *auth = scheme + 3;
-        char *end = auth + strcspn(auth, "/?#");
-        char *at = NULL;
-        for (char *p = auth; p < end; p++)
-            if (*p == '@')
-                at = p;
-        char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-        if (colon) {
-            char tail[1024];
-            snprintf(tail, sizeof tail, "%s", at);
-            snprintf(colon + 1, len - (size_t)(colon + 1 - out), "***%s", tail);
+    for (size_t i = 0; i < sizeof secret_words / sizeof secret_words[0]; i++)
+        if (strlen(secret_words[i]) == n && strncasecmp(s, secret_words[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+int tc_redact_secret_param(const char *name, size_t n)
+{
+    if (is_word(name, n))
+        return 1;
+    /* The last word after '_' or '-': api_key, access_token, x-auth. */
+    for (size_t i = n; i-- > 0;)
+        if (name[i] == '_' || name[i] == '-')
+            return is_word(name + i + 1, n - i - 1);
+    return 0;
+}
+
+/* Appends to out what fits. */
+typedef struct sink {
+    char *out;
+    size_t len, n;
+} sink;
+
+static void put(sink *s, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n && s->n + 1 < s->len; i++)
+        s->out[s->n++] = p[i];
+}
+
+/* The authority of a URL starting at p (after "://"): its password, if
+ * any, redacted. Returns where the authority ends. */
+static const char *authority(sink *s, const char *p)
+{
+    size_t end = strcspn(p, "/?#, \t\n\"'");
+    const char *at = NULL;
+    for (size_t i = 0; i < end; i++)
+        if (p[i] == '@')
+            at = p + i;
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (colon) {
+        put(s, p, (size_t)(colon + 1 - p));
+        put(s, "***", 3);
+        put(s, at, (size_t)(p + end - at));
+    } else {
+        put(s, p, end);
+    }
+    return p + end;
+}
+
+/* A query string at p (after '?'), up to '#' or white space: each
+ * credential's value redacted. Returns where it ends. */
+static const char *query(sink *s, const char *p)
+{
+    while (*p && !strchr("# \t\n\"'", *p)) {
+        size_t pair = strcspn(p, "&;# \t\n\"'");
+        const char *eq = memchr(p, '=', pair);
+        if (eq && tc_redact_secret_param(p, (size_t)(eq - p))) {
+            put(s, p, (size_t)(eq + 1 - p));
+            put(s, "***", 3);
+        } else {
+            put(s, p, pair);
+        }
+        p += pair;
+        if (*p == '&' || *p == ';')
+            put(s, p++, 1);
+    }
+    return p;
+}
+
+/* Text with no URL in it, word by word: a libpq-style "password=..." (a
+ * credential's key=value) redacted. */
+static void words(sink *s, const char *p)
+{
+    while (*p) {
+        size_t gap = strspn(p, " \t\n");
+        put(s, p, gap);
+        p += gap;
+        size_t word = strcspn(p, " \t\n");
+        const char *eq = memchr(p, '=', word);
+        if (eq && eq > p && tc_redact_secret_param(p, (size_t)(eq - p))) {
+            put(s, p, (size_t)(eq + 1 - p));
+            put(s, "***", 3);
+        } else {
+            put(s, p, word);
+        }
+        p += word;
+    }
+}
+
+void tc_redact_url(const char *text, char *out, size_t len)
+{
+    if (!out || len == 0)
+        return;
+    sink s = {out, len, 0};
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *scheme = strstr(p, "://");
+        const char *q = strchr(p, '?');
+        if (q && (!scheme || q < scheme)) { /* a query with no scheme before it */
+            put(&s, p, (size_t)(q + 1 - p));
+            p = query(&s, q + 1);
+            continue;
+        }
+        if (!scheme) {
+            words(&s, p);
+            break;
+        }
+        put(&s, p, (size_t)(scheme + 3 - p));
+        p = authority(&s, scheme + 3);
+        size_t path = strcspn(p, "?#, \t\n\"'"); /* a comma: a list of URLs */
+        put(&s, p, path);
+        p += path;
+        if (*p == '?') {
+            put(&s, p++, 1);
+            p = query(&s, p);
         }
     }
-    char *pw = strstr(out, "password=");
-    if (pw && pw > out && strchr("?&", pw[-1])) {
-        char tail[1024];
-        snprintf(tail, sizeof tail, "%s", pw + 9 + strcspn(pw + 9, "&#"));
-        snprintf(pw + 9, len - (size_t)(pw + 9 - out), "***%s", tail);
-    }
+    out[s.n] = '\0';
 }

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "core/tc_redact.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 #include "envinfo/env_fingerprint.h"
@@ -97,8 +98,10 @@ static json_t *remote_environment(const tc_measure_config *cfg)
         json_t *fp = json_loadb(body, len, 0, NULL);
         free(body);
         if (json_is_object(fp)) {
+            char shown[1100]; /* stored: no password, no token */
+            tc_redact_url(url, shown, sizeof shown);
             json_object_set_new(fp, "host",
-                                json_pack("{s:s, s:s}", "role", "server", "source", url));
+                                json_pack("{s:s, s:s}", "role", "server", "source", shown));
             return fp;
         }
         json_decref(fp);

@@ -15,7 +15,7 @@ int tc_db_is_url(const char *target)
 void tc_db_redact(const char *target, char *buf, size_t len)
 {
     if (tc_db_is_url(target))
-        tc_redact_password(target, buf, len);
+        tc_redact_url(target, buf, len);
     else
         snprintf(buf, len, "%s", target ? target : "");
 }

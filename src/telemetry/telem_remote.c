@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_redact.h"
 #include "telem_remote.h"
 #include "telem_scrape.h"
 
 typedef struct remote {
     char *url, *token;
+    char shown[1024]; /* the URL as messages give it: tc_redact_url */
     int timeout_ms;
     int n;
     tc_remote_dev devs[TC_REMOTE_MAX_DEVICES]; /* as found at open */
@@ -19,12 +21,19 @@ typedef struct remote {
     char last_error[512];
 } remote;
 
-/* host:port of the URL, for the devices' ids. */
+/* host:port of the URL, for the devices' ids: without any user:password@
+ * before it. */
 static void host_of(const char *url, char *out, size_t len)
 {
     const char *p = strstr(url, "://");
     p = p ? p + 3 : url;
     size_t n = strcspn(p, "/?#");
+    for (size_t i = n; i-- > 0;)
+        if (p[i] == '@') {
+            p += i + 1;
+            n -= i + 1;
+            break;
+        }
     snprintf(out, len, "%.*s", (int)n, p);
 }
 
@@ -42,7 +51,7 @@ static tc_err scrape(remote *r)
         if (rc == TC_OK)
             r->n_now = tc_remote_map(&e, r->now, TC_REMOTE_MAX_DEVICES);
         else /* a parse error names the line: say whose */
-            snprintf(r->last_error, sizeof r->last_error, "%.300s: %.200s", r->url, err);
+            snprintf(r->last_error, sizeof r->last_error, "%.300s: %.200s", r->shown, err);
         tc_expo_free(&e);
     }
     free(body);
@@ -72,6 +81,7 @@ tc_err tc_remote_open(const tc_remote_config *cfg, void **state, char *err, size
         remote_free(r);
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     }
+    tc_redact_url(cfg->url, r->shown, sizeof r->shown);
     /* The first scrape may wait longer than a round's: a box slow to
      * answer once should not lose the whole run's telemetry. */
     r->timeout_ms = 2000;
@@ -87,7 +97,7 @@ tc_err tc_remote_open(const tc_remote_config *cfg, void **state, char *err, size
         return tc_fail(err, errlen, TC_ERR_NOTFOUND,
                        "%s answers, but with no metric of truecost's agent, the DCGM exporter, "
                        "AMD's device-metrics-exporter or node_exporter's RAPL collector",
-                       cfg->url);
+                       r->shown);
     }
     char host[64];
     host_of(cfg->url, host, sizeof host);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/tc_buf.h"
+#include "core/tc_redact.h"
 
 typedef struct sink {
     tc_buf b;
@@ -53,9 +54,11 @@ tc_err tc_telem_http_get(const char *url, const char *token, int timeout_ms, siz
 {
     *body = NULL;
     *len = 0;
+    char shown[1024]; /* what messages say: no password, no token */
+    tc_redact_url(url, shown, sizeof shown);
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return tc_fail(err, errlen, TC_ERR_INVALID, "'%s': expected an http:// or https:// URL",
-                       url);
+                       shown);
     CURL *h = curl_easy_init();
     if (!h)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "cannot start libcurl");
@@ -76,7 +79,7 @@ tc_err tc_telem_http_get(const char *url, const char *token, int timeout_ms, siz
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-    tc_err rc = perform(h, &s, url, err, errlen);
+    tc_err rc = perform(h, &s, shown, err, errlen);
     curl_slist_free_all(hdr);
     curl_easy_cleanup(h);
     if (rc != TC_OK) {

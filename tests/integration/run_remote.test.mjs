@@ -183,3 +183,34 @@ test('shards that scraped one agent: show GROUP reads the box\'s energy once, ov
   assert.match(text.stdout, /2 shards of one workload, merged \(group 'fleet'; energy: the server box's/);
   assert.match(text.stdout, /GPU board energy, NVIDIA H100 80GB HBM3 \(remote\): [\d.]+ J \(counter\)/);
 });
+
+test('credentials in a --telemetry URL are never printed or stored: the password and token-like parameters as ***', async (t) => {
+  const sc = testScope(t, 'truecost-remote-');
+  const dir = sc.dir();
+  const db = `${dir}/db`;
+  const sim = await sc.sim(FAST);
+  const token = 't-' + Math.random().toString(36).slice(2);
+  const ag = await startAgent(dir, [...FAKE_NVML, '--token-env', 'TC_AGENT_TOKEN'], { env: { TC_AGENT_TOKEN: token }, t });
+  const url = ag.metrics.replace('http://', 'http://tc:PASS4711@') + '?token=SECRET0815&Api_Key=K9&page=1';
+  // Refused (no bearer token): the 401 names the URL without its secrets.
+  const refused = await runJson([sim.url, '--db', db, '-n', '1', '--max-tokens', '4', '--telemetry', url]);
+  assert.match(refused.stderr, /http:\/\/tc:\*\*\*@127\.0\.0\.1:\d+\/metrics\?token=\*\*\*&Api_Key=\*\*\*&page=1: HTTP 401/);
+  // Accepted: the box's fingerprint names its source without them.
+  const r = await runCli(['run', sim.url, '--db', db, '-n', '2', '--max-tokens', '8', '--json', '--no-progress',
+    '--telemetry', url, '--telemetry-token-env', 'TC_TOKEN', '--label', 'secret'], { env: { TC_TOKEN: token }, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.match(doc.environment.host.source, /^http:\/\/tc:\*\*\*@127\.0\.0\.1:\d+\/env$/);
+  const md = `${dir}/r.md`;
+  const rep = await runCli(['report', 'secret', '--db', db, '-o', md], { timeoutMs: 60_000 });
+  assert.equal(rep.code, 0, rep.stderr);
+  const { readFileSync } = await import('node:fs');
+  const text = readFileSync(md, 'utf8').replace(/\\/g, ''); // Markdown's escapes
+  assert.match(text, /--telemetry 'http:\/\/tc:\*\*\*@127\.0\.0\.1:\d+\/metrics\?token=\*\*\*&Api_Key=\*\*\*&page=1'/);
+  for (const secret of ['PASS4711', 'SECRET0815', 'K9&', token]) {
+    for (const [what, out] of [['stderr', refused.stderr + r.stderr], ['stdout', r.stdout], ['report', text],
+      ['store', readFileSync(db).toString('latin1')]]) {
+      assert.ok(!out.includes(secret), `${secret} in the ${what}`);
+    }
+  }
+});

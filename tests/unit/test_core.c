@@ -19,6 +19,7 @@
 #include "core/tc_ini.h"
 #include "core/tc_outfile.h"
 #include "core/tc_number.h"
+#include "core/tc_redact.h"
 #include "core/tc_rng.h"
 #include "core/tc_time.h"
 
@@ -549,9 +550,45 @@ static void ini_schema_runs_the_check(void **state)
     assert_int_equal(tc_ini_read(&ini, NULL, &d), TC_ERR_INVALID);
 }
 
+/* One redactor for every URL printed or stored: the userinfo password and
+ * the values of credential query parameters, any case, every one of them. */
+static void urls_lose_their_secrets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"http://u:PASS@127.0.0.1:9400/metrics?token=SECRET",
+         "http://u:***@127.0.0.1:9400/metrics?token=***"},
+        {"https://h/m?page=2&api_key=abc&Sig=xyz;X-Auth=1#frag",
+         "https://h/m?page=2&api_key=***&Sig=***;X-Auth=***#frag"},
+        {"http://h/m?key=1&monkey=2&secret=3&password=4&auth=5&access_token=6",
+         "http://h/m?key=***&monkey=2&secret=***&password=***&auth=***&access_token=***"},
+        {"postgresql://tc:pw@db/runs?sslmode=require", "postgresql://tc:***@db/runs?sslmode=require"},
+        {"http://user@h/x?q=1", "http://user@h/x?q=1"}, /* a user alone is no secret */
+        {"--telemetry=http://a:b@h/m,http://c:d@i/m?token=t",
+         "--telemetry=http://a:***@h/m,http://c:***@i/m?token=***"},
+        {"host=db password=hunter2 user=tc", "host=db password=*** user=tc"},
+        {"Why is the sky blue?", "Why is the sky blue?"},
+        {"", ""},
+    };
+    char out[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tc_redact_url(cases[i].in, out, sizeof out);
+        if (strcmp(out, cases[i].out) != 0)
+            fail_msg("'%s' -> '%s', expected '%s'", cases[i].in, out, cases[i].out);
+    }
+    char small[12];
+    tc_redact_url("http://u:PASS@host/", small, sizeof small); /* cut, never past the buffer */
+    assert_string_equal(small, "http://u:**");
+    assert_true(tc_redact_secret_param("client_secret", 13));
+    assert_false(tc_redact_secret_param("keys", 4));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(urls_lose_their_secrets),
         cmocka_unit_test(strerror_covers_every_code),
         cmocka_unit_test(fail_formats_detail_and_returns_code),
         cmocka_unit_test(buf_grows_and_resets),
