@@ -248,6 +248,12 @@ tc_err tc_agent_new(const tc_agent_config *cfg, tc_agent **out, char *notes, siz
                        "--listen %s is not a loopback address: the agent serves it only with a "
                        "bearer token (--token-env VAR, VAR holding the token)",
                        host);
+    if (!tc_agent_is_loopback(host) && strlen(cfg->token) < TC_AGENT_TOKEN_MIN)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--listen %s is not a loopback address: its token is %zu characters, under "
+                       "the %d that guessing cannot reach (make one: head -c 24 /dev/urandom | "
+                       "base64)",
+                       host, strlen(cfg->token), TC_AGENT_TOKEN_MIN);
     tc_agent *a = calloc(1, sizeof *a);
     if (!a)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");

@@ -16,6 +16,10 @@
 #include "core/tc_error.h"
 #include "telemetry/telem.h"
 
+/* A token that guards an agent off loopback has at least this many
+ * characters. */
+#define TC_AGENT_TOKEN_MIN 16
+
 typedef struct tc_agent_config {
     const char *host;      /* listen address; default "127.0.0.1" */
     uint16_t port;         /* 0 = pick a free port */

@@ -6,8 +6,42 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/tc_redact.h"
 
 #define MAX_OPTS 64
+
+/* --db values whose password was hidden: the argument (now starred) and
+ * the copy that keeps it, for the process's life. */
+static struct {
+    const char *arg;
+    char *copy;
+} hidden[8];
+static int n_hidden;
+
+/* A password in --db's URL is readable by every user of the host (ps,
+ * /proc/PID/cmdline) for the whole run or soak: the argument's own bytes
+ * become '*' and the store is opened with a copy. Said once, with the
+ * ways that keep it off the command line. */
+static const char *hide_db_password(const char *value)
+{
+    for (int i = 0; i < n_hidden; i++)
+        if (hidden[i].arg == value) /* parsed again (sweep, soak): the copy */
+            return hidden[i].copy;
+    size_t at, n;
+    if (!value || !tc_redact_password_span(value, &at, &n) || n_hidden == 8)
+        return value;
+    char *copy = strdup(value);
+    if (!copy)
+        return value;
+    memset((char *)value + at, '*', n);
+    hidden[n_hidden].arg = value;
+    hidden[n_hidden++].copy = copy;
+    tc_cli_error("warning: --db: a password on the command line can be read by any user of this "
+                 "host (ps) while truecost runs; it is starred out now, but keep it off the "
+                 "command line: ~/.pgpass, PGPASSWORD, or a service file (?service=NAME); see "
+                 "docs/storage.md");
+    return copy;
+}
 
 /* One option's value into its destination; 0 or -1 after saying why. */
 static int take(const tc_cli_opt *o, const char *value, void *ctx)
@@ -19,7 +53,7 @@ static int take(const tc_cli_opt *o, const char *value, void *ctx)
         *(int *)o->dest = 1;
         return 0;
     case TC_OPT_STRING:
-        *(const char **)o->dest = value;
+        *(const char **)o->dest = strcmp(o->name, "db") == 0 ? hide_db_password(value) : value;
         return 0;
     case TC_OPT_INT:
         return tc_cli_int(name, value, o->imin, o->imax, (long long *)o->dest);

@@ -128,3 +128,35 @@ void tc_redact_url(const char *text, char *out, size_t len)
     }
     out[s.n] = '\0';
 }
+
+int tc_redact_password_span(const char *url, size_t *at, size_t *n)
+{
+    const char *scheme = url ? strstr(url, "://") : NULL;
+    if (!scheme)
+        return 0;
+    const char *p = scheme + 3;
+    size_t end = strcspn(p, "/?#");
+    const char *user_end = NULL;
+    for (size_t i = 0; i < end; i++)
+        if (p[i] == '@')
+            user_end = p + i;
+    const char *colon = user_end ? memchr(p, ':', (size_t)(user_end - p)) : NULL;
+    if (colon && user_end > colon + 1) {
+        *at = (size_t)(colon + 1 - url);
+        *n = (size_t)(user_end - colon - 1);
+        return 1;
+    }
+    const char *q = strchr(p, '?');
+    while (q && *q && *q != '#') {
+        q++;
+        size_t pair = strcspn(q, "&;#");
+        const char *eq = memchr(q, '=', pair);
+        if (eq && tc_redact_secret_param(q, (size_t)(eq - q)) && pair > (size_t)(eq + 1 - q)) {
+            *at = (size_t)(eq + 1 - url);
+            *n = pair - (size_t)(eq + 1 - q);
+            return 1;
+        }
+        q += pair;
+    }
+    return 0;
+}

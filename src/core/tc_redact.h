@@ -16,6 +16,11 @@
  * word "password=..." (libpq's key=value form) is redacted the same way. */
 void tc_redact_url(const char *text, char *out, size_t len);
 
+/* Where the first password sits in a URL: its userinfo password, else
+ * the value of a credential query parameter. 1 with *at and *n set, 0
+ * when it has none. */
+int tc_redact_password_span(const char *url, size_t *at, size_t *n);
+
 /* 1 when a query parameter of this name (n bytes) carries a credential. */
 int tc_redact_secret_param(const char *name, size_t n);
 

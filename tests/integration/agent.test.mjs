@@ -104,4 +104,8 @@ test('the token: 401 without or with a wrong one, 200 with it; /health open; off
   const unset = await runCli(['agent', '--token-env', 'TC_SURELY_UNSET_VAR'], { env: { TC_SURELY_UNSET_VAR: undefined } });
   assert.equal(unset.code, 1);
   assert.match(unset.stderr, /--token-env TC_SURELY_UNSET_VAR: the variable is not set or empty/);
+  // Off loopback a token must be long enough that guessing cannot reach it.
+  const short = await runCli(['agent', '--listen', '0.0.0.0:0', '--token-env', 'TC_SHORT', ...FAKE_NVML], { env: { TC_SHORT: 'x' } });
+  assert.equal(short.code, 1);
+  assert.match(short.stderr, /--listen 0\.0\.0\.0 is not a loopback address: its token is 1 characters, under the 16 that guessing cannot reach/);
 });

@@ -9,11 +9,13 @@
 // temporary directory and database; all is removed in t.after().
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { REPO_ROOT, runCli, testScope } from './helpers.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { REPO_ROOT, runCli, spawnTruecost, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '1', '--decode-tps', '2000'];
 const PG = process.env.TC_TEST_PG_URL || '';
@@ -101,6 +103,7 @@ test('a password in a postgresql:// URL is never printed', async () => {
     assert.equal(r.code, 2, r.stderr);
     assert.doesNotMatch(r.stderr + r.stdout, /s3cr3t-pw/);
     assert.match(r.stderr, /alice:\*\*\*@127\.0\.0\.1/);
+    assert.match(r.stderr, /warning: --db: a password on the command line can be read by any user of this host \(ps\).*~\/\.pgpass, PGPASSWORD, or a service file/);
   }
   // doctor checks the store of TRUECOST_DB: the server, never the password
   const d = await runCli(['doctor', '--json'], { env: { TRUECOST_DB: url }, timeoutMs: 60_000 });
@@ -108,6 +111,23 @@ test('a password in a postgresql:// URL is never printed', async () => {
   const store = JSON.parse(d.stdout).checks.find((c) => c.id === 'truecost.store');
   assert.equal(store.status, 'fail');
   assert.match(JSON.stringify(store), /alice:\*\*\*@127\.0\.0\.1/);
+});
+
+test('a --db password is starred out of the process\'s command line while it runs', { skip: needPg }, async (t) => {
+  const sc = testScope(t, 'truecost-pgpw-');
+  const sim = await sc.sim(['--decode-tps', '50']);
+  // Trust authentication: the password is taken and not needed.
+  const url = PG.replace('postgresql://truecost@', 'postgresql://truecost:pw-7Yq2@');
+  const run = spawnTruecost(['run', sim.url, '--db', url, '-n', '3', '--max-tokens', '40', '--telemetry', 'none',
+    '--no-progress'], { t, timeoutMs: 60_000 });
+  await sleep(1000);
+  const cmdline = readFileSync(`/proc/${run.proc.pid}/cmdline`, 'latin1');
+  assert.ok(cmdline.includes('postgresql://truecost:'), cmdline);
+  assert.ok(!cmdline.includes('pw-7Yq2'), `the password in /proc/PID/cmdline: ${cmdline}`);
+  const r = await run.done;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: --db: a password on the command line/);
+  assert.doesNotMatch(r.stdout + r.stderr, /pw-7Yq2/);
 });
 
 const pick = (doc) => ({
