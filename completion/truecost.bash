@@ -27,21 +27,23 @@ _truecost_options() {
     import) echo "--db --json --help" ;;
     cost) echo "--profile --json --db --help" ;;
     compare)
-        echo "--profile-a --profile-b --claim --resamples --seed --gpu-specs --at --json --db
-              --help" ;;
+        echo "--profile --profile-a --profile-b --claim --resamples --seed --gpu-specs --at --json
+              --db --help" ;;
     frontier)
-        echo "--profile --profile-b --at --claim --demand --slo --resamples --seed --json --db --help" ;;
+        echo "--profile --profile-a --profile-b --at --claim --demand --slo --resamples --seed --json
+              --db --help" ;;
     report)
         echo "--profile --profile-a --profile-b --assessment --gaps --at --claim --slo --resamples
-              --seed -o --output --format --db --help" ;;
+              --seed -o --output --format --force --db --help" ;;
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
-              --perf --profile-a --profile-b --at --soak --db --help" ;;
+              --perf --profile --profile-a --profile-b --at --soak --db --help" ;;
     decide)
-        echo "--runs --gaps --soak --profile-a --profile-b --at --samples --seed --json --db --help" ;;
+        echo "--runs --gaps --soak --profile --profile-a --profile-b --at --samples --seed --json
+              --db --help" ;;
     monitor) echo "--backend --interval --count --json $_truecost_telem --help" ;;
     env)
         echo "--json --diff --db --model --root --model-store --no-server --api-key-env
