@@ -37,6 +37,7 @@ static const field fields[] = {
     L(requests.completed),
     L(requests.failed),
     L(requests.warmup),
+    L(requests.retried),
     I(has_server_decode),
     I(has_duration),
     D(duration_s),

@@ -119,6 +119,7 @@ static void add_gaps(tc_run_metrics *m, const tc_req_record *r)
 static tc_err add_measured(tc_run_metrics *m, const tc_req_record *r)
 {
     m->requests.measured++;
+    m->requests.retried += r->retried != 0;
     if (m->open_loop && !m->list_only &&
         tc_dvec_push(&m->samples.schedule_lag_ms,
                      ns_to_ms((double)(r->send_ns - tc_req_start_ns(r)))) != TC_OK)

@@ -22,6 +22,10 @@ typedef struct tc_run_counts {
     int64_t completed; /* measured with error TC_REQ_OK */
     int64_t failed;    /* measured - completed */
     int64_t warmup;    /* warm-up requests, in no other figure */
+    /* Measured requests sent once more on a fresh connection after a
+     * kept-alive one died before any response byte (record.h: retried);
+     * counted as what their second attempt did, not as failures. */
+    int64_t retried;
 } tc_run_counts;
 
 /* Every per-request sample behind the summaries, sorted ascending; kept

@@ -86,6 +86,7 @@ void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
     tc_sweep_point_goodput(m, out);
     out->measured = m->requests.measured;
     out->failed = m->requests.failed;
+    out->retried = m->requests.retried;
     out->error_rate = tc_run_metrics_error_rate(m);
 }
 

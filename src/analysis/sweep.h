@@ -55,6 +55,7 @@ typedef struct tc_sweep_point {
     int has_watts, has_jpt;
     double watts, joules_per_output_token;
     int64_t measured, failed;
+    int64_t retried; /* sent again on a fresh connection (run_metrics.h); not failures */
     double error_rate;
 } tc_sweep_point;
 

@@ -41,6 +41,7 @@ typedef struct slot {
     CURL *easy;
     int busy;
     int connected; /* on_prereq ran: the request went out on a connection (new or reused) */
+    int got_bytes; /* any response byte (header or body) arrived */
     tc_buf body;
     tc_buf error_body;
     tc_req_record rec;
@@ -166,6 +167,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
         s->rec.http_status = (int)status;
     }
     s->rec.end_ns = now;
+    s->got_bytes = 1;
     if (s->rec.http_status < 200 || s->rec.http_status >= 300) {
         if (s->error_body.len < ERROR_BODY_MAX)
             tc_buf_append(
@@ -271,6 +273,8 @@ static tc_err start_request(runner *r, slot *s, int64_t now, char *err, size_t e
     s->rec.send_wall_ns = tc_wall_ns();
     s->rec.send_ns = tc_mono_ns();
     s->connected = 0;
+    s->got_bytes = 0;
+    curl_easy_setopt(s->easy, CURLOPT_FRESH_CONNECT, 0L); /* a retry's, undone */
     if (curl_multi_add_handle(r->multi, s->easy) != CURLM_OK)
         return tc_fail(err, errlen, TC_ERR_NET, "libcurl refused a request");
     s->busy = 1;
@@ -433,8 +437,44 @@ static void release(runner *r, slot *s)
     r->free_slots[r->n_free++] = s->index;
 }
 
+/* Died on a kept-alive connection before any response byte: the server
+ * had closed it (libcurl's own retries took other pooled connections it
+ * had closed too). Nothing reached the server's reply, so sending again
+ * on a fresh connection measures the request rather than the pool. */
+static int stale_connection(slot *s, CURLcode code)
+{
+    if (s->rec.retried || s->got_bytes || s->rec.error != TC_REQ_OK)
+        return 0;
+    if (code != CURLE_SEND_ERROR && code != CURLE_RECV_ERROR && code != CURLE_GOT_NOTHING)
+        return 0;
+    long new_connections = -1, header_bytes = -1;
+    curl_easy_getinfo(s->easy, CURLINFO_NUM_CONNECTS, &new_connections);
+    curl_easy_getinfo(s->easy, CURLINFO_HEADER_SIZE, &header_bytes);
+    return new_connections == 0 && header_bytes == 0;
+}
+
+/* Sends the request once more on a fresh connection; its latency keeps
+ * counting from the first attempt's intended send time. 0, or -1 when
+ * libcurl refused it (then it fails as it was). */
+static int retry_fresh(runner *r, slot *s)
+{
+    curl_multi_remove_handle(r->multi, s->easy);
+    if (s->rec.sched_ns == 0) /* a closed loop meant to send it at the first attempt */
+        s->rec.sched_ns = s->rec.send_ns;
+    s->rec.retried = 1;
+    s->connected = 0;
+    s->curl_error[0] = '\0';
+    curl_easy_setopt(s->easy, CURLOPT_FRESH_CONNECT, 1L);
+    if (curl_multi_add_handle(r->multi, s->easy) != CURLM_OK)
+        return -1;
+    r->res->retried_stale++;
+    return 0;
+}
+
 static void finish(runner *r, slot *s, CURLcode code)
 {
+    if (stale_connection(s, code) && retry_fresh(r, s) == 0)
+        return;
     classify(s, code, tc_mono_ns());
     if (s->rec.sched_ns == 0) /* a closed loop sends each request when it means to */
         s->rec.sched_ns = s->rec.send_ns;

@@ -98,6 +98,11 @@ typedef struct tc_runner_result {
     int64_t abandoned; /* in flight at an interrupt, cut off, handed over as "interrupted" */
     int interrupted;   /* *stop was set */
     int64_t unsaved;   /* finished but refused by on_batch to the end */
+    /* Requests sent once more on a fresh connection: their first attempt
+     * died on a kept-alive connection the server had closed, before any
+     * response byte (each record says so: retried). Never a request that
+     * received a byte. */
+    int64_t retried_stale;
 } tc_runner_result;
 
 /* Runs the workload. Returns TC_OK when it ran (however many requests

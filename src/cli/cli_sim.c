@@ -14,7 +14,7 @@ typedef struct sim_args {
     tc_sim_config cfg;
     char *host_owned;
     const char *port_file;
-    long long max_batch, max_body, eos_after, leak_kb;
+    long long max_batch, max_body, eos_after, leak_kb, close_after;
     int help;
 } sim_args;
 
@@ -87,6 +87,7 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_D("tokens-per-word", 0, &c->tokens_per_word, 0.01, 100),
         TC_OPT_I("eos-after", 0, &a->eos_after, 0, 1000000),
         TC_OPT_I("max-body-bytes", 0, &a->max_body, 1024, 1LL << 30),
+        TC_OPT_I("close-after", 0, &a->close_after, 0, 1000000000),
         TC_OPT_END,
     };
     if (tc_cli_parse("sim", argc, argv, opts, a, &a->help, NULL, 0, NULL) < 0)
@@ -95,6 +96,7 @@ static int parse(int argc, char **argv, sim_args *a)
     c->max_body_bytes = (size_t)a->max_body;
     c->eos_after = (int)a->eos_after;
     c->leak_kb_per_request = (int)a->leak_kb;
+    c->close_after = (int)a->close_after;
     return 0;
 }
 
@@ -164,6 +166,11 @@ static void print_stop(const tc_sim_stats *st)
                 "truecost sim: accepting paused %llu times for 100 ms (%s); raise the open "
                 "files limit (ulimit -n)\n",
                 (unsigned long long)st->accept_pauses, strerror(st->accept_errno));
+    if (st->closed_reused)
+        fprintf(stderr,
+                "truecost sim: closed %llu kept-alive connections as a request arrived on them "
+                "(--close-after)\n",
+                (unsigned long long)st->closed_reused);
 }
 
 int tc_cmd_sim(int argc, char **argv)

@@ -78,6 +78,11 @@ typedef struct tc_req_record {
     int64_t sched_ns;
     int64_t end_ns;  /* last byte (or failure) time */
     int http_status; /* 0 when no response */
+    /* 1: its first attempt went out on a kept-alive connection the server
+     * had closed, and died before any response byte; it was sent once more
+     * on a fresh connection (a server that closes reused connections, as
+     * llama.cpp's does). Latency still counts from the first intended send. */
+    int retried;
     tc_req_error error;
     char error_detail[200]; /* human-readable, empty when ok */
 

@@ -87,9 +87,9 @@ static json_t *run_json(const tc_run_info *run)
 
 static json_t *requests_json(const tc_run_counts *c)
 {
-    return json_pack("{sIsIsIsI}", "measured", (json_int_t)c->measured, "completed",
+    return json_pack("{sIsIsIsIsI}", "measured", (json_int_t)c->measured, "completed",
                      (json_int_t)c->completed, "failed", (json_int_t)c->failed, "warmup",
-                     (json_int_t)c->warmup);
+                     (json_int_t)c->warmup, "retried_stale_connection", (json_int_t)c->retried);
 }
 
 static json_t *metrics_json(const tc_run_metrics *m)

@@ -51,6 +51,7 @@ static json_t *point_json(const tc_sweep_point *p)
     json_object_set_new(o, "goodput", good);
     json_object_set_new(o, "energy", energy);
     json_object_set_new(o, "error_rate", json_real(p->error_rate));
+    json_object_set_new(o, "retried_stale_connection", json_integer(p->retried));
     return o;
 }
 
@@ -158,10 +159,13 @@ void tc_report_sweep_progress(FILE *out, size_t index, const tc_sweep_point *p)
     char o[24], a[16], b[16], c[16];
     fprintf(out,
             "truecost: point %zu (%s, run %lld): %s output tok/s, %s tok/s per user, "
-            "%.1f%% errors%s%s\n",
+            "%.1f%% errors%s%s",
             index + 1, offered(p, o, sizeof o), (long long)p->run_id,
             tc_report_fmt(a, sizeof a, p->output_tokens_per_s > 0, p->output_tokens_per_s),
             tc_report_fmt(b, sizeof b, p->has_interactivity, p->interactivity), p->error_rate * 100,
             p->has_goodput ? ", goodput " : "",
             p->has_goodput ? tc_report_fmt(c, sizeof c, 1, p->good_requests_per_s) : "");
+    if (p->retried)
+        fprintf(out, ", %lld retried on a fresh connection", (long long)p->retried);
+    fputc('\n', out);
 }

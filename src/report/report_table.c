@@ -109,6 +109,11 @@ static void requests_lines(FILE *out, const tc_run_metrics *m)
     fprintf(out, "%-14s%lld measured, %lld completed, %lld failed, %lld warm-up\n", "requests",
             (long long)m->requests.measured, (long long)m->requests.completed,
             (long long)m->requests.failed, (long long)m->requests.warmup);
+    if (m->requests.retried)
+        fprintf(out,
+                "%-14s%lld retried once on a fresh connection: the server had closed the "
+                "kept-alive one before any response byte (not failures)\n",
+                "", (long long)m->requests.retried);
     fprintf(out, "%-14s%s%s\n", "duration",
             tc_report_fmt(dur, sizeof dur, m->has_duration, m->duration_s),
             m->has_duration ? " s" : "");

@@ -55,6 +55,12 @@ struct tc_sim_server {
     int64_t late_max_ns;
     uint32_t *late_bins;
 
+    /* --close-after: requests answered per connection, by its socket; a
+     * new connection on a reused descriptor is told by its peer's port. */
+    struct sim_conn_count *conns;
+    size_t n_conns;
+    uint64_t closed_reused;
+
     struct evconnlistener *listener; /* owned by http */
     struct event *accept_timer;      /* resumes accepting after a pause */
     uint64_t accept_pauses;

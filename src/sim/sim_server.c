@@ -288,6 +288,56 @@ static void set_nodelay(struct evhttp_request *req)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+/* --close-after: one connection's requests so far, by its socket. */
+struct sim_conn_count {
+    uint16_t peer_port; /* a new connection on this descriptor has another */
+    uint64_t requests;
+};
+
+static uint16_t peer_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+        return 0;
+    return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* 1 when the request arrived on a connection that has answered
+ * cfg.close_after requests: the connection is shut down, unanswered (the
+ * loop then frees it as any closed connection), as a server that closes
+ * its kept-alive connections while a client reuses one. */
+static int close_reused(tc_sim_server *s, struct evhttp_request *req)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+    int fd = bev ? bufferevent_getfd(bev) : -1;
+    if (fd < 0)
+        return 0;
+    if ((size_t)fd >= s->n_conns) {
+        size_t n = (size_t)fd * 2 + 16;
+        struct sim_conn_count *p = realloc(s->conns, n * sizeof *p);
+        if (!p)
+            return 0; /* answered as usual: a test server under memory pressure */
+        memset(p + s->n_conns, 0, (n - s->n_conns) * sizeof *p);
+        s->conns = p;
+        s->n_conns = n;
+    }
+    struct sim_conn_count *c = &s->conns[fd];
+    uint16_t port = peer_port(fd);
+    if (c->peer_port != port) {
+        c->peer_port = port;
+        c->requests = 0;
+    }
+    if (c->requests++ < (uint64_t)s->cfg.close_after)
+        return 0;
+    c->peer_port = 0;
+    s->closed_reused++;
+    shutdown(fd, SHUT_RDWR);
+    return 1;
+}
+
 static void dispatch(tc_sim_server *s, struct evhttp_request *req, kind k, tc_sim_route route)
 {
     switch (k) {
@@ -329,6 +379,8 @@ static void dispatch(tc_sim_server *s, struct evhttp_request *req, kind k, tc_si
 static void on_request(struct evhttp_request *req, void *arg)
 {
     tc_sim_server *s = arg;
+    if (s->cfg.close_after > 0 && close_reused(s, req))
+        return;
     set_nodelay(req);
     const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
     const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
@@ -683,6 +735,7 @@ void tc_sim_server_stats(const tc_sim_server *s, tc_sim_stats *out)
     tc_sim_sched_counts(s->sched, &out->wakeups, &out->timer_arms);
     out->accept_pauses = s->accept_pauses;
     out->accept_errno = s->accept_errno;
+    out->closed_reused = s->closed_reused;
 }
 
 int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome)
@@ -702,6 +755,7 @@ void tc_sim_server_free(tc_sim_server *s)
     for (size_t i = 0; i < s->n_leaks; i++)
         free(s->leaks[i]);
     free(s->leaks);
+    free(s->conns);
     if (s->http)
         evhttp_free(s->http);
     if (s->wake)

@@ -32,7 +32,12 @@ typedef struct tc_sim_config {
     const char *truth_path;  /* NULL = no ground-truth file */
     int leak_kb_per_request; /* memory kept per finished request (a leaking server); 0 = none */
     size_t max_body_bytes;   /* larger request bodies get 413 */
-    int handle_signals;      /* 1: SIGINT/SIGTERM stop the loop cleanly */
+    /* A connection that has answered this many requests is closed when the
+     * next one arrives on it, with no response byte: a server that closes
+     * kept-alive connections (llama.cpp's) as a client reuses one. 0 =
+     * never. */
+    int close_after;
+    int handle_signals; /* 1: SIGINT/SIGTERM stop the loop cleanly */
     /* Called (from the loop) with a one-line message the first time the
      * server runs into trouble it survives, e.g. no file descriptor left to
      * accept a connection. NULL: nobody is told; the stats still count it. */
@@ -61,6 +66,7 @@ typedef struct tc_sim_stats {
     uint64_t timer_arms;    /* timer syscalls that armed or disarmed the wake-ups */
     uint64_t accept_pauses; /* times accepting paused for 100 ms (e.g. out of fds) */
     int accept_errno;       /* the errno of the last of them, 0 if none */
+    uint64_t closed_reused; /* requests met by closing their connection (close_after) */
 } tc_sim_stats;
 
 /* Binds and prepares the server. It sets SIGPIPE to ignored for the whole

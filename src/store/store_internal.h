@@ -50,6 +50,8 @@ typedef enum store_stmt {
 #define TC_SCHEMA_COMMAND 12
 /* The schema version that added soaks.command. */
 #define TC_SCHEMA_SOAK_COMMAND 14
+/* The schema version that added requests.retried. */
+#define TC_SCHEMA_RETRIED 16
 
 /* The schema version this truecost writes (both back ends). */
 int tc_store_schema_version(void);

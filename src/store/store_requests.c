@@ -16,19 +16,25 @@
     "ollama_eval_count, has_timings, timings_prompt_n, timings_predicted_n, timings_prompt_ms, "   \
     "timings_predicted_ms, timings_predicted_per_second, n_chunks, chunks"
 /* The intended send time follows: NULL (a closed loop's request, or a row
- * from before TC_SCHEMA_LOAD_SHAPE) reads as the send time. */
+ * from before TC_SCHEMA_LOAD_SHAPE) reads as the send time; then whether
+ * it was retried (0 before TC_SCHEMA_RETRIED). */
 #define REQ_SCHED_NEW ", COALESCE(sched_ns, send_ns)"
 #define REQ_SCHED_OLD ", send_ns"
+#define REQ_RETRIED_NEW ", retried"
+#define REQ_RETRIED_OLD ", 0"
+#define REQ_SELECT(sched, retried)                                                                 \
+    "SELECT " REQ_COLS sched retried " FROM requests WHERE run_id = ?1 ORDER BY seq"
 
-/* "SELECT <REQ_COLS and the intended time> FROM requests WHERE run_id = ?1
- * ORDER BY seq" for this file's schema (fixed for the handle's life). */
+/* "SELECT <REQ_COLS, the intended time, retried> FROM requests WHERE
+ * run_id = ?1 ORDER BY seq" for this file's schema (fixed for the
+ * handle's life). */
 static const char *req_select(const tc_store *s)
 {
-    static const char sql_new[] = "SELECT " REQ_COLS REQ_SCHED_NEW " FROM requests WHERE run_id = "
-                                  "?1 ORDER BY seq";
-    static const char sql_old[] = "SELECT " REQ_COLS REQ_SCHED_OLD " FROM requests WHERE run_id = "
-                                  "?1 ORDER BY seq";
-    return s->version >= TC_SCHEMA_LOAD_SHAPE ? sql_new : sql_old;
+    if (s->version >= TC_SCHEMA_RETRIED)
+        return REQ_SELECT(REQ_SCHED_NEW, REQ_RETRIED_NEW);
+    if (s->version >= TC_SCHEMA_LOAD_SHAPE)
+        return REQ_SELECT(REQ_SCHED_NEW, REQ_RETRIED_OLD);
+    return REQ_SELECT(REQ_SCHED_OLD, REQ_RETRIED_OLD);
 }
 
 static tc_err check_enums(const tc_req_record *r, char *err, size_t errlen)
@@ -111,6 +117,7 @@ static int bind_request(tc_db_stmt *st, const tc_req_record *r, const uint8_t *b
         rc |= tc_db_bind_int64(st, c++, r->sched_ns);
     else
         rc |= tc_db_bind_null(st, c++);
+    rc |= tc_db_bind_int64(st, c++, r->retried != 0);
     return rc;
 }
 
@@ -133,9 +140,10 @@ tc_err tc_store_insert_request(tc_store *s, int64_t run_id, size_t i, const void
 {
     const tc_req_record *r = (const tc_req_record *)items + i;
     static const char sql[] =
-        "INSERT INTO requests (run_id, " REQ_COLS ", sched_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-        "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-        "?26, ?27, ?28, ?29)";
+        "INSERT INTO requests (run_id, " REQ_COLS
+        ", sched_ns, retried) VALUES (?1, ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, "
+        "?24, ?25, ?26, ?27, ?28, ?29, ?30)";
     size_t len;
     tc_err e = check_enums(r, err, errlen);
     if (e == TC_OK)
@@ -161,7 +169,7 @@ static int copy_one(tc_db *db, int64_t run_id, const tc_req_record *r, const uin
                     size_t len)
 {
     const tc_server_report *v = &r->server;
-    int rc = tc_db_copy_row(db, 29);
+    int rc = tc_db_copy_row(db, 30);
     const int64_t head[] = {run_id,          r->seq,    r->warmup != 0, r->send_ns,
                             r->send_wall_ns, r->end_ns, r->http_status};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
@@ -190,6 +198,7 @@ static int copy_one(tc_db *db, int64_t run_id, const tc_req_record *r, const uin
         rc |= tc_db_copy_int64(db, r->sched_ns);
     else
         rc |= tc_db_copy_null(db);
+    rc |= tc_db_copy_int64(db, r->retried != 0);
     return rc;
 }
 
@@ -233,7 +242,8 @@ static tc_err insert_request_locked(tc_store *s, int64_t run_id, size_t i, const
 static tc_err copy_rows(tc_store *s, int64_t run_id, const tc_req_record *recs, size_t n, char *err,
                         size_t errlen)
 {
-#define COPY_REQUESTS "COPY requests (run_id, " REQ_COLS ", sched_ns) FROM STDIN (FORMAT binary)"
+#define COPY_REQUESTS                                                                              \
+    "COPY requests (run_id, " REQ_COLS ", sched_ns, retried) FROM STDIN (FORMAT binary)"
     char sql[sizeof COPY_REQUESTS + 64];
     snprintf(sql, sizeof sql, "SELECT truecost_lock_run(%lld); " COPY_REQUESTS, (long long)run_id);
     tc_err e = TC_OK;
@@ -355,7 +365,8 @@ static tc_err read_request(tc_db_stmt *st, tc_req_record *r, int first_only, cha
     int64_t n = tc_db_col_int64(st, c++);
     const uint8_t *blob = tc_db_col_blob(st, c);
     size_t len = (size_t)tc_db_col_bytes(st, c++);
-    r->sched_ns = tc_db_col_int64(st, c);
+    r->sched_ns = tc_db_col_int64(st, c++);
+    r->retried = tc_db_col_int64(st, c) != 0;
     char why[160];
     tc_err e = n < 0        ? tc_fail(why, sizeof why, TC_ERR_PARSE, "negative chunk count")
                : first_only ? first_chunk(r, blob, len, n, why, sizeof why)

@@ -172,6 +172,9 @@ static const char *const migrations[] = {
     /* 15: nothing in SQLite; PostgreSQL's batch lock becomes an update of
      * the run, so an older snapshot's delete fails rather than orphans */
     "",
+    /* 16 (TC_SCHEMA_RETRIED): a request sent once more on a fresh
+     * connection after a kept-alive one died before any response byte */
+    "ALTER TABLE requests ADD COLUMN retried INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -201,6 +201,8 @@ static const char *const migrations[] = {
     "   RAISE foreign_key_violation USING MESSAGE = format('no run with id %s', run);"
     "  END IF;"
     " END $$;",
+    /* 16: a request sent once more on a fresh connection */
+    "ALTER TABLE requests ADD COLUMN retried BIGINT NOT NULL DEFAULT 0;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -196,3 +196,33 @@ test('an interrupted sweep prints its table so far with the cut point marked; sh
   const text = readFileSync(md, 'utf8');
   assert.match(text, /interrupted: partial, left out/);
 });
+
+test('a server that closes kept-alive connections (llama.cpp\'s way): every point completes, the stale ones retried once on a fresh connection', async (t) => {
+  const { db } = scoped(t);
+  // Each connection answers one request; the next request on it finds it
+  // closed, unanswered. libcurl's own retries take other closed pooled
+  // connections and give up ("Connection died, tried 5 times").
+  const sim = await startSim(['--ttft-ms', '1', '--prefill-tps', '100000', '--decode-tps', '2000', '--close-after', '1'], { t });
+  const r = await runCli(['sweep', sim.url, '--db', db, '-c', '1,2,4,8', '-n', '32', '--max-tokens', '16', '--warmup', '0',
+    '--label', 'closing', '--telemetry', 'none', '--no-progress', '--json'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  assert.deepEqual(doc.points.map((p) => p.concurrency), [1, 2, 4, 8], 'no point stopped the sweep');
+  for (const p of doc.points) {
+    assert.equal(p.error_rate, 0, `c=${p.concurrency}: no failure counted`);
+    assert.ok(p.retried_stale_connection > 0, `c=${p.concurrency}: ${p.retried_stale_connection} retried`);
+  }
+  const shown = JSON.parse((await runCli(['show', String(doc.points[3].run_id), '--db', db, '--json'])).stdout);
+  assert.equal(shown.requests.failed, 0);
+  assert.equal(shown.requests.retried_stale_connection, doc.points[3].retried_stale_connection);
+  const text = await runCli(['show', String(doc.points[3].run_id), '--db', db]);
+  assert.match(text.stdout, /\d+ retried once on a fresh connection: the server had closed the kept-alive one before any response byte \(not failures\)/);
+  // A request that received any byte is never retried: a disconnect
+  // mid-stream fails as it did.
+  const cut = await startSim(['--ttft-ms', '1', '--decode-tps', '2000', '--fault', 'disconnect:1'], { t });
+  const one = await runCli(['run', cut.url, '--db', db, '-n', '4', '--max-tokens', '16', '--warmup', '0',
+    '--telemetry', 'none', '--no-progress', '--json', '--max-error-rate', '1'], { timeoutMs: 60_000 });
+  const d = JSON.parse(one.stdout);
+  assert.equal(d.requests.failed, 4);
+  assert.equal(d.requests.retried_stale_connection, 0);
+});

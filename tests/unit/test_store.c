@@ -159,7 +159,7 @@ static void query_ints(const char *target, const char *sql, int64_t *out, int n)
  * goes back to what version 4 wrote. */
 #define BACK_TO_V4                                                                                 \
     "DROP TABLE soak_outages; DROP TABLE soak_windows; DROP TABLE soaks;"                          \
-    "ALTER TABLE runs DROP COLUMN command;"                                                        \
+    "ALTER TABLE runs DROP COLUMN command; ALTER TABLE requests DROP COLUMN retried;"              \
     "DROP INDEX runs_by_uuid; ALTER TABLE runs DROP COLUMN uuid;"                                  \
     "ALTER TABLE runs DROP COLUMN arrival; ALTER TABLE runs DROP COLUMN arrival_rate;"             \
     "ALTER TABLE runs DROP COLUMN arrival_burstiness; ALTER TABLE runs DROP COLUMN arrival_seed;"  \
@@ -1213,6 +1213,7 @@ static void load_shape_round_trips(void **state)
     make_record(&r[0], 0, 2); /* on time: sched_ns 0 */
     make_record(&r[1], 1, 2);
     r[1].sched_ns = r[1].send_ns - 2500000;
+    r[1].retried = 1; /* its first attempt died on a stale connection */
     assert_int_equal(tc_store_add_requests(s, open.id, r, 2, err, sizeof err), TC_OK);
     tc_run_info bad = sample_run("bad");
     bad.arrival = TC_ARRIVAL_COUNT;
@@ -1238,6 +1239,8 @@ static void load_shape_round_trips(void **state)
     assert_int_equal(out[0].sched_ns, out[0].send_ns);
     assert_int_equal(out[1].sched_ns, r[1].send_ns - 2500000);
     assert_int_equal(tc_req_ttft_ns(&out[1]), 20000000 + 2500000);
+    assert_int_equal(out[0].retried, 0);
+    assert_int_equal(out[1].retried, 1);
     tc_store_free_requests(out, n);
     tc_store_close(s);
 

@@ -315,7 +315,8 @@ static void schema_12_database_is_migrated(void **state)
               "DROP FUNCTION truecost_lock_run(BIGINT);"
               "ALTER TABLE requests ADD CONSTRAINT requests_run_id_fkey FOREIGN KEY (run_id) "
               "REFERENCES runs (id) ON DELETE CASCADE;"
-              "ALTER TABLE soaks DROP COLUMN command;" /* schema 14's */
+              "ALTER TABLE soaks DROP COLUMN command;"    /* schema 14's */
+              "ALTER TABLE requests DROP COLUMN retried;" /* schema 16's */
               "UPDATE truecost_schema SET version = 12");
     s = open_write(d);
     assert_true(sql_int(c, "SELECT max(version) FROM truecost_schema") >= 13);
