@@ -588,9 +588,23 @@ static void warn(tc_frontier_result *out, const char *fmt, const char *a, const 
 }
 
 /* What differs between the sides besides the hardware. */
+/* 1 when both sides are the very same runs. */
+static int same_runs(const tc_frontier_side *a, const tc_frontier_side *b)
+{
+    if (a->set.n != b->set.n)
+        return 0;
+    for (size_t i = 0; i < a->set.n; i++)
+        if (a->set.runs[i].id != b->set.runs[i].id)
+            return 0;
+    return 1;
+}
+
 static void mixed_inputs(const tc_frontier_side *a, const tc_frontier_side *b,
                          tc_frontier_result *out)
 {
+    if (same_runs(a, b))
+        warn(out, "A and B are the same runs ('%s' twice%s): the cost ratio is 1 by construction",
+             a->set.name[0] ? a->set.name : "one run", "");
     const tc_run_info *ra = &a->set.runs[0], *rb = &b->set.runs[0];
     if (strcmp(ra->prompt_set, rb->prompt_set) != 0 || ra->max_tokens != rb->max_tokens)
         warn(out,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/tc_number.h"
+#include "core/tc_text.h"
 
 static const struct {
     const char *name;
@@ -56,7 +57,7 @@ tc_err tc_slo_parse(const char *text, tc_slo *out, char *err, size_t errlen)
             return TC_OK;
         }
     char buf[256];
-    if (strlen(text) >= sizeof buf || !text[0])
+    if (strlen(text) >= sizeof buf || tc_list_has_empty(text))
         return bad(err, errlen, text);
     snprintf(buf, sizeof buf, "%s", text);
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/tc_text.h"
 #include "report/report_frontier.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -20,6 +21,12 @@ int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size
     char buf[512];
     snprintf(buf, sizeof buf, "%s", text ? text : "20,35,50,100");
     *n = 0;
+    if (text && tc_list_has_empty(text)) {
+        tc_cli_error("%s: --at '%s': an empty item; expected interactivities (tokens/s per user) "
+                     "above 0 separated by single commas, e.g. 20,35,50,100",
+                     cmd, text);
+        return -1;
+    }
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
         double v = strtod(t, &end);

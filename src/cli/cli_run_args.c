@@ -123,10 +123,11 @@ static int check_shape(run_args *a)
 static int positive(const char *opt, const char *v, double max, const char *example, double *out)
 {
     double x;
-    if (tc_cli_double(opt, v, -DBL_MAX, max, &x) < 0)
+    if (tc_cli_double(opt, v, -DBL_MAX, DBL_MAX, &x) < 0)
         return -1;
-    if (!(x > 0)) {
-        tc_cli_error("run: %s %s: must be above 0, e.g. %s %s", opt, v, opt, example);
+    if (!(x > 0) || x > max) { /* inf too: one message with the range */
+        tc_cli_error("run: %s %s: expected a number above 0 and at most %g, e.g. %s %s", opt, v,
+                     max, opt, example);
         return -1;
     }
     *out = x;

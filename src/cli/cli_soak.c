@@ -243,7 +243,7 @@ static int find_resumed(tc_store *st, const char *which, tc_soak_config *cfg)
     }
     if (!found) {
         tc_cli_error("soak: --resume %s: run %lld is no soak; give a run that `truecost soak` "
-                     "made",
+                     "made (see 'truecost runs')",
                      which, (long long)run.id);
         return TC_EXIT_USAGE;
     }
@@ -356,26 +356,45 @@ static int stored_words(const char *which, const char *command, char **out, int 
     return k;
 }
 
-/* `soak --resume RUN` with no URL or load: the soak's stored command line,
- * then argv's options. -1 when the run or its soak cannot be read (the
- * usual path then says why), else the exit status. */
-static int resume_as_started(const soak_args *s, const run_args *a, int argc, char **argv)
+/* The stored soak that `--resume RUN` names, into *ss; 0, or the exit
+ * status after saying why (a run that is not there, or not a soak). */
+static int read_resumed(const char *which, const char *db_arg, tc_soak_stored *ss)
 {
     tc_store *st = NULL;
     tc_run_info run;
-    tc_soak_stored ss;
     int found = 0;
     char err[512], path[TC_STORE_PATH_MAX];
-    const char *db = a->db;
-    if (!db && tc_store_default_path(path, sizeof path, err, sizeof err) == TC_OK)
+    const char *db = db_arg;
+    if (!db && tc_store_default_path(path, sizeof path, err, sizeof err) != TC_OK) {
+        tc_cli_error("soak: %s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    if (!db)
         db = path;
-    if (!db || tc_store_open(db, TC_STORE_READ, &st, err, sizeof err) != TC_OK ||
-        tc_store_find_run(st, s->resume, &run, err, sizeof err) != TC_OK ||
-        tc_soak_read(st, run.id, &ss, &found, err, sizeof err) != TC_OK || !found) {
-        tc_store_close(st);
-        return -1;
+    int code = 0;
+    if (tc_store_open(db, TC_STORE_READ, &st, err, sizeof err) != TC_OK ||
+        tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
+        tc_soak_read(st, run.id, ss, &found, err, sizeof err) != TC_OK) {
+        tc_cli_error("soak: --resume %s: %s", which, err);
+        code = TC_EXIT_RUNTIME;
+    } else if (!found) {
+        tc_cli_error("soak: --resume %s: run %lld is no soak; give a run that `truecost soak` "
+                     "made (see 'truecost runs')",
+                     which, (long long)run.id);
+        code = TC_EXIT_USAGE;
     }
     tc_store_close(st);
+    return code;
+}
+
+/* `soak --resume RUN` with no URL or load: the soak's stored command line,
+ * then argv's options. The exit status. */
+static int resume_as_started(const soak_args *s, const run_args *a, int argc, char **argv)
+{
+    tc_soak_stored ss;
+    int code = read_resumed(s->resume, a->db, &ss);
+    if (code)
+        return code;
     static char buf[4096];
     char *words[MAX_WORDS + 8];
     int n = stored_words(s->resume, ss.plan.command, words, MAX_WORDS, buf, sizeof buf);
@@ -419,8 +438,7 @@ int tc_cmd_soak(int argc, char **argv)
         as_started = 1;
         int code = resume_as_started(&s, &a, argc, argv);
         as_started = 0;
-        if (code >= 0)
-            return code;
+        return code;
     }
     run_plan p = {0};
     int code = tc_cli_run_open(&a, &p);

@@ -10,6 +10,7 @@
 
 #include "analysis/sweep.h"
 #include "cli.h"
+#include "core/tc_text.h"
 #include "cli_opts.h"
 #include "cli_run.h"
 #include "report/report_sweep.h"
@@ -33,6 +34,13 @@ static int parse_list(const char *opt, const char *text, int integers, sweep_arg
     char buf[512];
     snprintf(buf, sizeof buf, "%s", text);
     s->n = 0;
+    if (tc_list_has_empty(text)) {
+        tc_cli_error("sweep: %s '%s': %s; expected up to %d ascending %s above 0 separated by "
+                     "single commas, e.g. %s",
+                     opt, text, *text ? "an empty item" : "empty", MAX_POINTS,
+                     integers ? "whole numbers" : "numbers", integers ? "1,2,4,8" : "2,4,8");
+        return -1;
+    }
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
         double v = strtod(t, &end);
@@ -82,6 +90,12 @@ static int check_sweep_args(sweep_args *s, const run_args *a)
          s->arrival_kind == TC_ARRIVAL_CLOSED || s->arrival_kind == TC_ARRIVAL_GAMMA)) {
         tc_cli_error("sweep: --arrival '%s': with --rates, poisson (default) or constant",
                      s->arrival);
+        return -1;
+    }
+    if (s->points && !s->auto_rates) {
+        tc_cli_error("sweep: --points sets how many rates --rates auto chooses; with %s the points "
+                     "are the list itself",
+                     s->rates ? "--rates LIST" : "--concurrency");
         return -1;
     }
     if (s->max_concurrency && !s->by_rate) {

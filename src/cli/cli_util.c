@@ -3,6 +3,7 @@
 #include "core/tc_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,8 @@ int tc_cli_double(const char *opt, const char *text, double min, double max, dou
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || v != v) {
-        tc_cli_error("%s: '%s' is not a number", opt, text);
+    if (errno || end == text || *end != '\0' || v != v || isinf(v)) {
+        tc_cli_error("%s: '%s' is not a%s number", opt, text, isinf(v) ? " finite" : "");
         return -1;
     }
     if (v < min || v > max) {

@@ -60,3 +60,13 @@ const char *tc_text_term(const char *s, char *out, size_t len)
     }
     return out;
 }
+
+int tc_list_has_empty(const char *text)
+{
+    if (!text || !*text)
+        return 1;
+    for (const char *p = text; *p; p++)
+        if (*p == ',' && (p == text || p[1] == ',' || p[1] == '\0'))
+            return 1;
+    return 0;
+}

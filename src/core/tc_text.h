@@ -19,4 +19,8 @@ size_t tc_utf8_decode(const unsigned char *s, unsigned *cp);
  * Returns out. */
 const char *tc_text_term(const char *s, char *out, size_t len);
 
+/* 1 when a comma-separated list has an empty item ("", "1,,2", "50,",
+ * ",5"): what strtok would skip silently is a typo to report. */
+int tc_list_has_empty(const char *text);
+
 #endif

@@ -95,6 +95,13 @@ tc_err tc_measure_parse_start(const char *text, int64_t now_wall_ns, int64_t *wa
         goto bad;
     int64_t days = days_from_civil(y, mo, d);
     *wall_ns = ((days * 86400 + h * 3600 + mi * 60 + sec) * (int64_t)1000000000) + frac_ns;
+    /* As +SECONDS is: a start more than a day away is a typo, not a plan
+     * (the process would sit waiting for it). */
+    if (*wall_ns - now_wall_ns > 86400 * (int64_t)1000000000)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--start-at '%s' is more than 24 h from now: give a time within a day "
+                       "(or +SECONDS, 0 to 86400)",
+                       text);
     return TC_OK;
 bad:
     return tc_fail(err, errlen, TC_ERR_INVALID,

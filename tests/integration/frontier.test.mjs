@@ -71,6 +71,10 @@ test('two frontiers read at equal interactivity: bound below, measured on, not r
     assert.equal(at[x].capex_difference, at[x].b.fleet.capex - at[x].a.fleet.capex);
   }
   assert.deepEqual(doc.warnings, []); // the same workload, GPUs and (no) power on both sides
+  // The same sweep on both sides: said, not silently a ratio of 1.
+  const twice = JSON.parse((await runCli(['frontier', 'A', 'A', '--db', db, '--profile', PROFILE, '--at', '100', '--json'],
+    { timeoutMs: 60_000 })).stdout);
+  assert.deepEqual(twice.warnings, ["A and B are the same runs ('A' twice): the cost ratio is 1 by construction"]);
   // The cost at the frontier point is the point's own cost, as `cost` prices it.
   const runA = doc.frontier_a[0].run_id;
   const cost = JSON.parse((await runCli(['cost', String(runA), '--db', db, '--profile', PROFILE, '--json'])).stdout);

@@ -257,7 +257,8 @@ test('--duration ends the arrivals; a closed loop shows no open-loop keys', asyn
 
 test('bad open-loop options are usage errors that say what to give', async () => {
   const cases = [
-    [['--rate', '0'], /--rate 0: must be above 0, e\.g\. --rate 10/],
+    [['--rate', '0'], /--rate 0: expected a number above 0 and at most 1e\+06, e\.g\. --rate 10/],
+    [['--rate', 'inf'], /--rate: 'inf' is not a finite number/],
     [['--rate', '5', '--arrival', 'uniform'], /--arrival 'uniform': expected poisson, constant or gamma/],
     [['--rate', '5', '--burstiness', '2'], /--burstiness is the gamma process's shape: give --arrival gamma too/],
     [['--arrival', 'gamma'], /--arrival needs --rate/],

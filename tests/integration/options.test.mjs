@@ -44,3 +44,21 @@ test('--profile, --profile-a and --profile-b are spelled alike everywhere', asyn
     });
   }
 });
+
+test('lists, rates and times that are typos get one line naming the input, exit 1', async () => {
+  const url = 'http://127.0.0.1:9';
+  const cases = [
+    [['sweep', url, '-c', ''], /sweep: --concurrency '': empty; expected up to 64 ascending whole numbers/],
+    [['sweep', url, '--rates', ''], /sweep: --rates '': empty; expected up to 64 ascending numbers/],
+    [['sweep', url, '-c', '1,,2'], /sweep: --concurrency '1,,2': an empty item/],
+    [['sweep', url, '--rates', '5,'], /sweep: --rates '5,': an empty item/],
+    [['sweep', url, '-c', '1,2', '--points', '4'], /sweep: --points sets how many rates --rates auto chooses; with --concurrency the points are the list itself/],
+    [['frontier', 'A', '--profile', PROFILE, '--at', '50,'], /frontier: --at '50,': an empty item/],
+    [['compare', 'A', 'B', '--at', ',50'], /compare: --at ',50': an empty item/],
+    [['run', url, '--slo', 'e2e=5s,,'], /run: --slo: 'e2e=5s,,' is not an objective/],
+    [['run', url, '--rate', 'inf'], /--rate: 'inf' is not a finite number/],
+    [['run', url, '--rate', '2e6'], /run: --rate 2e6: expected a number above 0 and at most 1e\+06, e\.g\. --rate 10/],
+    [['run', url, '--shard', '1/2', '--label', 'g', '--start-at', '2099-01-01T00:00:00Z'], /--start-at '2099-01-01T00:00:00Z' is more than 24 h from now/],
+  ];
+  for (const [args, want] of cases) await expectExit(args, 1, { stderr: want });
+});

@@ -194,6 +194,13 @@ describe('soak', { concurrency: true }, () => {
     const item = JSON.parse(dc.stdout).checklist.find((i) => i.id === 'soak');
     assert.equal(item.state, 'not yet measured');
     assert.match(item.evidence, /^soak INCOMPLETE over /);
+    // --resume of a run that is not a soak says so (it said "no URL given").
+    const plain = await runCli(['run', sim.url, '--db', db, '-n', '1', '--max-tokens', '4', '--label', 'plain',
+      '--telemetry', 'none', '--no-progress']);
+    assert.equal(plain.code, 0, plain.stderr);
+    await expectExit(['soak', '--resume', 'plain', '--db', db], 1,
+      { stderr: /soak: --resume plain: run \d+ is no soak; give a run that `truecost soak` made \(see 'truecost runs'\)/ });
+    await expectExit(['soak', '--resume', 'nosuch', '--db', db], 2, { stderr: /soak: --resume nosuch: .*nosuch/ });
   });
 
   test('--resume alone refuses a soak whose URL held a password: it was not stored', async (t) => {

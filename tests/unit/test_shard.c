@@ -38,12 +38,25 @@ static void start_times_parse(void **state)
     (void)state;
     char err[256];
     int64_t t = 0;
-    assert_int_equal(tc_measure_parse_start("2026-12-01T10:00:00Z", 0, &t, err, sizeof err), TC_OK);
-    assert_int_equal(t, 1796119200LL * 1000000000LL); /* date -u -d 2026-12-01T10:00:00Z +%s */
+    const int64_t at_2026 = 1796119200LL * 1000000000LL; /* date -u -d 2026-12-01T10:00:00Z +%s */
+    const int64_t hour = 3600LL * 1000000000LL;
+    assert_int_equal(tc_measure_parse_start("2026-12-01T10:00:00Z", at_2026 - hour, &t, err,
+                                            sizeof err),
+                     TC_OK);
+    assert_int_equal(t, at_2026);
+    /* More than a day ahead is a typo, as +SECONDS past 86400 is. */
+    assert_int_equal(tc_measure_parse_start("2099-12-01T10:00:00Z", at_2026, &t, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_non_null(strstr(err, "--start-at '2099-12-01T10:00:00Z' is more than 24 h from now"));
+    assert_int_equal(tc_measure_parse_start("2026-12-02T10:00:01Z", at_2026, &t, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_int_equal(tc_measure_parse_start("2026-12-02T10:00:00Z", at_2026, &t, err, sizeof err),
+                     TC_OK);
     assert_int_equal(tc_measure_parse_start("1970-01-01T00:00:01.25Z", 0, &t, err, sizeof err),
                      TC_OK);
     assert_int_equal(t, 1250000000LL);
-    assert_int_equal(tc_measure_parse_start("2024-02-29T23:59:59+00:00", 0, &t, err, sizeof err),
+    assert_int_equal(tc_measure_parse_start("2024-02-29T23:59:59+00:00", 1709251199LL * 1000000000LL,
+                                            &t, err, sizeof err),
                      TC_OK);
     assert_int_equal(t, 1709251199LL * 1000000000LL);
     assert_int_equal(tc_measure_parse_start("+2.5", 1000, &t, err, sizeof err), TC_OK);
