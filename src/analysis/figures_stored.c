@@ -294,7 +294,10 @@ tc_err tc_figures_apply_slo(tc_store *st, const tc_run_info *run, const tc_slo *
                             tc_run_metrics *m, char *err, size_t errlen)
 {
     slo_job j = {.slo = slo, .window = &m->window};
-    tc_err rc = tc_store_each_request(st, run->id, 1, add_goodput, &j, err, errlen);
+    /* The window's shares count every chunk; without a window the first
+     * chunk judges a request (TTFT, and TPOT from its end). */
+    tc_err rc = tc_store_each_request(st, run->id, !m->window.has_window, add_goodput, &j, err,
+                                      errlen);
     if (rc != TC_OK)
         return rc;
     tc_goodput_end(&j.g, m->has_duration ? m->duration_s : 0, &m->window);

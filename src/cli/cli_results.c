@@ -212,24 +212,56 @@ static int print_shards(tc_store *st, const tc_runset *set, int json)
         return TC_EXIT_RUNTIME;
     for (int i = 0; i < v.n_warnings; i++)
         tc_cli_error("%s", v.warnings[i]);
+    /* The merged energy is the server box's (remote devices) or none. */
+    int remote = 0;
+    for (int d = 0; d < v.f.e.n; d++)
+        remote |= strcmp(v.f.e.dev[d].dev.backend, "remote") == 0;
     if (!json)
-        printf("%zu shards of one workload, merged (group '%s'; energy: the server box's, from "
-               "--telemetry URL)\n",
-               set->n, set->name);
+        printf("%zu shards of one workload, merged (group '%s'; energy: %s)\n", set->n, set->name,
+               remote ? "the server box's, from --telemetry URL"
+                      : "none merged: the shards scraped no --telemetry URL");
     int code = print_view(&v, json);
     tc_run_view_free(&v);
     return code;
 }
 
-/* A stored sweep: its points' table (or document) and knee. */
-static int print_sweep(tc_store *st, const tc_runset *set, int json)
+/* Each point's goodput judged again under slo, as `show RUN --slo` and
+ * `report --slo` judge a run: its requests streamed against it. */
+static tc_err judge_points(tc_store *st, const tc_runset *set, const tc_slo *slo,
+                           tc_sweep_point *pts, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        tc_figures f;
+        tc_err rc = tc_figures_load(st, &set->runs[i], TC_FIGURES_SUMMARY, &f, err, errlen);
+        if (rc == TC_OK)
+            rc = tc_figures_apply_slo(st, &set->runs[i], slo, &f.m, err, errlen);
+        if (rc == TC_OK)
+            tc_sweep_point_goodput(&f.m, &pts[i]);
+        tc_figures_free(&f);
+        if (rc != TC_OK)
+            return rc;
+    }
+    return TC_OK;
+}
+
+/* A stored sweep: its points' table (or document) and knee; with slo,
+ * each point's goodput under it. */
+static int print_sweep(tc_store *st, const tc_runset *set, const tc_slo *slo, int json)
 {
     tc_sweep_point *pts = NULL;
-    char err[512];
+    char err[512], slo_text[TC_SLO_TEXT_MAX];
     if (tc_cli_check(tc_sweep_load(st, set, &pts, err, sizeof err), err))
         return TC_EXIT_RUNTIME;
+    if (slo && tc_cli_check(judge_points(st, set, slo, pts, err, sizeof err), err)) {
+        free(pts);
+        return TC_EXIT_RUNTIME;
+    }
+    if (slo)
+        tc_slo_text(slo, slo_text, sizeof slo_text);
     tc_sweep_view v = {.name = set->name,
-                       .slo = set->runs[0].slo[0] ? set->runs[0].slo : NULL,
+                       .slo = slo                  ? slo_text
+                              : set->runs[0].slo[0] ? set->runs[0].slo
+                                                    : NULL,
                        .points = pts,
                        .n = set->n};
     int code = json ? tc_cli_emit_json("sweep", tc_report_sweep_json(&v))
@@ -258,12 +290,14 @@ int tc_cmd_show(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (!code)
         code = tc_cli_runset_find(st, a.run, &set); /* not there: 2, as every command */
-    if (!code && set.is_group && a.slo) {
-        tc_cli_error("show: --slo takes one run; '%s' is a group of %zu (show each run)", a.run,
-                     set.n);
+    int sweep = !code && set.is_group && strcmp(set.runs[0].group_kind, "sweep") == 0;
+    if (!code && set.is_group && a.slo && !sweep) {
+        tc_cli_error("show: --slo takes one run or a sweep; '%s' is a group of %zu (show each "
+                     "run)",
+                     a.run, set.n);
         code = TC_EXIT_USAGE;
-    } else if (!code && set.is_group && strcmp(set.runs[0].group_kind, "sweep") == 0)
-        code = print_sweep(st, &set, a.json);
+    } else if (sweep)
+        code = print_sweep(st, &set, a.slo ? &slo : NULL, a.json);
     else if (!code && tc_shards_is_sharded(&set))
         code = print_shards(st, &set, a.json);
     else if (!code && set.is_group)

@@ -22,6 +22,7 @@ typedef struct sweep_args {
     const char *concurrency, *rates, *arrival;
     long long gpus, points, max_concurrency;
     tc_arrival arrival_kind; /* of the rate points */
+    double burstiness;       /* gamma's shape, of the rate points */
     long long open_ceiling;  /* the most requests a rate point keeps in flight */
     int n;
     double values[MAX_POINTS]; /* the concurrencies or rates, ascending */
@@ -66,6 +67,7 @@ static int split_args(int argc, char **argv, sweep_args *s, char **rest, int *n_
         TC_OPT_I("points", 0, &s->points, 2, MAX_POINTS),
         TC_OPT_I("max-concurrency", 0, &s->max_concurrency, 1, 10000),
         TC_OPT_S("arrival", 0, &s->arrival),
+        TC_OPT_D("burstiness", 0, &s->burstiness, 1e-6, 1e6),
         TC_OPT_END,
     };
     return tc_cli_split("sweep", argc, argv, opts, NULL, NULL, rest, n_rest);
@@ -85,13 +87,19 @@ static int check_sweep_args(sweep_args *s, const run_args *a)
     s->by_rate = s->rates != NULL;
     s->auto_rates = s->rates && strcmp(s->rates, "auto") == 0;
     s->arrival_kind = TC_ARRIVAL_POISSON;
-    if (s->arrival &&
-        (!s->by_rate || tc_arrival_parse(s->arrival, &s->arrival_kind) < 0 ||
-         s->arrival_kind == TC_ARRIVAL_CLOSED || s->arrival_kind == TC_ARRIVAL_GAMMA)) {
-        tc_cli_error("sweep: --arrival '%s': with --rates, poisson (default) or constant",
+    if (s->arrival && (!s->by_rate || tc_arrival_parse(s->arrival, &s->arrival_kind) < 0 ||
+                       s->arrival_kind == TC_ARRIVAL_CLOSED)) {
+        tc_cli_error("sweep: --arrival '%s': with --rates, poisson (default), constant or gamma",
                      s->arrival);
         return -1;
     }
+    if (s->burstiness > 0 && s->arrival_kind != TC_ARRIVAL_GAMMA) {
+        tc_cli_error("sweep: --burstiness is the gamma process's shape: give --rates and "
+                     "--arrival gamma too");
+        return -1;
+    }
+    if (s->arrival_kind == TC_ARRIVAL_GAMMA && !(s->burstiness > 0))
+        s->burstiness = 1; /* vLLM's default: Poisson */
     if (s->points && !s->auto_rates) {
         tc_cli_error("sweep: --points sets how many rates --rates auto chooses; with %s the points "
                      "are the list itself",
@@ -151,6 +159,7 @@ static int one_point(run_plan *p, run_args *a, const sweep_args *s, int by_rate,
 {
     a->rate = by_rate ? value : 0;
     a->arrival_kind = by_rate ? s->arrival_kind : TC_ARRIVAL_CLOSED;
+    a->burstiness = by_rate && s->arrival_kind == TC_ARRIVAL_GAMMA ? s->burstiness : 0;
     a->concurrency = by_rate ? s->open_ceiling : (long long)value;
     p->has_last = 0;
     int code = tc_cli_run_measure(p);

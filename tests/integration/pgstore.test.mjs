@@ -173,7 +173,8 @@ test('4 shards on loopback into PostgreSQL merge into the figures of one process
   }
   // the text names the merge; one shard is still a run of its own
   const text = (await ok(['show', 'fleet', '--db', pg])).stdout;
-  assert.match(text, /4 shards of one workload, merged/);
+  // --telemetry none: no energy to merge, and it says so (it named the server box's before)
+  assert.match(text, /^4 shards of one workload, merged \(group 'fleet'; energy: none merged: the shards scraped no --telemetry URL\)$/m);
   const one = await showJson(pg, String(parts[0].run.id));
   assert.equal(one.requests.measured, 16);
   // cost would average the parts as if they were repetitions: refused

@@ -148,7 +148,9 @@ test('requests/s and tokens/s of a window count the same requests, closed and op
   const common = ['-n', '32', '--max-tokens', '64', '--warmup', '0', '--slo', 'ttft=10s', '--telemetry', 'none', '--no-progress', '--json'];
   const closed = await runCli(['sweep', sim.url, '--db', db, '-c', '1,4,16', '--label', 'closed', ...common], { timeoutMs: 60_000 });
   assert.equal(closed.code, 0, closed.stderr);
-  const open = await runCli(['sweep', sim.url, '--db', db, '--rates', '20,60', '--label', 'open', ...common], { timeoutMs: 60_000 });
+  // The rate points with every run option: gamma arrivals with their burstiness too.
+  const open = await runCli(['sweep', sim.url, '--db', db, '--rates', '20,60', '--arrival', 'gamma', '--burstiness', '2',
+    '--label', 'open', ...common], { timeoutMs: 60_000 });
   assert.equal(open.code, 0, open.stderr);
   const points = [...JSON.parse(closed.stdout).points, ...JSON.parse(open.stdout).points];
   assert.equal(points.length, 5);
@@ -161,6 +163,13 @@ test('requests/s and tokens/s of a window count the same requests, closed and op
     assert.ok(p.goodput.requests_per_s <= p.requests_per_s * (1 + 1e-9), `${what}: goodput ${p.goodput.requests_per_s} > ${p.requests_per_s}`);
     near(p.goodput.requests_per_s, p.requests_per_s, `${what}: goodput of all-good requests`);
   }
+  // show SWEEP --slo judges every point again, as report --slo does:
+  // TTFT here is a few ms, so 1 ms leaves none good and 10 s all.
+  const none = JSON.parse((await runCli(['show', 'closed', '--db', db, '--slo', 'ttft=1ms', '--json'])).stdout);
+  assert.equal(none.sweep.slo, 'ttft=1ms');
+  for (const p of none.points) assert.equal(p.goodput.requests_per_s, 0);
+  const all = JSON.parse((await runCli(['show', 'closed', '--db', db, '--slo', 'ttft=10s', '--json'])).stdout);
+  for (const p of all.points) near(p.goodput.requests_per_s, p.requests_per_s, 'every request good');
   // The table names its column's definition.
   const text = await runCli(['show', 'closed', '--db', db]);
   assert.match(text.stdout, /offered\s+win req\/s\s+win tok\/s/);
