@@ -252,11 +252,14 @@ static void on_progress(void *ctx, const tc_runner_progress *q)
 
 static void on_notice(void *ctx, tc_measure_notice what, const char *text)
 {
-    (void)ctx;
-    if (what == TC_MEASURE_NO_SENSOR || what == TC_MEASURE_NO_REMOTE) /* its reasons follow */
-        fprintf(stderr, "truecost: %s", text);
-    else
+    run_plan *p = ctx;
+    if (what == TC_MEASURE_NO_SENSOR || what == TC_MEASURE_NO_REMOTE) { /* its reasons follow */
+        int *said = what == TC_MEASURE_NO_SENSOR ? &p->said_no_sensor : &p->said_no_remote;
+        if (!(*said)++) /* once a process, not at every point of a sweep */
+            fprintf(stderr, "truecost: %s", text);
+    } else {
         tc_cli_error("run: %s", text);
+    }
 }
 
 /* A run whose telemetry could not start: stored as failed, no summary. */

@@ -77,6 +77,9 @@ typedef struct run_plan {
     int64_t group_runs_before;
     tc_run_info last;
     int has_last;
+    /* The telemetry notices said so far: a sweep's points, or --repeat's
+     * runs, would repeat the same block of reasons at every run. */
+    int said_no_sensor, said_no_remote;
 } run_plan;
 
 /* Everything before the measuring: the endpoint, the API key, the prompts,

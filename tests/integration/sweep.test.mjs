@@ -235,3 +235,16 @@ test('a server that closes kept-alive connections (llama.cpp\'s way): every poin
   assert.equal(d.requests.failed, 4);
   assert.equal(d.requests.retried_stale_connection, 0);
 });
+
+test('the telemetry notice is said once a sweep, not at every point', async (t) => {
+  const { db } = scoped(t);
+  const sim = await startSim(['--ttft-ms', '1', '--decode-tps', '2000'], { t });
+  // Telemetry auto, with every source pointed at nothing: no sensor at all.
+  const r = await runCli(['sweep', sim.url, '--db', db, '-c', '1,2,3', '-n', '4', '--max-tokens', '8', '--warmup', '0',
+    '--label', 'quiet', '--no-progress', '--sysfs-root', '/nonexistent', '--nvml-lib', '/nonexistent/libnvidia-ml.so.1',
+    '--rocm-lib', '/nonexistent/librocm_smi64.so', '--nvidia-smi', '/nonexistent/nvidia-smi', '--rocm-smi', '/nonexistent/rocm-smi'],
+  { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((r.stderr.match(/no GPU or CPU energy sensor/g) || []).length, 1, r.stderr);
+  assert.equal((r.stderr.match(/^truecost: point \d/gm) || []).length, 3);
+});
