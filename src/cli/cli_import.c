@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_results.h"
+#include "core/tc_outfile.h"
 #include "report/report_import.h"
 
 int tc_cmd_import(int argc, char **argv)
@@ -19,18 +20,30 @@ int tc_cmd_import(int argc, char **argv)
         tc_cli_error("import: which store? give the file (or postgresql:// URL) to copy from");
         return tc_cli_usage_hint("import");
     }
-    if (db && strcmp(db, from) == 0) {
-        tc_cli_error("import: the source is the target (--db); nothing to do");
-        return TC_EXIT_USAGE;
-    }
     tc_store *src = NULL, *dst = NULL;
     int code = tc_cli_open_store(from, TC_STORE_READ, &src);
     if (!code)
         code = tc_cli_open_store(db, TC_STORE_WRITE, &dst);
+    if (!code && (strcmp(tc_store_path(src), tc_store_path(dst)) == 0 ||
+                  tc_same_file(tc_store_path(src), tc_store_path(dst)))) {
+        /* however it is named: --db, TRUECOST_DB, another spelling */
+        tc_cli_error("import: %s is the target store itself (%s); nothing to do", from,
+                     tc_store_path(dst));
+        code = TC_EXIT_USAGE;
+    }
     tc_store_import_stats st;
     char err[1024];
-    if (!code)
-        code = tc_cli_check(tc_store_import(dst, src, &st, err, sizeof err), err);
+    if (!code) {
+        tc_cli_install_stop_signals(); /* Ctrl-C: stop after the run being copied */
+        code = tc_cli_check(
+            tc_store_import_until(dst, src, &tc_cli_stop_requested, &st, err, sizeof err), err);
+    }
+    if (!code && st.interrupted) {
+        tc_cli_error("import: interrupted: %zu run(s) copied whole, the rest left; run it again "
+                     "to import them (runs already there are skipped)",
+                     st.copied);
+        code = tc_cli_signal_exit();
+    }
     if (!code && json)
         code = tc_cli_emit_json("import",
                                 tc_report_import_json(tc_store_path(src), tc_store_path(dst), &st));

@@ -27,6 +27,7 @@
 #ifndef TC_STORE_H
 #define TC_STORE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -253,6 +254,7 @@ typedef struct tc_store_import_stats {
     size_t running;   /* still running in the source: left for a later import */
     int64_t requests; /* request records copied */
     int64_t samples;  /* telemetry samples copied */
+    int interrupted;  /* *stop was set: the runs after the last copied were left */
 } tc_store_import_stats;
 
 /* Copies every finished run of src that dst lacks (runs are known by their
@@ -263,6 +265,13 @@ typedef struct tc_store_import_stats {
  * opened read-only; dst must be writable. */
 TC_MUST_CHECK tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stats,
                                      char *err, size_t errlen);
+
+/* tc_store_import that stops before the next run once *stop is set
+ * (stats->interrupted): every run copied so far is whole. stop may be
+ * NULL. */
+TC_MUST_CHECK tc_err tc_store_import_until(tc_store *dst, tc_store *src,
+                                           const volatile sig_atomic_t *stop,
+                                           tc_store_import_stats *stats, char *err, size_t errlen);
 
 /* ---- soaks (schema 11) ------------------------------------------------------ */
 

@@ -225,6 +225,12 @@ static tc_err copy_run(tc_store *dst, tc_store *src, const tc_run_info *run,
 tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stats, char *err,
                        size_t errlen)
 {
+    return tc_store_import_until(dst, src, NULL, stats, err, errlen);
+}
+
+tc_err tc_store_import_until(tc_store *dst, tc_store *src, const volatile sig_atomic_t *stop,
+                             tc_store_import_stats *stats, char *err, size_t errlen)
+{
     memset(stats, 0, sizeof *stats);
     if (dst->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", dst->path);
@@ -233,6 +239,10 @@ tc_err tc_store_import(tc_store *dst, tc_store *src, tc_store_import_stats *stat
     tc_err e = tc_store_list_runs(src, &runs, &n, err, errlen);
     /* Oldest first, so the copies' ids keep the runs' order. */
     for (size_t k = n; e == TC_OK && k-- > 0;) {
+        if (stop && *stop) {
+            stats->interrupted = 1;
+            break;
+        }
         tc_run_info *r = &runs[k];
         stats->seen++;
         if (r->status == TC_RUN_RUNNING) {

@@ -69,6 +69,13 @@ test('import from SQLite into SQLite: new ids beside the own runs, twice adds no
   const text = (await ok(['import', src, '--db', dst])).stdout;
   assert.match(text, /imported 0 runs/);
   assert.match(text, /3 runs were already there/);
+  // The target itself, however it is named, is refused: another spelling, TRUECOST_DB.
+  for (const [args, env] of [[['import', `${dir}/./dst.db`, '--db', dst], {}], [['import', dst, '--db', dst], {}],
+    [['import', dst], { TRUECOST_DB: dst }]]) {
+    const r = await runCli(args, { env });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^truecost: import: .*dst\.db is the target store itself \(.*dst\.db\); nothing to do$/m);
+  }
 });
 
 test('PostgreSQL: runs stored there and imported there read back with the same figures', { skip: needPg }, async (t) => {

@@ -1510,6 +1510,17 @@ static void import_copies_each_run_once(void **state)
     (void)begin_run(s, "own"); /* takes id 1, which the source's first run has too */
     tc_store_close(s);
 
+    { /* stopped before the first run (Ctrl-C): nothing copied, said so */
+        char err[512];
+        tc_store *dst = open_ok(t->db, TC_STORE_WRITE), *from = open_ok(src, TC_STORE_READ);
+        volatile sig_atomic_t stop = 1;
+        tc_store_import_stats st;
+        assert_int_equal(tc_store_import_until(dst, from, &stop, &st, err, sizeof err), TC_OK);
+        assert_true(st.interrupted);
+        assert_int_equal(st.copied, 0);
+        tc_store_close(from);
+        tc_store_close(dst);
+    }
     import_ok(t->db, src, 2, 0);
     assert_imported(t->db, rec);
     import_ok(t->db, src, 0, 2); /* the same file again: nothing added */
