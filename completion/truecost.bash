@@ -17,7 +17,8 @@ _truecost_options() {
               --telemetry-interval --telemetry-token-env --sample-ms --idle-s $_truecost_telem
               --help" ;;
     sweep) # and every option of run, which the sweep passes on
-        echo "-c --concurrency --rates --points --max-concurrency --arrival --gpus --help" ;;
+        echo "-c --concurrency --rates --points --max-concurrency --arrival --burstiness --gpus
+              --help" ;;
     soak) # and every option of run, which the soak passes on
         echo "--duration -c --rate --window --max-downtime --max-drift --max-error-rate --chunks
               --resume --json --help" ;;

@@ -9,6 +9,7 @@
 
 #include "analysis/stats.h"
 #include "core/tc_rng.h"
+#include "core/tc_number.h"
 
 static const char *const item_names[TC_LOCKIN_N_ITEMS] = {"environment", "operators", "performance",
                                                           "stability", "learning"};
@@ -350,18 +351,23 @@ void tc_lockin_reading(const tc_lockin_result *r, char *buf, size_t len)
     if (!buf || !len)
         return;
     const char *cur = r->inputs.currency;
+    char hw[32], p10[32], p50[32], p90[32]; /* 4 significant digits, as every figure read */
+    tc_number_sig(hw, sizeof hw, r->hardware_saving, 4);
+    tc_number_sig(p10, sizeof p10, r->total.p10, 4);
+    tc_number_sig(p50, sizeof p50, r->total.p50, 4);
+    tc_number_sig(p90, sizeof p90, r->total.p90, 4);
     int n;
     if (r->hardware_saving <= 0)
         n = snprintf(buf, len,
-                     "The alternative saves nothing on hardware (%.0f %s), so the lock-in cost "
-                     "(P50 %.0f %s) is not repaid by the cards",
-                     r->hardware_saving, cur, r->total.p50, cur);
+                     "The alternative saves nothing on hardware (%s %s), so the lock-in cost "
+                     "(P50 %s %s) is not repaid by the cards",
+                     hw, cur, p50, cur);
     else
         n = snprintf(buf, len,
-                     "The lock-in cost (P50 %.0f %s, P10-P90 %.0f-%.0f) exceeds the hardware "
-                     "saving (%.0f %s) in %.0f%% of samples: %s",
-                     r->total.p50, cur, r->total.p10, r->total.p90, r->hardware_saving, cur,
-                     100 * r->probability_exceeds_saving, odds_of(r->probability_exceeds_saving));
+                     "The lock-in cost (P50 %s %s, P10-P90 %s-%s) exceeds the hardware "
+                     "saving (%s %s) in %.0f%% of samples: %s",
+                     p50, cur, p10, p90, hw, cur, 100 * r->probability_exceeds_saving,
+                     odds_of(r->probability_exceeds_saving));
     if (n < 0 || (size_t)n >= len || !r->has_running_saving)
         return;
     snprintf(buf + n, len - (size_t)n,

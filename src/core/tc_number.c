@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,4 +64,41 @@ int tc_parse_duration_ms(const char *s, double *ms)
         return 0;
     }
     return -1;
+}
+
+/* Decimals that keep `digits` significant digits of v (at most 6). */
+static int decimals_for(double v, int digits)
+{
+    double a = fabs(v);
+    if (!(a > 0) || !isfinite(a))
+        return digits - 1;
+    int d = digits - 1 - (int)floor(log10(a));
+    return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+const char *tc_number_sig(char *buf, size_t len, double v, int digits)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    double a = fabs(v);
+    if (a != 0 && (a < 1e-4 || a >= 1e9)) {
+        snprintf(buf, len, "%.*e", digits - 1, v);
+        return buf;
+    }
+    if (a >= pow(10, digits)) { /* 12345.6 -> 12350 */
+        double unit = pow(10, floor(log10(a)) - (digits - 1));
+        v = round(v / unit) * unit;
+    }
+    snprintf(buf, len, "%.*f", decimals_for(v, digits), v);
+    char *dot = strchr(buf, '.'); /* the shortest way: no trailing zeros */
+    if (dot) {
+        char *end = buf + strlen(buf);
+        while (end > dot + 1 && end[-1] == '0')
+            *--end = '\0';
+        if (end == dot + 1)
+            *dot = '\0';
+    }
+    return buf;
 }

@@ -2,6 +2,7 @@
 #include "report_cost.h"
 
 #include "core/tc_json.h"
+#include "report/report_table.h"
 
 static json_t *term_json(const tc_cost_term *t)
 {
@@ -105,9 +106,11 @@ static void print_term(FILE *out, const char *name, const tc_cost_term *t, const
 {
     if (t->included)
         fprintf(out, "  %-22s %s\n", name, t->why);
-    else if (t->available)
-        fprintf(out, "  %-22s %12.2f %s/month\n", name, t->value, currency);
-    else
+    else if (t->available) {
+        char v[32];
+        fprintf(out, "  %-22s %12s %s/month\n", name, tc_report_sig(v, sizeof v, t->value),
+                currency);
+    } else
         fprintf(out, "  %-22s not available: %s\n", name, t->why);
 }
 
@@ -131,9 +134,12 @@ static void print_inputs(FILE *out, const tc_cost_result *r)
         const tc_cost_input *in = &r->inputs[i];
         if (in->source == TC_COST_UNAVAILABLE)
             fprintf(out, "  %-24s %14s  %-12s (unavailable)\n", in->name, "n/a", in->unit);
-        else
-            fprintf(out, "  %-24s %14.6g  %-12s (%s)\n", in->name, in->value, in->unit,
+        else {
+            char v[32];
+            fprintf(out, "  %-24s %14s  %-12s (%s)\n", in->name,
+                    tc_report_sig(v, sizeof v, in->value), in->unit,
                     tc_cost_source_name(in->source));
+        }
     }
 }
 
@@ -145,14 +151,15 @@ static void print_totals(FILE *out, const tc_cost_profile *p, const tc_cost_resu
     print_term(out, "operations", &r->operations, p->currency);
     fprintf(out, "  %-22s %12.4g tokens/month (at the utilization above)\n", "output tokens",
             r->tokens_per_month);
+    char v[32];
     if (r->has_cost)
-        fprintf(out, "Cost per million output tokens: %.4f %s\n", r->cost_per_million_tokens,
-                p->currency);
+        fprintf(out, "Cost per million output tokens: %s %s\n",
+                tc_report_sig(v, sizeof v, r->cost_per_million_tokens), p->currency);
     else
         fputs("Cost per million output tokens: not available (a term above is missing)\n", out);
     if (r->is_cloud)
-        fprintf(out, "  at full use (price per hour / tokens per hour): %.4f %s per million\n",
-                r->cloud_busy_cost_per_million_tokens, p->currency);
+        fprintf(out, "  at full use (price per hour / tokens per hour): %s %s per million\n",
+                tc_report_sig(v, sizeof v, r->cloud_busy_cost_per_million_tokens), p->currency);
     if (r->has_demand)
         fprintf(out, "Demand %.4g tokens/month: %lld device(s)\n", r->demand_tokens_per_month,
                 r->devices_needed);

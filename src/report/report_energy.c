@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/report_json.h"
+#include "report/report_table.h"
 
 static const char *na(char *buf, size_t len, int valid, const char *fmt, double v)
 {
@@ -13,22 +14,28 @@ static const char *na(char *buf, size_t len, int valid, const char *fmt, double 
     return buf;
 }
 
+/* A measured figure for people: 4 significant digits (report_table.h). */
+static const char *sig(char *buf, size_t len, int valid, double v)
+{
+    return valid ? tc_report_sig(buf, len, v) : "n/a";
+}
+
 static void device_lines(FILE *out, const tc_run_energy_dev *d)
 {
     const tc_energy_summary *l = &d->load;
     int ok = l->method != TC_ENERGY_NONE;
     char a[32], b[32], c[32], e[32], f[32], g[32], h[32], i[32], j[32];
     fprintf(out, "              %s, %s (%s): %s J (%s)\n", d->dev.info.energy_what,
-            d->dev.info.name, d->dev.backend, na(a, sizeof a, ok, "%.2f", l->energy_j),
+            d->dev.info.name, d->dev.backend, sig(a, sizeof a, ok, l->energy_j),
             tc_energy_method_name(l->method));
     fprintf(out, "              power avg %s W, peak %s W, idle %s W; %s J/token, %s tokens/J\n",
-            na(b, sizeof b, l->has_power, "%.1f", l->avg_power_w),
-            na(c, sizeof c, l->has_power, "%.1f", l->peak_power_w),
-            na(e, sizeof e, d->has_idle, "%.1f", d->idle_power_w),
-            na(f, sizeof f, ok && d->joules_per_token > 0, "%.4g", d->joules_per_token),
-            na(g, sizeof g, ok && d->tokens_per_joule > 0, "%.4g", d->tokens_per_joule));
+            sig(b, sizeof b, l->has_power, l->avg_power_w),
+            sig(c, sizeof c, l->has_power, l->peak_power_w),
+            sig(e, sizeof e, d->has_idle, d->idle_power_w),
+            sig(f, sizeof f, ok && d->joules_per_token > 0, d->joules_per_token),
+            sig(g, sizeof g, ok && d->tokens_per_joule > 0, d->tokens_per_joule));
     fprintf(out, "              memory peak %s GiB, utilisation mean %s %%, temperature max %s C\n",
-            na(h, sizeof h, l->has_mem, "%.2f", (double)l->peak_mem_bytes / 1073741824.0),
+            sig(h, sizeof h, l->has_mem, (double)l->peak_mem_bytes / 1073741824.0),
             na(i, sizeof i, l->has_util, "%.0f", l->mean_util_pct),
             na(j, sizeof j, l->has_temp, "%.0f", l->max_temp_c));
 }
@@ -43,9 +50,12 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
             e->steady ? "steady-state" : "measured");
     for (int d = 0; d < e->n; d++)
         device_lines(out, &e->dev[d]);
+    char t[3][32];
     if (e->has_total && e->n > 1)
-        fprintf(out, "              total of all %d devices %.2f J; %.4g J/token, %.4g tokens/J\n",
-                e->n, e->total_j, e->joules_per_token, e->tokens_per_joule);
+        fprintf(out, "              total of all %d devices %s J; %s J/token, %s tokens/J\n", e->n,
+                tc_report_sig(t[0], sizeof t[0], e->total_j),
+                tc_report_sig(t[1], sizeof t[1], e->joules_per_token),
+                tc_report_sig(t[2], sizeof t[2], e->tokens_per_joule));
     else if (e->n > 1)
         fprintf(out, "              total n/a: only %d of %d devices measured energy\n",
                 e->n_with_energy, e->n);

@@ -155,7 +155,7 @@ static void value_line(FILE *out, const char *side, const tc_frontier_value *v)
         fprintf(out, "  %s  not reached (above its highest measured interactivity)\n", side);
         return;
     }
-    char a[16], b[16], c[16], d[16], e[16];
+    char a[16], b[16], c[16], d[16], e[16], cx[32];
     fprintf(out, "  %s  %-8s %s tok/s/GPU", side, tc_frontier_reading_name(v->reading),
             tc_report_fmt(a, sizeof a, 1, v->tokens_per_s_per_gpu));
     if (v->has_ci)
@@ -164,7 +164,8 @@ static void value_line(FILE *out, const char *side, const tc_frontier_value *v)
     if (v->has_cost) {
         fprintf(out, "  %s /Mtok", tc_report_fmt(d, sizeof d, 1, v->cost_per_million_tokens));
         if (v->has_ci && isfinite(v->cost_lo))
-            fprintf(out, " [%.4g, %.4g]", v->cost_lo, v->cost_hi);
+            fprintf(out, " [%s, %s]", tc_report_sig(b, sizeof b, v->cost_lo),
+                    tc_report_sig(c, sizeof c, v->cost_hi));
     } else {
         fprintf(out, "  cost n/a");
     }
@@ -173,7 +174,7 @@ static void value_line(FILE *out, const char *side, const tc_frontier_value *v)
     if (v->has_fleet) {
         fprintf(out, "  fleet %lld GPUs in %lld boxes", v->gpus_needed, v->boxes_needed);
         if (v->has_capex)
-            fprintf(out, ", capex %.0f", v->capex);
+            fprintf(out, ", capex %s", tc_report_sig(cx, sizeof cx, v->capex));
     }
     fputc('\n', out);
 }
@@ -192,6 +193,7 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
     int sim = a->simulated || (b && b->simulated);
     fprintf(out, "%sCost at equal interactivity: A = %s%s%s\n", sim ? "SIMULATED " : "",
             a->set.name, b ? ", B = " : "", b ? b->set.name : "");
+    char cx[32];
     for (size_t i = 0; i < r->n_targets; i++) {
         const tc_frontier_target *t = &r->t[i];
         fprintf(out, "At %g tokens/s per user:\n", t->x);
@@ -209,7 +211,7 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
             fputc('\n', out);
         }
         if (t->has_capex_diff)
-            fprintf(out, "  fleet capex B - A %.0f\n", t->capex_diff);
+            fprintf(out, "  fleet capex B - A %s\n", tc_report_sig(cx, sizeof cx, t->capex_diff));
     }
     if (r->resamples > 0)
         fprintf(out,

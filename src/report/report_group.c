@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "core/tc_json.h"
+#include "report/report_table.h"
 
 /* A run's throughput is the one its group is priced at: the steady-state
  * window's when it reached one (tc_figures_cost_measured). Labels and
@@ -62,8 +63,10 @@ static void spread(FILE *out, const tc_group_stat *g)
                          : "no run completed a request: no throughput");
         return;
     }
-    fprintf(out, "Throughput over the runs: mean %.2f tok/s, stddev %.2f, CV %.2f%%", g->mean,
-            g->stddev, g->cv * 100);
+    char m[32], sd[32], cv[32];
+    fprintf(out, "Throughput over the runs: mean %s tok/s, stddev %s, CV %s%%",
+            tc_report_sig(m, sizeof m, g->mean), tc_report_sig(sd, sizeof sd, g->stddev),
+            tc_report_sig(cv, sizeof cv, g->cv * 100));
     if (g->noisy)
         fprintf(out,
                 ": NOISY, over %.0f%%: rerun, or look for noise (other load, thermal "

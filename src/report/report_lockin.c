@@ -2,6 +2,10 @@
 #include "report/report_lockin.h"
 
 #include "core/tc_json.h"
+#include "report/report_table.h"
+
+/* A figure for people: 4 significant digits (report_table.h). */
+#define S(buf, v) tc_report_sig(buf, sizeof buf, (v))
 
 /* ---- JSON ------------------------------------------------------------- */
 
@@ -131,35 +135,36 @@ static void print_point(FILE *out, const tc_lockin_result *r)
         print_range(out, tc_lockin_item_name((tc_lockin_item)i), &in->effort[i], "person-days");
     print_range(out, "talent", &in->premium, "extra hires");
     fputs("Point estimate (modes, or midpoints of LOW..HIGH):\n", out);
-    char what[96];
+    char what[96], v[4][32];
     snprintf(what, sizeof what, "%.4g person-days x %.2f per day", t->effort_days,
              in->day_cost.value);
-    fprintf(out, "  %-7s %-46s = %12.2f %s\n", "effort", what, t->effort_cost, cur);
+    fprintf(out, "  %-7s %-46s = %12s %s\n", "effort", what, S(v[0], t->effort_cost), cur);
     snprintf(what, sizeof what, "%.4g probability x %.2f per incident", in->probability.value,
              in->incident_cost.value);
-    fprintf(out, "  %-7s %-46s = %12.2f %s\n", "risk", what, t->risk_cost, cur);
+    fprintf(out, "  %-7s %-46s = %12s %s\n", "risk", what, S(v[0], t->risk_cost), cur);
     snprintf(what, sizeof what, "%.4g extra hires x %.2f per hire",
              tc_lockin_range_point(&in->premium), in->hire_cost.value);
-    fprintf(out, "  %-7s %-46s = %12.2f %s\n", "talent", what, t->talent_cost, cur);
-    fprintf(out, "  %-56s %12.2f %s\n", "lock-in cost", t->total, cur);
+    fprintf(out, "  %-7s %-46s = %12s %s\n", "talent", what, S(v[0], t->talent_cost), cur);
+    fprintf(out, "  %-56s %12s %s\n", "lock-in cost", S(v[0], t->total), cur);
 }
 
 static void print_distribution(FILE *out, const tc_lockin_result *r)
 {
     const tc_lockin *in = &r->inputs;
     const char *cur = in->currency;
-    fprintf(out,
-            "Monte Carlo (%zu samples, seed %llu): P10 %.2f, P50 %.2f, P90 %.2f, mean %.2f %s\n",
-            r->samples, (unsigned long long)r->seed, r->total.p10, r->total.p50, r->total.p90,
-            r->mean, cur);
+    char v[4][32];
+    fprintf(out, "Monte Carlo (%zu samples, seed %llu): P10 %s, P50 %s, P90 %s, mean %s %s\n",
+            r->samples, (unsigned long long)r->seed, S(v[0], r->total.p10), S(v[1], r->total.p50),
+            S(v[2], r->total.p90), S(v[3], r->mean), cur);
     if (r->hardware_source[0])
         fprintf(out,
-                "Hardware saving: %.2f %s (measured: %s; not the assessment's units x price "
+                "Hardware saving: %s %s (measured: %s; not the assessment's units x price "
                 "gap)\n",
-                r->hardware_saving, cur, r->hardware_source);
+                S(v[0], r->hardware_saving), cur, r->hardware_source);
     else
-        fprintf(out, "Hardware saving: %.0f units x (%.2f - %.2f) = %.2f %s\n", in->units.value,
-                in->price_incumbent.value, in->price_alternative.value, r->hardware_saving, cur);
+        fprintf(out, "Hardware saving: %.0f units x (%.2f - %.2f) = %s %s\n", in->units.value,
+                in->price_incumbent.value, in->price_alternative.value, S(v[0], r->hardware_saving),
+                cur);
     fprintf(out, "P(lock-in cost > hardware saving) = %.1f%%\n",
             100 * r->probability_exceeds_saving);
     fputs("Sensitivity (each range low -> high, the others at their point values):\n", out);
@@ -167,20 +172,21 @@ static void print_distribution(FILE *out, const tc_lockin_result *r)
         fputs("  none: every input is a single number\n", out);
     for (int i = 0; i < r->n_sensitivity; i++) {
         const tc_lockin_swing *s = &r->sensitivity[i];
-        fprintf(out, "  %-12s %12.2f .. %12.2f  swing %12.2f %s\n", s->input, s->low_total,
-                s->high_total, s->swing, cur);
+        fprintf(out, "  %-12s %12s .. %12s  swing %12s %s\n", s->input, S(v[0], s->low_total),
+                S(v[1], s->high_total), S(v[2], s->swing), cur);
     }
 }
 
 static void print_weighing(FILE *out, const tc_lockin_result *r, const tc_lockin_overrides *o)
 {
     const char *cur = r->inputs.currency;
+    char v[6][32];
     if (o && o->has_risk)
         fprintf(out,
                 "Risk: probability %.4g from %s (outages per day, at most 1), not the "
-                "assessment's; x %.2f per incident = %.2f %s\n",
+                "assessment's; x %.2f per incident = %s %s\n",
                 r->inputs.probability.value, o->risk_source, r->inputs.incident_cost.value,
-                r->point.risk_cost, cur);
+                S(v[0], r->point.risk_cost), cur);
     if (r->perf_class != TC_LOCKIN_PERF_NONE)
         fprintf(out, "Performance: alternative / incumbent throughput %.3g (%s): %s%s\n",
                 r->perf_ratio, o && o->perf_source[0] ? o->perf_source : "measured",
@@ -190,21 +196,20 @@ static void print_weighing(FILE *out, const tc_lockin_result *r, const tc_lockin
     if (!r->has_running_saving)
         fputs("Break-even: not computed (give --running-saving-per-month)\n", out);
     else if (r->break_even_never)
-        fprintf(out, "Break-even: never (the running saving is %.2f %s per month)\n",
-                r->running_saving_per_month, cur);
+        fprintf(out, "Break-even: never (the running saving is %s %s per month)\n",
+                S(v[0], r->running_saving_per_month), cur);
     else
         fprintf(out,
-                "Break-even: P10 %.1f, P50 %.1f, P90 %.1f months of running saving "
-                "(%.1f, %.1f, %.1f after the hardware saving)\n",
-                r->break_even_months.p10, r->break_even_months.p50, r->break_even_months.p90,
-                r->break_even_months_after_hardware.p10, r->break_even_months_after_hardware.p50,
-                r->break_even_months_after_hardware.p90);
-    fprintf(out,
-            "Net benefit over %.4g months%s: P10 %.2f, P50 %.2f, P90 %.2f %s; positive in "
-            "%.1f%%\n",
+                "Break-even: P10 %s, P50 %s, P90 %s months of running saving "
+                "(%s, %s, %s after the hardware saving)\n",
+                S(v[0], r->break_even_months.p10), S(v[1], r->break_even_months.p50),
+                S(v[2], r->break_even_months.p90), S(v[3], r->break_even_months_after_hardware.p10),
+                S(v[4], r->break_even_months_after_hardware.p50),
+                S(v[5], r->break_even_months_after_hardware.p90));
+    fprintf(out, "Net benefit over %.4g months%s: P10 %s, P50 %s, P90 %s %s; positive in %.1f%%\n",
             r->inputs.months.value, r->has_running_saving ? "" : " (hardware saving only)",
-            r->net_benefit.p10, r->net_benefit.p50, r->net_benefit.p90, cur,
-            100 * r->probability_net_positive);
+            S(v[0], r->net_benefit.p10), S(v[1], r->net_benefit.p50), S(v[2], r->net_benefit.p90),
+            cur, 100 * r->probability_net_positive);
     char reading[600];
     tc_lockin_reading(r, reading, sizeof reading);
     fprintf(out, "Reading: %s.\n", reading);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/tc_number.h"
 #include "core/tc_text.h"
 #include "core/tc_time.h"
 
@@ -11,7 +12,21 @@
 int tc_report_decimals(double v)
 {
     double a = fabs(v);
-    return a < 10 ? 3 : a < 1000 ? 2 : a < 100000 ? 1 : 0;
+    if (!(a > 0) || !isfinite(a))
+        return TC_REPORT_DIGITS - 1;
+    int d = TC_REPORT_DIGITS - 1 - (int)floor(log10(a));
+    return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+/* v rounded to TC_REPORT_DIGITS significant digits when it has more
+ * before the point (12345.6 -> 12350). */
+static double round_integral(double v)
+{
+    double a = fabs(v);
+    if (!(a >= 1e4) || !isfinite(a))
+        return v;
+    double unit = pow(10, floor(log10(a)) - (TC_REPORT_DIGITS - 1));
+    return round(v / unit) * unit;
 }
 
 const char *tc_report_fmt_fixed(char *buf, size_t len, int valid, double v, int decimals)
@@ -19,8 +34,13 @@ const char *tc_report_fmt_fixed(char *buf, size_t len, int valid, double v, int 
     if (!valid || !isfinite(v))
         snprintf(buf, len, NA);
     else
-        snprintf(buf, len, "%.*f", decimals, v);
+        snprintf(buf, len, "%.*f", decimals, round_integral(v));
     return buf;
+}
+
+const char *tc_report_sig(char *buf, size_t len, double v)
+{
+    return tc_number_sig(buf, len, v, TC_REPORT_DIGITS);
 }
 
 const char *tc_report_fmt(char *buf, size_t len, int valid, double v)

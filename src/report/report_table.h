@@ -39,16 +39,29 @@ const char *tc_report_lag_warning(const tc_run_info *run, const tc_run_metrics *
 TC_MUST_CHECK tc_err tc_report_runs_table(FILE *out, const tc_run_info *runs,
                                           const tc_run_metrics *const *m, size_t n, int color);
 
+/* The figures people read have 4 significant digits at most (JSON keeps
+ * every digit): more is noise a measurement does not carry, and a table
+ * of them cannot be read. */
+#define TC_REPORT_DIGITS 4
+
 /* Formats a figure into buf for people: "n/a" when !valid or not finite,
- * else with tc_report_decimals(v) decimals (at most 7 characters below
- * 1e7). Returns buf. Shared by the report formats that print for people. */
+ * else to TC_REPORT_DIGITS significant digits with tc_report_decimals(v)
+ * decimals (2.849, 912.3, 1235, 12350). Returns buf. Shared by the report
+ * formats that print for people. */
 const char *tc_report_fmt(char *buf, size_t len, int valid, double v);
 
-/* The same with a fixed number of decimals. */
+/* The same with a fixed number of decimals (a row that lines up); a value
+ * of more digits than TC_REPORT_DIGITS before the point is rounded to
+ * them. */
 const char *tc_report_fmt_fixed(char *buf, size_t len, int valid, double v, int decimals);
 
-/* Decimals that keep about 4 significant digits: 3 below 10, 2 below 1000,
- * 1 below 100000, else 0. */
+/* Decimals that keep TC_REPORT_DIGITS significant digits: 3 below 10, 2
+ * below 100, 1 below 1000, else 0 (and 3 for 0; up to 6 below 0.01). */
 int tc_report_decimals(double v);
+
+/* v to TC_REPORT_DIGITS significant digits, the shortest way ("2.849",
+ * "0.0125", "12350", "20"; "n/a" when not finite), as text, tables and
+ * the HTML print it. Returns buf. */
+const char *tc_report_sig(char *buf, size_t len, double v);
 
 #endif

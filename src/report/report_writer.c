@@ -8,14 +8,11 @@
 #include "core/tc_outfile.h"
 #include "report/report_chart.h"
 #include "report/report_doc.h"
+#include "report/report_table.h"
 
 const char *tc_report_num(char *buf, size_t len, double v)
 {
-    if (!isfinite(v))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, "%.6g", v);
-    return buf;
+    return tc_report_sig(buf, len, v);
 }
 
 static void esc(tc_rw *w, const char *s)

@@ -91,7 +91,7 @@ test('export -o: never the database, never half a file, and a failed write says 
   const size = statSync(db).size;
   const self = await runCli(['export', '2', '--db', db, '-o', db]);
   assert.equal(self.code, 1, self.stderr);
-  assert.match(self.stderr, /-o .* is the database/);
+  assert.match(self.stderr, /-o .* is the same file as --db .*, an input: give another output file/);
   assert.equal(statSync(db).size, size, 'the database is untouched');
   assert.equal((await runCli(['runs', '--db', db])).code, 0);
 

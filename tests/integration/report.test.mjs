@@ -143,7 +143,7 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     const shown = await page.$$eval('#summary-table tr', (rows) => Object.fromEntries(
       rows.map((tr) => [...tr.children].map((td) => td.textContent))));
     assert.equal(shown.verdict, verdict);
-    const fmt = (x) => Number(x.toPrecision(6)).toString();
+    const fmt = (x) => Number(x.toPrecision(4)).toString(); // 4 significant digits, as printed
     for (const t of cmp.targets) {
       const cell = shown[`cost B/A at ${t.interactivity} tokens/s per user`];
       if (t.ratio) assert.equal(cell, `${fmt(t.ratio.value)} (95% CI ${fmt(t.ratio.ci95[0])} to ${fmt(t.ratio.ci95[1])}), ${t.verdict}`);

@@ -173,7 +173,7 @@ test('run --api KIND: every API against the simulator, the JSON contract and the
       assert.equal(doc.run.label, `api-${api}`);
       assert.equal(doc.run.endpoint, url);
       assert.equal(doc.run.simulated, true);
-      assert.deepEqual(doc.requests, { measured: N, completed: N, failed: 0, warmup: 1 });
+      assert.deepEqual(doc.requests, { measured: N, completed: N, failed: 0, warmup: 1, retried_stale_connection: 0 });
       assert.deepEqual(doc.errors, {});
       assert.equal(doc.tokens.output, N * MAXTOK, 'tokens.output = n x max-tokens');
       assert.equal(doc.tokens.source, source);
@@ -230,7 +230,7 @@ for (const [c, n] of [
     const sim = await sc.sim(['--ttft-ms', '2', '--decode-tps', '1000', '--truth', truth]);
     const { doc } = await runJson(sim.url, path.join(dir, 'db'), ['-n', String(n), '-c', String(c), '--max-tokens', '8']);
     assertContract(doc);
-    assert.deepEqual(doc.requests, { measured: n, completed: n, failed: 0, warmup: 1 });
+    assert.deepEqual(doc.requests, { measured: n, completed: n, failed: 0, warmup: 1, retried_stale_connection: 0 });
     assert.deepEqual(doc.errors, {});
     assert.equal(doc.tokens.output, n * 8);
     assert.equal(doc.run.concurrency, c);
@@ -257,7 +257,7 @@ test('the default recipe: 1 warm-up + 20 measured requests of 128 tokens', async
   const sim = await sc.sim(['--ttft-ms', '1', '--decode-tps', '5000']);
   const { doc } = await runJson(sim.url, path.join(dir, 'db'));
   assertContract(doc);
-  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1 });
+  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1, retried_stale_connection: 0 });
   assert.equal(doc.tokens.output, 20 * 128);
   assert.equal(doc.run.api, 'ollama');
   assert.equal(doc.run.label, null);
@@ -331,7 +331,7 @@ test('--fault stall:0.3:200: no error, but the stalled requests take 200 ms long
   const sim = await sc.sim([...FAST, '--fault', 'stall:0.3:200', '--seed', '3', '--truth', truth]);
   const { doc } = await runJson(sim.url, db, ['-n', '20', '--max-tokens', '16']);
   assert.deepEqual(doc.errors, {});
-  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1 });
+  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1, retried_stale_connection: 0 });
   const lines = bySeq(await readTruth(sim, truth));
   const rows = await exportJson(db, doc.run.id, 'requests');
   let stalled = 0;
@@ -359,7 +359,7 @@ test('--fault slow-accept:0.3:200: no error, but the affected requests have TTFT
   const sim = await sc.sim([...FAST, '--fault', 'slow-accept:0.3:200', '--seed', '5', '--truth', truth]);
   const { doc } = await runJson(sim.url, db, ['-n', '20', '--max-tokens', '16']);
   assert.deepEqual(doc.errors, {});
-  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1 });
+  assert.deepEqual(doc.requests, { measured: 20, completed: 20, failed: 0, warmup: 1, retried_stale_connection: 0 });
   const lines = bySeq(await readTruth(sim, truth));
   const rows = await exportJson(db, doc.run.id, 'requests');
   // The truth file's "fault" stays "none" for slow-accept (it names the kind of
@@ -390,7 +390,7 @@ test('--fault crash-after:6: the server dies mid-run; the rest fail as connect e
   const { doc, stderr } = await runJson(sim.url, db, ['-n', '20', '--max-tokens', '8'], { code: 3 });
   assert.match(stderr, /^truecost: 15 of 20 measured requests failed/m);
   assert.equal(doc.run.status, 'complete');
-  assert.deepEqual(doc.requests, { measured: 20, completed: 5, failed: 15, warmup: 1 });
+  assert.deepEqual(doc.requests, { measured: 20, completed: 5, failed: 15, warmup: 1, retried_stale_connection: 0 });
   // The request sent as the server exits may meet the closing keep-alive
   // connection (a disconnect); every later one finds nothing listening.
   const { connect = 0, disconnect = 0, ...other } = doc.errors;
@@ -408,7 +408,7 @@ test('--timeout: a request that takes longer is a "timeout" error', async (t) =>
   const t0 = performance.now();
   const { doc } = await runJson(sim.url, db, ['-n', '2', '--max-tokens', '8', '--timeout', '0.4', '--max-error-rate', '1']);
   assert.ok(performance.now() - t0 < 2900, 'the run does not wait for the stalled streams');
-  assert.deepEqual(doc.requests, { measured: 2, completed: 0, failed: 2, warmup: 1 });
+  assert.deepEqual(doc.requests, { measured: 2, completed: 0, failed: 2, warmup: 1, retried_stale_connection: 0 });
   assert.deepEqual(doc.errors, { timeout: 2 });
   for (const row of await exportJson(db, doc.run.id, 'requests')) {
     assert.equal(row.error, 'timeout');
@@ -698,7 +698,7 @@ for (const [c, n, maxTok, bounds] of [
     const db = path.join(dir, 'db');
     const sim = await sc.sim(['--decode-tps', '100', '--truth', truth]);
     const { doc } = await runJson(sim.url, db, ['-n', String(n), '-c', String(c), '--max-tokens', String(maxTok)], { timeoutMs: 90_000 });
-    assert.deepEqual(doc.requests, { measured: n, completed: n, failed: 0, warmup: 1 });
+    assert.deepEqual(doc.requests, { measured: n, completed: n, failed: 0, warmup: 1, retried_stale_connection: 0 });
     const lines = await readTruth(sim, truth);
     assert.equal(lines.length, n + 1);
     const reqs = await exportJson(db, doc.run.id, 'requests');

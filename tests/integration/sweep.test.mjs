@@ -217,14 +217,15 @@ test('a server that closes kept-alive connections (llama.cpp\'s way): every poin
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout);
   assert.deepEqual(doc.points.map((p) => p.concurrency), [1, 2, 4, 8], 'no point stopped the sweep');
-  for (const p of doc.points) {
-    assert.equal(p.error_rate, 0, `c=${p.concurrency}: no failure counted`);
-    assert.ok(p.retried_stale_connection > 0, `c=${p.concurrency}: ${p.retried_stale_connection} retried`);
-  }
-  const shown = JSON.parse((await runCli(['show', String(doc.points[3].run_id), '--db', db, '--json'])).stdout);
+  for (const p of doc.points) assert.equal(p.error_rate, 0, `c=${p.concurrency}: no failure counted`);
+  // Where libcurl's own retry found no fresh connection, truecost's did.
+  const retried = doc.points.map((p) => p.retried_stale_connection);
+  assert.ok(retried.reduce((a, b) => a + b) > 0, `retried ${retried}`);
+  const most = doc.points[retried.indexOf(Math.max(...retried))];
+  const shown = JSON.parse((await runCli(['show', String(most.run_id), '--db', db, '--json'])).stdout);
   assert.equal(shown.requests.failed, 0);
-  assert.equal(shown.requests.retried_stale_connection, doc.points[3].retried_stale_connection);
-  const text = await runCli(['show', String(doc.points[3].run_id), '--db', db]);
+  assert.equal(shown.requests.retried_stale_connection, most.retried_stale_connection);
+  const text = await runCli(['show', String(most.run_id), '--db', db]);
   assert.match(text.stdout, /\d+ retried once on a fresh connection: the server had closed the kept-alive one before any response byte \(not failures\)/);
   // A request that received any byte is never retried: a disconnect
   // mid-stream fails as it did.

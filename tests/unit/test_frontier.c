@@ -74,8 +74,10 @@ static void linear_data_reads_linear(void **state)
 static void hand_side(tc_frontier_side *s, tc_run_info *run, tc_sweep_point *pts, const double *x,
                       const double *y, size_t n, const tc_cost_profile *p)
 {
+    static int64_t next_id; /* each side its own run: not "the same runs" */
     memset(s, 0, sizeof *s);
     memset(run, 0, sizeof *run);
+    run->id = ++next_id;
     s->label = "hand";
     s->profile = p;
     s->set.runs = run;

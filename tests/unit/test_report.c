@@ -417,7 +417,7 @@ static void table_title_and_sections(void **state)
     assert_non_null(strstr(t, "output tokens/s"));
     assert_non_null(strstr(t, "total tokens/s"));
     assert_non_null(strstr(t, "(counted by: server count)"));
-    assert_non_null(strstr(t, "server-reported: mean 100.00"));
+    assert_non_null(strstr(t, "server-reported: mean 100.0"));
     assert_non_null(strstr(t, "server 1\n"));
     table_lines_fit(t);
     free(t);
@@ -465,12 +465,26 @@ static void fmt_precision(void **state)
 {
     (void)state;
     char b[32];
+    /* 4 significant digits for people, wherever the point falls (JSON
+     * keeps every digit). */
     assert_string_equal(tc_report_fmt(b, sizeof b, 1, 1.23456), "1.235");
-    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 123.456), "123.46");
-    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 12345.67), "12345.7");
-    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 1234567.8), "1234568");
+    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 123.456), "123.5");
+    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 20.5795), "20.58");
+    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 12345.67), "12350");
+    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 1234567.8), "1235000");
+    assert_string_equal(tc_report_fmt(b, sizeof b, 1, 0.0123456), "0.01235");
     assert_string_equal(tc_report_fmt(b, sizeof b, 0, 5), "n/a");
     assert_string_equal(tc_report_fmt(b, sizeof b, 1, NAN), "n/a");
+    /* The shortest form, as text and the HTML print one figure. */
+    assert_string_equal(tc_report_sig(b, sizeof b, 2.84938), "2.849");
+    assert_string_equal(tc_report_sig(b, sizeof b, 20), "20");
+    assert_string_equal(tc_report_sig(b, sizeof b, 0.5), "0.5");
+    assert_string_equal(tc_report_sig(b, sizeof b, 0), "0");
+    assert_string_equal(tc_report_sig(b, sizeof b, -19.8058), "-19.81");
+    assert_string_equal(tc_report_sig(b, sizeof b, 864.98), "865");
+    assert_string_equal(tc_report_sig(b, sizeof b, 99999.5), "100000");
+    assert_string_equal(tc_report_sig(b, sizeof b, 3.2e-6), "3.200e-06");
+    assert_string_equal(tc_report_sig(b, sizeof b, INFINITY), "n/a");
 }
 
 static void runs_table_lines(void **state)

@@ -79,11 +79,11 @@ static void lockin_text(void **state)
     has_line(t, "Inputs (low .. point .. high):");
     has_line(t, "  environment           2 ..       3 ..       4  person-days   (line 2)");
     has_line(t, "  effort  16 person-days x 500.00 per day                = "
-                "     8000.00 USD");
+                "        8000 USD");
     char line[128];
-    snprintf(line, sizeof line, "  %-56s %12.2f USD", "lock-in cost", 16000.0);
+    snprintf(line, sizeof line, "  %-56s %12s USD", "lock-in cost", "16000");
     has_line(t, line);
-    has_line(t, "Hardware saving: 4 units x (2000.00 - 1500.00) = 2000.00 USD");
+    has_line(t, "Hardware saving: 4 units x (2000.00 - 1500.00) = 2000 USD");
     has_line(t, "Break-even: not computed (give --running-saving-per-month)");
     assert_null(strstr(t, "Performance:"));
     assert_non_null(strstr(t, "Monte Carlo (2000 samples, seed 1): P10 "));
@@ -100,7 +100,7 @@ static void lockin_text(void **state)
     has_line(t, "SIMULATED evidence: Lock-in cost of a.ini (USD)");
     has_line(t, "Performance: alternative / incumbent throughput 0.9 (runs 1 vs 2): tuning "
                 "optional (T_perf at its low end)");
-    has_line(t, "Break-even: never (the running saving is -5.00 USD per month)");
+    has_line(t, "Break-even: never (the running saving is -5 USD per month)");
     free(t);
     tc_lockin_result_free(&r);
 }

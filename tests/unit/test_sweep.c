@@ -14,6 +14,7 @@ static tc_sweep_point point(double good, double ttft99, double tpot99)
 {
     tc_sweep_point p;
     memset(&p, 0, sizeof p);
+    p.complete = 1;
     p.has_goodput = good >= 0;
     p.good_requests_per_s = good;
     p.has_ttft = p.has_tpot = 1;
