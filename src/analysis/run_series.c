@@ -25,19 +25,68 @@ static void spread(const tc_run_series *s, double a, double b, double amount, do
     }
 }
 
-/* The record's gaps into the ITL histogram (log-spaced bins). */
+void tc_series_cdf_begin(tc_series_cdf *c, double min_ms, double max_ms)
+{
+    memset(c, 0, sizeof *c);
+    if (!(max_ms > 0) || !isfinite(max_ms))
+        return; /* zeros only, or nothing */
+    /* With zeros among them the smallest value above 0 is not known: a
+     * thousandth of the largest, below which they share the first bin. */
+    double lo = min_ms > 0 ? min_ms : max_ms / 1000, hi = max_ms;
+    if (!(hi > lo)) /* one value: a bin just around it */
+        lo = hi / 1.0001;
+    c->n = TC_SERIES_CDF_BINS;
+    for (int i = 0; i <= c->n; i++)
+        c->edge_ms[i] = exp(log(lo) + (log(hi) - log(lo)) * i / c->n);
+    c->edge_ms[c->n] = hi;
+}
+
+void tc_series_cdf_add(tc_series_cdf *c, double v_ms)
+{
+    c->total++;
+    if (!(v_ms > 0)) {
+        c->zero++;
+        return;
+    }
+    if (!c->n)
+        return;
+    double lo = log(c->edge_ms[0]), span = log(c->edge_ms[c->n]) - lo;
+    int i = (int)floor((log(v_ms) - lo) / span * c->n);
+    c->count[i < 0 ? 0 : i >= c->n ? c->n - 1 : i]++;
+}
+
+/* The record's gaps into the ITL CDF. */
 static void add_gaps(tc_run_series *s, const tc_req_record *r)
 {
-    if (!s->itl_n || r->error != TC_REQ_OK)
+    if (r->error != TC_REQ_OK)
         return;
-    double lo = log(s->itl_edge_ms[0]), span = log(s->itl_edge_ms[s->itl_n]) - lo;
-    for (size_t k = 1; k < r->n_chunks; k++) {
-        double gap_ms = (r->chunk_ns[k] - r->chunk_ns[k - 1]) / 1e6;
-        int i = gap_ms > 0 ? (int)floor((log(gap_ms) - lo) / span * s->itl_n) : 0;
-        i = i < 0 ? 0 : i >= s->itl_n ? s->itl_n - 1 : i;
-        s->itl_count[i]++;
-        s->itl_total++;
+    for (size_t k = 1; k < r->n_chunks; k++)
+        tc_series_cdf_add(&s->itl_cdf, (r->chunk_ns[k] - r->chunk_ns[k - 1]) / 1e6);
+}
+
+/* The ITL histogram from the CDF's fine bins: TC_SERIES_ITL_BINS
+ * log-spaced from the first fine bin that holds a gap to the longest gap
+ * (so no empty decades below it), the 0 ms gaps in the first. */
+static void itl_histogram(tc_run_series *s)
+{
+    const tc_series_cdf *c = &s->itl_cdf;
+    int first = 0;
+    while (first < c->n && c->count[first] == 0)
+        first++;
+    if (first >= c->n || !(c->edge_ms[c->n] > c->edge_ms[first]) || c->total < 2)
+        return;
+    s->itl_n = TC_SERIES_ITL_BINS;
+    double lo = log(c->edge_ms[first]), span = log(c->edge_ms[c->n]) - lo;
+    for (int i = 0; i <= s->itl_n; i++)
+        s->itl_edge_ms[i] = exp(lo + span * i / s->itl_n);
+    s->itl_edge_ms[s->itl_n] = c->edge_ms[c->n];
+    s->itl_count[0] = (double)c->zero;
+    for (int k = first; k < c->n; k++) {
+        double mid = (log(c->edge_ms[k]) + log(c->edge_ms[k + 1])) / 2;
+        int i = (int)floor((mid - lo) / span * s->itl_n);
+        s->itl_count[i < 0 ? 0 : i >= s->itl_n ? s->itl_n - 1 : i] += c->count[k];
     }
+    s->itl_total = c->total;
 }
 
 static tc_err add(void *ctx, const tc_req_record *r)
@@ -46,6 +95,9 @@ static tc_err add(void *ctx, const tc_req_record *r)
     if (r->warmup || r->end_ns <= 0)
         return TC_OK;
     add_gaps(c->s, r);
+    int64_t ttft = tc_req_ttft_ns(r); /* the figures' TTFT: from the intended send */
+    if (ttft >= 0)
+        tc_series_cdf_add(&c->s->ttft_cdf, ttft / 1e6);
     double send = (r->send_ns - c->t0) / 1e9, end = (r->end_ns - c->t0) / 1e9;
     spread(c->s, send, end, end - send, c->s->in_flight);
     if (r->error == TC_REQ_OK && r->n_chunks && r->output_tokens > 0)
@@ -99,19 +151,15 @@ tc_err tc_run_series_load(tc_store *st, const tc_run_info *run, const tc_run_met
         out->window_from_s = (m->window.from - t0) / 1e9;
         out->window_to_s = (m->window.to - t0) / 1e9;
     }
-    /* The ITL bins span the figures' shortest to longest gap. */
     const tc_summary *itl = &m->itl_ms;
-    double shortest = itl->min > 0 ? itl->min : itl->max / 1000; /* a 0 ms gap: the first bin */
-    if (itl->n > 1 && itl->max > shortest && shortest > 0) {
-        out->itl_n = TC_SERIES_ITL_BINS;
-        double lo = log(shortest), hi = log(itl->max);
-        for (int i = 0; i <= out->itl_n; i++)
-            out->itl_edge_ms[i] = exp(lo + (hi - lo) * i / out->itl_n);
-    }
+    tc_series_cdf_begin(&out->ttft_cdf, m->ttft_ms.min, m->ttft_ms.max);
+    tc_series_cdf_begin(&out->itl_cdf, itl->min, itl->max);
     series_ctx c = {out, t0};
-    tc_err rc = tc_store_each_request(st, run->id, !out->itl_n, add, &c, err, errlen);
+    /* Every chunk when there are gaps to count. */
+    tc_err rc = tc_store_each_request(st, run->id, !(itl->n > 0), add, &c, err, errlen);
     if (rc != TC_OK)
         return rc;
+    itl_histogram(out);
     tc_run_device *devs = NULL;
     tc_run_sample *smp = NULL;
     int n_devs = 0;

@@ -13,6 +13,20 @@
 #define TC_SERIES_BINS 60
 #define TC_SERIES_MAX_DEVICES 16
 #define TC_SERIES_ITL_BINS 40
+#define TC_SERIES_CDF_BINS 1000
+
+/* A distribution from every value, for its empirical CDF: counts on n
+ * log-spaced bins between edge_ms[0] (the smallest value above 0) and
+ * edge_ms[n] (the largest); a value of exactly 0 (two chunks read in one
+ * go) is counted in zero, not dropped. Read as a CDF: zero / total at
+ * edge_ms[0], then the running count at each bin's upper edge. n 0: no
+ * value above 0 (total may still count zeros). */
+typedef struct tc_series_cdf {
+    int n;
+    double edge_ms[TC_SERIES_CDF_BINS + 1];
+    double count[TC_SERIES_CDF_BINS];
+    long long zero, total;
+} tc_series_cdf;
 
 typedef struct tc_run_series {
     int n;                      /* bins used; 0: the run has no measured request that ended */
@@ -28,13 +42,23 @@ typedef struct tc_run_series {
     double window_from_s, window_to_s;
     /* Inter-token gaps of the measured, completed requests (the ITL of
      * the figures): itl_n bins between itl_edge_ms[i] and [i + 1],
-     * log-spaced from the shortest gap to the longest; itl_count[i] gaps
-     * in each, itl_total in all. itl_n 0: fewer than two distinct gaps. */
+     * log-spaced from the shortest gap above 0 to the longest, the 0 ms
+     * gaps counted in the first; itl_count[i] gaps in each, itl_total in
+     * all. itl_n 0: fewer than two distinct gaps. */
     int itl_n;
     double itl_edge_ms[TC_SERIES_ITL_BINS + 1];
     double itl_count[TC_SERIES_ITL_BINS];
     long long itl_total;
+    /* The TTFT of every measured completed request and every inter-token
+     * gap of them (the populations of the figures), for their CDFs. */
+    tc_series_cdf ttft_cdf, itl_cdf;
 } tc_run_series;
+
+/* Sets up c for values in [min, max] ms (the figures' own bounds). */
+void tc_series_cdf_begin(tc_series_cdf *c, double min_ms, double max_ms);
+
+/* Counts one value (ms). */
+void tc_series_cdf_add(tc_series_cdf *c, double v_ms);
 
 /* The series of `run` whose figures are m (stored or computed: needs
  * first_send, last_end and window). TC_OK (out->n 0 when m has no span),

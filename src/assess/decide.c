@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "core/tc_number.h"
 
 const char *tc_decide_verdict_name(tc_decide_verdict v)
 {
@@ -160,11 +161,13 @@ static void selection_rules(const tc_decide_input *in, tc_decide_result *r)
                "the incumbent is less than 2x faster (%.2fx) but costs %.1fx as much per unit: "
                "its cost efficiency needs re-examining",
                1 / in->perf_ratio, in->price_ratio);
+    char cost[32], saving[32];
     if (in->has_economics && in->lockin_p50 > in->saving)
         reason(r,
-               "the median lock-in cost (%.0f) exceeds the saving (%.0f): the cheaper "
+               "the median lock-in cost (%s) exceeds the saving (%s): the cheaper "
                "hardware costs more once the move is paid for",
-               in->lockin_p50, in->saving);
+               tc_number_sig(cost, sizeof cost, in->lockin_p50, 4),
+               tc_number_sig(saving, sizeof saving, in->saving, 4));
 }
 
 static tc_decide_verdict verdict(const tc_decide_input *in, tc_decide_result *r)

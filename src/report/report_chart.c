@@ -253,6 +253,23 @@ static void draw_marks(const tc_chart *c, const range *r)
     pllsty(1);
 }
 
+/* Legend entries in columns below the plot: a legend beside it took a
+ * quarter of the page's width from every chart. */
+#define LEGEND_COLUMNS 4
+
+static int legend_entries(const tc_chart *c)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += c->s[i].label != NULL;
+    return n;
+}
+
+static int legend_rows(const tc_chart *c)
+{
+    return (legend_entries(c) + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS;
+}
+
 static void legend(const tc_chart *c)
 {
     PLINT opt[TC_CHART_MAX_SERIES], tcol[TC_CHART_MAX_SERIES], lcol[TC_CHART_MAX_SERIES];
@@ -281,9 +298,12 @@ static void legend(const tc_chart *c)
     if (!n)
         return;
     PLFLT w, h;
-    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_OUTSIDE | PL_POSITION_RIGHT, 0.02, 0, 0.06, BG, FG, 1, 0, 0, n, opt, 0.6,
-             0.8, 1.8, 0, tcol, text, bcol, bpat, bsc, blw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
+    int cols = n < LEGEND_COLUMNS ? n : LEGEND_COLUMNS, rows = (n + cols - 1) / cols;
+    /* Below the x axis's title, which sits 3 lines under the axis. */
+    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_ROW_MAJOR,
+             PL_POSITION_OUTSIDE | PL_POSITION_BOTTOM, 0, 0.16, 0.06, BG, FG, 1, rows, cols, n, opt,
+             0.6, 0.8, 1.8, 0, tcol, text, bcol, bpat, bsc, blw, lcol, lsty, lw, NULL, NULL, NULL,
+             NULL);
 }
 
 void tc_chart_frame(const char *title, const char *xl, const char *yl, int simulated,
@@ -296,10 +316,12 @@ void tc_chart_frame(const char *title, const char *xl, const char *yl, int simul
     char t[512];
     snprintf(t, sizeof t, "%s%s", title, simulated ? " (SIMULATED)" : "");
     tc_chart_mtex("t", 1.5, 0.5, 0.5, t);
+    /* Clear of the tick labels: a log axis's are 10^k, taller than a
+     * number; the y axis's are written across, up to 6 characters. */
     if (xl)
-        tc_chart_mtex("b", 2.6, 0.5, 0.5, xl);
+        tc_chart_mtex("b", strchr(xopt, 'l') ? 3.4 : 3.0, 0.5, 0.5, xl);
     if (yl)
-        tc_chart_mtex("l", 4.2, 0.5, 0.5, yl);
+        tc_chart_mtex("l", 5.4, 0.5, 0.5, yl);
 }
 
 tc_err tc_chart_read_back(const char *path, int id, const char *title, int simulated,
@@ -318,22 +340,43 @@ tc_err tc_chart_read_back(const char *path, int id, const char *title, int simul
     return *svg ? TC_OK : tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
 }
 
-tc_err tc_chart_svg(const tc_chart *c, int id, const char *alt, char **svg, char *err,
+/* The x axis's title says its scale: "latency (ms)" on a log axis reads
+ * "latency (ms, log scale)". */
+static void x_title(const tc_chart *c, char *out, size_t len)
+{
+    const char *l = c->xlabel ? c->xlabel : "";
+    size_t n = strlen(l);
+    if (!c->logx)
+        snprintf(out, len, "%s", l);
+    else if (n && l[n - 1] == ')')
+        snprintf(out, len, "%.*s, log scale)", (int)(n - 1), l);
+    else
+        snprintf(out, len, "%s (log scale)", l);
+}
+
+tc_err tc_chart_svg(const tc_chart *in, int id, const char *alt, char **svg, char *err,
                     size_t errlen)
 {
     *svg = NULL;
+    tc_chart lc = *in, *c = &lc;
     range r;
     if (!find_range(c, &r))
         return tc_fail(err, errlen, TC_ERR_INVALID, "chart '%s': nothing to draw", c->title);
-    char path[512];
+    /* Less than a decade on a log axis gets no label at all (PLplot labels
+     * decades): such a span reads as well on a linear one. */
+    if (c->logx && r.x1 - r.x0 < 1.2) {
+        c->logx = 0;
+        find_range(c, &r);
+    }
+    char path[512], xl[256];
+    x_title(c, xl, sizeof xl);
     tc_err rc = tc_chart_begin(path, sizeof path, err, errlen);
     if (rc != TC_OK)
         return rc;
-    plvpor(0.1, 0.76, 0.14, 0.88);
+    plvpor(0.11, 0.97, 0.17 + 0.055 * legend_rows(c), 0.88);
     plwind(r.x0, r.x1, r.y0, r.y1);
     draw_marks(c, &r);
-    tc_chart_frame(c->title, c->xlabel, c->ylabel, c->simulated, c->logx ? "bcnstl" : "bcnst",
-                   "bcnstv");
+    tc_chart_frame(c->title, xl, c->ylabel, c->simulated, c->logx ? "bcnstl" : "bcnst", "bcnstv");
     for (int i = 0; i < c->n; i++)
         draw_series(c, &c->s[i]);
     legend(c);

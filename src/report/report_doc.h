@@ -84,6 +84,15 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d);
  * timeline, the sweep's, the cost bars. */
 /* Chart c drawn into the document, or the reason it could not be. */
 void tc_report_draw(tc_rw *w, const tc_chart *c, const char *alt);
+/* The empirical CDF of every value that c counted, as a line into x and y
+ * (TC_SERIES_CDF_BINS + 1 each): the share at or below each bin's upper
+ * edge, in %, from the share of zeros at the smallest edge. The number of
+ * points (0: nothing counted). */
+size_t tc_report_cdf_line(const tc_series_cdf *c, double *x, double *y);
+/* Marks where the zeros of the CDFs stand (the left edge, which a log
+ * axis cannot put at 0) and says how many there are in alt. */
+void tc_report_cdf_zeros(tc_chart *c, const tc_series_cdf *const *cdfs, int n, char *alt,
+                         size_t len);
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d);
 void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s);
 /* Run i of side s: its failed requests by kind, or that none failed. */

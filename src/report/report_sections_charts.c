@@ -26,44 +26,86 @@ static int side_colour(const tc_report_side *s)
     return strcmp(s->label, "B") == 0 ? TC_CHART_B : TC_CHART_A;
 }
 
-/* A distribution as the stored figures keep it: its quantiles. */
-typedef struct quantiles {
-    double x[6], y[6];
-} quantiles;
-
-static void quantiles_of(const tc_summary *s, quantiles *q)
+size_t tc_report_cdf_line(const tc_series_cdf *c, double *x, double *y)
 {
-    static const double pct[6] = {0, 50, 90, 95, 99, 100};
-    double v[6] = {s->min, s->p50, s->p90, s->p95, s->p99, s->max};
-    for (int i = 0; i < 6; i++) {
-        q->x[i] = s->n ? v[i] : NAN;
-        q->y[i] = pct[i];
+    if (!c->total || !c->n)
+        return 0;
+    /* From the first bin that holds a value: with zeros among them the
+     * bins start far below the smallest value above 0. */
+    int first = 0;
+    while (first < c->n - 1 && c->count[first] == 0)
+        first++;
+    double below = (double)c->zero;
+    size_t m = 0;
+    x[m] = c->edge_ms[first];
+    y[m++] = 100.0 * below / (double)c->total;
+    /* A point at the upper edge of each bin that holds a value: the line
+     * is as fine as the values, and as short as they are few. */
+    for (int i = first; i < c->n; i++) {
+        if (c->count[i] == 0 && i + 1 < c->n)
+            continue;
+        below += c->count[i];
+        x[m] = c->edge_ms[i + 1];
+        y[m++] = 100.0 * below / (double)c->total;
     }
+    return m;
 }
 
-static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, size_t off)
+void tc_report_cdf_zeros(tc_chart *c, const tc_series_cdf *const *cdfs, int n, char *alt,
+                         size_t len)
 {
-    tc_chart c = {.xlabel = "latency (ms, log scale)",
+    double left = INFINITY, most = 0;
+    for (int i = 0; i < n; i++)
+        if (cdfs[i]->zero && cdfs[i]->n) {
+            int first = 0; /* where its line starts (tc_report_cdf_line) */
+            while (first < cdfs[i]->n - 1 && cdfs[i]->count[first] == 0)
+                first++;
+            left = fmin(left, cdfs[i]->edge_ms[first]);
+            most = fmax(most, 100.0 * (double)cdfs[i]->zero / (double)cdfs[i]->total);
+        }
+    if (!isfinite(left) || c->n_vline >= 4)
+        return;
+    c->vline[c->n_vline] = left;
+    c->vline_label[c->n_vline++] = "0 ms";
+    char p[32];
+    size_t l = strlen(alt);
+    snprintf(alt + l, len - l,
+             " Up to %s%% of the values are 0 ms (chunks read in one go): each line starts at "
+             "their share, at the left edge marked 0 ms.",
+             N(p, most));
+}
+
+/* Each side's charted run: the CDF of every request's TTFT, or of every
+ * inter-token gap. */
+static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, int itl)
+{
+    tc_chart c = {.xlabel = "latency (ms)",
                   .ylabel = "requests at or below (%)",
                   .logx = 1,
                   .simulated = d->simulated};
-    char title[96], alt[600] = "", labels[2][96];
-    quantiles q[2];
+    static double x[2][TC_SERIES_CDF_BINS + 1], y[2][TC_SERIES_CDF_BINS + 1];
+    char title[96], alt[900] = "", labels[2][96];
+    const tc_series_cdf *cdfs[2];
     snprintf(title, sizeof title, "%s distribution (CDF)", what);
     c.title = title;
+    if (itl)
+        c.ylabel = "gaps at or below (%)";
     for (int k = 0; k < 1 + d->two; k++) {
         const tc_report_side *s = k ? &d->b : &d->a;
-        const tc_summary *sum = (const tc_summary *)((const char *)&s->f[s->charted].m + off);
-        quantiles_of(sum, &q[k]);
+        cdfs[k] = itl ? &s->series.itl_cdf : &s->series.ttft_cdf;
+        const tc_summary *sum = itl ? &s->f[s->charted].m.itl_ms : &s->f[s->charted].m.ttft_ms;
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
-        c.s[c.n++] = (tc_chart_series){labels[k],           q[k].x, q[k].y, 6, side_colour(s),
-                                       TC_CHART_LINEPOINTS, NULL,   NULL};
+        size_t n = tc_report_cdf_line(cdfs[k], x[k], y[k]);
+        c.s[c.n++] =
+            (tc_chart_series){labels[k], x[k], y[k], n, side_colour(s), TC_CHART_LINE, NULL, NULL};
         char p50[32], p99[32];
         size_t l = strlen(alt);
-        snprintf(alt + l, sizeof alt - l, "%s%s: %s p50 %s ms, p99 %s ms.", l ? " " : "", labels[k],
-                 what, N(p50, sum->p50), N(p99, sum->p99));
+        snprintf(alt + l, sizeof alt - l, "%s%s: %s of %lld %s, p50 %s ms, p99 %s ms.",
+                 l ? " " : "", labels[k], what, cdfs[k]->total, itl ? "gaps" : "requests",
+                 N(p50, sum->p50), N(p99, sum->p99));
     }
+    tc_report_cdf_zeros(&c, cdfs, 1 + d->two, alt, sizeof alt);
     tc_report_draw(w, &c, alt);
 }
 
@@ -73,7 +115,7 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
 {
     tc_chart c = {.title = "Inter-token latency histogram",
                   .logx = 1,
-                  .xlabel = "inter-token latency (ms, log scale)",
+                  .xlabel = "inter-token latency (ms)",
                   .ylabel = "% of the run's gaps in the bin",
                   .simulated = d->simulated};
     static double pct[2][TC_SERIES_ITL_BINS];
@@ -111,8 +153,8 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
 
 void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
 {
-    cdf_chart(w, d, "TTFT", offsetof(tc_run_metrics, ttft_ms));
-    cdf_chart(w, d, "Inter-token latency", offsetof(tc_run_metrics, itl_ms));
+    cdf_chart(w, d, "TTFT", 0);
+    cdf_chart(w, d, "Inter-token latency", 1);
     itl_hist(w, d);
 }
 

@@ -96,58 +96,48 @@ static void goodput_chart(tc_rw *w, const tc_report_data *d)
                    "point.");
 }
 
-/* A distribution as the stored figures keep it: its quantiles. */
-static void quantile_line(const tc_summary *q, double *x, double *y)
-{
-    static const double pct[6] = {0, 50, 90, 95, 99, 100};
-    const double v[6] = {q->min, q->p50, q->p90, q->p95, q->p99, q->max};
-    for (int i = 0; i < 6; i++) {
-        x[i] = q->n ? v[i] : NAN;
-        y[i] = pct[i];
-    }
-}
-
 /* One side's distribution (TTFT or ITL) at every sweep point, one CDF
- * line a point, from each point's stored quantiles. */
+ * line a point, from every request (or gap) of each. */
 static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *s, const char *what,
-                       size_t off)
+                       int itl)
 {
     enum { MAX = TC_CHART_MAX_SERIES };
-    static double x[MAX][6], y[MAX][6];
+    static double x[MAX][TC_SERIES_CDF_BINS + 1], y[MAX][TC_SERIES_CDF_BINS + 1];
     static char lab[MAX][48];
-    char title[128], alt[900];
+    const tc_series_cdf *cdfs[MAX];
+    char title[128], alt[1200];
     snprintf(title, sizeof title, "%s: %s distribution at each load (CDF)", s->label, what);
     tc_chart c = {.title = title,
-                  .xlabel = "latency (ms, log scale)",
-                  .ylabel = "requests at or below (%)",
+                  .xlabel = "latency (ms)",
+                  .ylabel = itl ? "gaps at or below (%)" : "requests at or below (%)",
                   .logx = 1,
                   .simulated = s->simulated};
     size_t step = (s->set.n + MAX - 1) / MAX; /* at most MAX lines: every step-th point */
     size_t len = (size_t)snprintf(alt, sizeof alt, "%s p50 and p99 (ms) at each load:", what);
     for (size_t i = 0; i < s->set.n && c.n < MAX; i += step) {
-        const tc_summary *q = (const tc_summary *)((const char *)&s->f[i].m + off);
+        const tc_summary *q = itl ? &s->f[i].m.itl_ms : &s->f[i].m.ttft_ms;
         const tc_sweep_point *p = &s->pts[i];
-        quantile_line(q, x[c.n], y[c.n]);
-        if (p->open_loop)
-            snprintf(lab[c.n], sizeof lab[0], "%g req/s", p->rate);
-        else
-            snprintf(lab[c.n], sizeof lab[0], "c=%d", p->concurrency);
+        const tc_run_series *t = s->point_series ? &s->point_series[i] : &s->series;
+        cdfs[c.n] = itl ? &t->itl_cdf : &t->ttft_cdf;
+        size_t n = tc_report_cdf_line(cdfs[c.n], x[c.n], y[c.n]);
         char a[32], b[32];
+        tc_sweep_offered_text(p, a, sizeof a);
+        snprintf(lab[c.n], sizeof lab[0], "%s", a);
         if (len < sizeof alt)
             len += (size_t)snprintf(alt + len, sizeof alt - len, " %s %s/%s;", lab[c.n],
                                     N(a, q->p50), N(b, q->p99));
-        c.s[c.n] =
-            (tc_chart_series){lab[c.n],
-                              x[c.n],
-                              y[c.n],
-                              6,
-                              c.n % TC_CHART_N_COLOURS,
-                              c.n < TC_CHART_N_COLOURS ? TC_CHART_LINEPOINTS : TC_CHART_DASHED,
-                              NULL,
-                              NULL};
+        c.s[c.n] = (tc_chart_series){lab[c.n],
+                                     x[c.n],
+                                     y[c.n],
+                                     n,
+                                     c.n % TC_CHART_N_COLOURS,
+                                     c.n < TC_CHART_N_COLOURS ? TC_CHART_LINE : TC_CHART_DASHED,
+                                     NULL,
+                                     NULL};
         c.n++;
     }
     (void)d;
+    tc_report_cdf_zeros(&c, cdfs, c.n, alt, sizeof alt);
     tc_report_draw(w, &c, alt);
 }
 
@@ -319,8 +309,8 @@ void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d)
         if (!side[k]->is_sweep)
             continue;
         points_table(w, side[k]);
-        point_cdfs(w, d, side[k], "TTFT", offsetof(tc_run_metrics, ttft_ms));
-        point_cdfs(w, d, side[k], "inter-token latency", offsetof(tc_run_metrics, itl_ms));
+        point_cdfs(w, d, side[k], "TTFT", 0);
+        point_cdfs(w, d, side[k], "inter-token latency", 1);
     }
     if (!d->has_frontier) {
         tc_rw_missing(w, "No frontier: %s", d->frontier_missing);

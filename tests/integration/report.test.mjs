@@ -127,6 +127,30 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
       assert.ok(c.drawn > 0, `chart '${c.title}' has nothing drawn`);
       assert.ok(c.width > 100, `chart '${c.title}' is not laid out`);
     }
+    // The CDFs are drawn from every request (or gap), not from six quantiles.
+    const cdfPoints = await page.$$eval('svg.chart', (svgs) => svgs
+      .filter((s) => /CDF/.test(s.querySelector('title')?.textContent ?? ''))
+      .map((s) => Math.max(...[...s.querySelectorAll('polyline')].map((l) => l.getAttribute('points').trim().split(/\s+/).length))));
+    assert.ok(cdfPoints.length >= 6, `${cdfPoints.length} CDF charts`);
+    for (const n of cdfPoints) assert.ok(n > 6, `a CDF line of ${n} points`);
+    // No figure for people with more than 4 significant digits; the method
+    // section (seeds, ports in the commands) is not figures.
+    const tooLong = await page.evaluate(() => {
+      const method = document.getElementById('method');
+      const bad = [];
+      for (const e of document.querySelectorAll('td, th, p, figcaption, li')) {
+        if (method && (method.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+        // (not a dotted version such as a driver's 550.54.15)
+        for (const m of e.textContent.matchAll(/(?<![\w.])-?\d+(?:\.\d+)?(?![\d.]*\.\d)/g)) {
+          const n = m[0].replace('-', '');
+          let digits = n.replace('.', '').replace(/^0+/, '');
+          if (!n.includes('.')) digits = digits.replace(/0+$/, '');
+          if (digits.length > 4) bad.push(`${n} in "${e.textContent.slice(0, 80)}"`);
+        }
+      }
+      return bad;
+    });
+    assert.deepEqual(tooLong, [], 'figures with more than 4 significant digits');
     const titles = charts.map((c) => c.title);
     const timelines = charts.filter((x) => /over the run|in flight|power/.test(x.title));
     assert.ok(timelines.some((c) => c.shaded > 0), 'no timeline shades its steady-state window');

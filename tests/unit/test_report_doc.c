@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/run_series.h"
 #include "core/tc_file.h"
 #include "report/report_chart.h"
 #include "report/report_compare.h"
@@ -308,9 +309,85 @@ static void svg_made_inline(void **state)
     free(s);
 }
 
+/* The CDF is drawn from every value: here 100 gaps, 10 of them 0 ms (two
+ * chunks read in one go), 10 at 2 ms and 80 from 2 to 3 ms. The line
+ * starts at the zeros' share and ends at 100%, never falling; the zeros
+ * are marked where they stand, not dropped. */
+static void cdf_from_every_value_with_zeros_placed(void **state)
+{
+    (void)state;
+    static tc_series_cdf c;
+    tc_series_cdf_begin(&c, 0, 3);
+    for (int i = 0; i < 10; i++)
+        tc_series_cdf_add(&c, 0);
+    for (int i = 0; i < 10; i++)
+        tc_series_cdf_add(&c, 2);
+    for (int i = 0; i < 80; i++)
+        tc_series_cdf_add(&c, 2 + i / 80.0);
+    assert_int_equal(c.total, 100);
+    assert_int_equal(c.zero, 10);
+    static double x[TC_SERIES_CDF_BINS + 1], y[TC_SERIES_CDF_BINS + 1];
+    size_t n = tc_report_cdf_line(&c, x, y);
+    assert_true(n >= 50); /* far more than the six quantiles it drew before */
+    assert_true(fabs(y[0] - 10) < 1e-9);
+    assert_true(x[0] > 1.9 && x[0] <= 2); /* from the smallest gap above 0, not 3 decades below */
+    assert_true(fabs(y[n - 1] - 100) < 1e-9);
+    assert_true(fabs(x[n - 1] - 3) < 1e-9);
+    for (size_t i = 1; i < n; i++)
+        assert_true(y[i] >= y[i - 1] && x[i] > x[i - 1]);
+    /* Just past 2 ms (one bin, 0.7% wide, short of the next value, 2.0125
+     * ms): the zeros, the ten gaps of 2 ms and the first of the rest. */
+    assert_true(x[1] > 2 && x[1] < 2.0125);
+    if (!(fabs(y[1] - 21) < 1e-9))
+        fail_msg("y[1] = %g at %g ms, x[0] = %g", y[1], x[1], x[0]);
+    tc_chart ch = {.title = "t", .xlabel = "latency (ms)", .logx = 1};
+    ch.s[ch.n++] = (tc_chart_series){"a", x, y, n, TC_CHART_A, TC_CHART_LINE, NULL, NULL};
+    const tc_series_cdf *cdfs[1] = {&c};
+    char alt[400] = "";
+    tc_report_cdf_zeros(&ch, cdfs, 1, alt, sizeof alt);
+    assert_int_equal(ch.n_vline, 1);
+    assert_true(ch.vline[0] == x[0]);
+    assert_string_equal(ch.vline_label[0], "0 ms");
+    assert_non_null(strstr(alt, "Up to 10% of the values are 0 ms"));
+}
+
+/* 1 when PLplot's SVG holds the text (it writes each character as an
+ * entity: "25" is &#x32;&#x35;). */
+static int has_text(const char *svg, const char *text)
+{
+    char want[512] = ">";
+    for (const char *p = text; *p && strlen(want) + 8 < sizeof want; p++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "&#x%x;", (unsigned char)*p);
+    strcat(want, "<");
+    return strstr(svg, want) != NULL;
+}
+
+/* A log axis of less than a decade (TTFT 24.6 to 27.7 ms) had no tick
+ * label at all: it is drawn linear, labelled, and its title says so. */
+static void short_log_axis_gets_labels(void **state)
+{
+    (void)state;
+    double x[4] = {24.6, 25.5, 26.8, 27.7}, y[4] = {0, 30, 70, 100};
+    tc_chart ch = {.title = "TTFT", .xlabel = "latency (ms)", .ylabel = "%", .logx = 1};
+    ch.s[ch.n++] = (tc_chart_series){"a", x, y, 4, TC_CHART_A, TC_CHART_LINE, NULL, NULL};
+    char *svg = NULL, err[256];
+    assert_int_equal(tc_chart_svg(&ch, 1, "alt", &svg, err, sizeof err), TC_OK);
+    assert_true(has_text(svg, "25") && has_text(svg, "26") && has_text(svg, "27"));
+    assert_true(has_text(svg, "latency (ms)"));
+    free(svg);
+    /* Over decades it stays logarithmic, and says so. */
+    double wide[4] = {1, 10, 100, 1000};
+    ch.s[0].x = wide;
+    assert_int_equal(tc_chart_svg(&ch, 2, "alt", &svg, err, sizeof err), TC_OK);
+    assert_true(has_text(svg, "latency (ms, log scale)"));
+    free(svg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cdf_from_every_value_with_zeros_placed),
+        cmocka_unit_test(short_log_axis_gets_labels),
         cmocka_unit_test_setup_teardown(report_tables_equal_the_json, setup, teardown),
         cmocka_unit_test_setup_teardown(report_of_two_runs_has_compare_summary, setup, teardown),
         cmocka_unit_test(svg_made_inline),
