@@ -8,6 +8,7 @@
 
 #include "analysis/figures_stored.h"
 #include "analysis/roofline_run.h"
+#include "report/report_table.h"
 
 /* Runs at more than one concurrency or rate are a sweep. */
 static int loads_differ(const tc_sweep_point *p, size_t n)
@@ -51,6 +52,39 @@ static tc_err load_point_series(tc_store *st, tc_report_side *s, char *err, size
     return TC_OK;
 }
 
+/* A sweep's point of most output tokens/s per GPU among the complete
+ * ones: the top of its frontier; -1 when none has a throughput. */
+static int peak_of(const tc_report_side *s)
+{
+    int best = -1;
+    for (size_t i = 0; i < s->set.n; i++)
+        if (s->pts[i].complete && s->pts[i].tokens_per_s_per_gpu > 0 &&
+            (best < 0 || s->pts[i].tokens_per_s_per_gpu > s->pts[best].tokens_per_s_per_gpu))
+            best = (int)i;
+    return best;
+}
+
+/* The side's cost: a sweep at its peak, one load as it would be run (the
+ * mean of its points would price loads nobody runs together); a run or a
+ * group of repeats at the mean of its runs. Says which in s->priced. */
+static void price_side(tc_report_side *s, const tc_cost_profile *profile)
+{
+    if (s->is_sweep && s->peak >= 0) {
+        const tc_sweep_point *p = &s->pts[s->peak];
+        char load[32], tps[32];
+        snprintf(s->priced, sizeof s->priced,
+                 "at its peak: run %lld, %s, %s output tokens/s per GPU (the top of its "
+                 "frontier; other interactivities in the frontier section)",
+                 (long long)p->run_id, tc_sweep_offered_text(p, load, sizeof load),
+                 tc_report_sig(tps, sizeof tps, p->tokens_per_s_per_gpu));
+        s->has_cost = tc_cost_compute(profile, &s->f[s->peak].cost_in, &s->cost) == TC_OK;
+        return;
+    }
+    snprintf(s->priced, sizeof s->priced, "%s",
+             s->set.n > 1 ? "at the mean of its runs" : "at its run's steady-state window");
+    s->has_cost = tc_cost_compute(profile, &s->sum.mean, &s->cost) == TC_OK;
+}
+
 static tc_err load_side(tc_store *st, const char *which, const char *label,
                         const tc_cost_profile *profile, const tc_slo *slo, tc_report_side *s,
                         char *err, size_t errlen)
@@ -70,7 +104,9 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     for (size_t i = 0; i < s->set.n; i++)
         s->simulated |= s->set.runs[i].simulated;
     s->is_sweep = s->set.n > 1 && loads_differ(s->pts, s->set.n);
+    s->peak = -1;
     if (s->is_sweep) {
+        s->peak = peak_of(s);
         s->knee = tc_sweep_knee(s->pts, s->set.n, &s->knee_why);
         s->charted = s->knee >= 0 ? (size_t)s->knee : s->set.n - 1;
     }
@@ -83,7 +119,7 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     if (rc != TC_OK || !profile)
         return rc;
     tc_figures_summarise(s->set.is_group ? "the group" : "the run", &s->set, s->f, &s->sum);
-    s->has_cost = tc_cost_compute(profile, &s->sum.mean, &s->cost) == TC_OK;
+    price_side(s, profile);
     return TC_OK;
 }
 

@@ -29,6 +29,9 @@ typedef struct tc_report_side {
     tc_sweep_point *pts; /* set.n */
     int knee;            /* tc_sweep_knee, -1 when none */
     const char *knee_why;
+    /* A sweep's peak: its point of most output tokens/s per GPU (the top
+     * of its frontier), of the complete points; -1 when none. */
+    int peak;
     size_t charted;                 /* the run whose distributions and timeline are drawn */
     tc_run_series series;           /* of f[charted] */
     tc_run_series *point_series;    /* a sweep's: set.n, one per point (NULL otherwise) */
@@ -37,6 +40,9 @@ typedef struct tc_report_side {
     int has_cost;
     tc_set_summary sum;
     tc_cost_result cost;
+    /* What cost prices, in words: a sweep at its peak (not the mean of
+     * loads nobody would run together), a group at its runs' mean. */
+    char priced[200];
 } tc_report_side;
 
 typedef struct tc_report_ask {

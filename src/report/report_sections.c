@@ -44,6 +44,40 @@ static void frontier_rows(tc_rw *w, const tc_report_data *d)
     }
 }
 
+/* One platform alone: a sweep's peak and knee, or the throughput of its
+ * run (or its repeats' mean), each saying which figure it is. */
+static void one_side_rows(tc_rw *w, const tc_report_side *s)
+{
+    char v[300], a[32], b[32], load[32];
+    if (s->is_sweep && s->peak >= 0) {
+        const tc_sweep_point *p = &s->pts[s->peak];
+        snprintf(v, sizeof v, "%s output tokens/s per GPU at %s tokens/s per user (run %lld, %s)",
+                 N(a, p->tokens_per_s_per_gpu),
+                 p->has_interactivity ? N(b, p->interactivity) : "n/a", (long long)p->run_id,
+                 tc_sweep_offered_text(p, load, sizeof load));
+        const char *peak[2] = {"peak of the frontier", v};
+        tc_rw_row(w, peak, 2);
+        if (s->knee >= 0) {
+            const tc_sweep_point *k = &s->pts[s->knee];
+            snprintf(v, sizeof v, "%s (run %lld): %s; %s output tokens/s per GPU there",
+                     tc_sweep_offered_text(k, load, sizeof load), (long long)k->run_id, s->knee_why,
+                     N(a, k->tokens_per_s_per_gpu));
+        } else {
+            snprintf(v, sizeof v, "none: goodput never fell and latency p99 never doubled");
+        }
+        const char *knee[2] = {"knee", v};
+        tc_rw_row(w, knee, 2);
+        return;
+    }
+    int group = s->set.n > 1;
+    snprintf(v, sizeof v, "%s tokens/s",
+             N(a, group ? s->sum.mean.output_tokens_per_s : s->f[0].cost_in.output_tokens_per_s));
+    const char *row[2] = {group ? "output throughput (mean of the runs' windows)"
+                                : "output throughput (steady-state window)",
+                          v};
+    tc_rw_row(w, row, 2);
+}
+
 void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
 {
     tc_rw_heading(w, 2, "summary", "Summary");
@@ -89,12 +123,8 @@ void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
         const char *row[2] = {"decision", tc_decide_verdict_name(d->decision.verdict)};
         tc_rw_row(w, row, 2);
     }
-    if (!d->two) {
-        char t[32];
-        snprintf(v, sizeof v, "%s tokens/s", N(t, d->a.f[0].m.output_tokens_per_s));
-        const char *row[2] = {"output throughput (first run)", v};
-        tc_rw_row(w, row, 2);
-    }
+    if (!d->two)
+        one_side_rows(w, &d->a);
     tc_rw_table_end(w);
 }
 
@@ -216,10 +246,14 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
     if (d->two && d->b.has_cost)
         cost_row(w, &d->b);
     tc_rw_table_end(w);
+    const tc_report_side *side[2] = {&d->a, &d->b};
+    for (int k = 0; k < 1 + d->two; k++)
+        if (side[k]->has_cost)
+            tc_rw_para(w, "%s is priced %s.", side[k]->label, side[k]->priced);
     if (d->by_frontier) {
-        tc_rw_para(w, "Each side is priced above over all its runs together. Two sweeps are "
-                      "compared at equal interactivity instead: the cost ratio that counts is "
-                      "the one at each target, in the summary and the frontier section.");
+        tc_rw_para(w, "Two sweeps are compared at equal interactivity: the cost ratio that "
+                      "counts is the one at each target, in the summary and the frontier "
+                      "section.");
     } else if (d->has_compare && d->cmp.has_cost_ratio) {
         char v[200];
         ci_text(v, sizeof v, &d->cmp.cost_ratio);

@@ -329,3 +329,22 @@ test('no output is written over an input; the format follows the name; a Markdow
     rmSync(sub, { recursive: true, force: true });
   }
 });
+
+test('one sweep: the summary gives the frontier\'s peak and the knee, and the cost prices the peak, saying so', async () => {
+  const out = path.join(dir, 'one-sweep.md');
+  const r = await runCli(['report', 'A', '--db', db, '--profile', PROFILE, '--format', 'md', '-o', out], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const md = readFileSync(out, 'utf8');
+  const doc = JSON.parse((await runCli(['show', 'A', '--db', db, '--json'])).stdout);
+  const peak = doc.points.reduce((a, b) => (b.tokens_per_s_per_gpu > a.tokens_per_s_per_gpu ? b : a));
+  const fmt = (x) => Number(x.toPrecision(4)).toString();
+  assert.ok(md.includes(`| peak of the frontier | ${fmt(peak.tokens_per_s_per_gpu)} output tokens/s per GPU at ${fmt(peak.interactivity)} tokens/s per user (run ${peak.run_id}, c=${peak.concurrency}) |`), 'the peak row');
+  assert.match(md, /^\| knee \| (c=\d+ \(run \d+\): .*|none: goodput never fell and latency p99 never doubled) \|$/m);
+  assert.doesNotMatch(md, /first run/);
+  // The cost is the peak's own, as `cost RUN` prices that run.
+  assert.ok(md.includes(`A is priced at its peak: run ${peak.run_id}, c=${peak.concurrency},`), 'the priced sentence');
+  const cost = JSON.parse((await runCli(['cost', String(peak.run_id), '--db', db, '--profile', PROFILE, '--json'])).stdout);
+  const row = md.match(/^\| A \([^|]*\) \| [^|]* \| [^|]* \| [^|]* \| ([^|]*) \|/m);
+  assert.ok(row, 'a cost row for A');
+  assert.equal(row[1].trim(), fmt(cost.cost_per_million_tokens));
+});
