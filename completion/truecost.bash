@@ -56,7 +56,7 @@ _truecost_options() {
         echo "--listen --port-file --model --ttft-ms --prefill-tps --decode-tps --jitter-ms
               --max-batch --batch-slowdown --drift --leak-kb-per-request --fault --seed --truth
               --tokens-per-word --eos-after
-              --max-body-bytes --help" ;;
+              --max-body-bytes --close-after --help" ;;
     esac
 }
 

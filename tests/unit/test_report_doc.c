@@ -182,22 +182,34 @@ static void report_tables_equal_the_json(void **state)
     tc_report_data d;
     char *md = md_report(f, "A", "B", targets, 2, &ask, &d);
 
-    /* cost A --profile P: the total per million tokens. */
+    /* cost PEAK --profile P: a sweep is priced at its peak, the point of
+     * most tokens/s per GPU, as `cost` prices that run. */
     for (int k = 0; k < 2; k++) {
-        tc_runset set;
+        tc_runset set, one = {0};
         tc_figures *fig = NULL;
+        tc_sweep_point *pts = NULL;
         tc_set_summary s;
         tc_cost_result r;
         assert_int_equal(tc_runset_find(f->st, k ? "B" : "A", &set, err, sizeof err), TC_OK);
-        assert_int_equal(tc_runset_load(f->st, &set, TC_FIGURES_SUMMARY, &fig, err, sizeof err),
+        assert_int_equal(tc_sweep_load(f->st, &set, &pts, err, sizeof err), TC_OK);
+        size_t peak = 0;
+        for (size_t i = 1; i < set.n; i++)
+            if (pts[i].tokens_per_s_per_gpu > pts[peak].tokens_per_s_per_gpu)
+                peak = i;
+        char id[24];
+        snprintf(id, sizeof id, "%lld", (long long)pts[peak].run_id);
+        free(pts);
+        assert_int_equal(tc_runset_find(f->st, id, &one, err, sizeof err), TC_OK);
+        assert_int_equal(tc_runset_load(f->st, &one, TC_FIGURES_SUMMARY, &fig, err, sizeof err),
                          TC_OK);
-        tc_figures_summarise("the group", &set, fig, &s);
+        tc_figures_summarise("the run", &one, fig, &s);
         assert_int_equal(tc_cost_compute(&f->p, &s.mean, &r), TC_OK);
-        json_t *j = tc_report_cost_json(&set, &f->p, &s, &r);
+        json_t *j = tc_report_cost_json(&one, &f->p, &s, &r);
         assert_int_equal(md_cell(md, k ? "B (p.ini)" : "A (p.ini)", 4, cell, sizeof cell), 0);
         near(cell, jnum(j, "cost_per_million_tokens"));
         json_decref(j);
-        tc_runset_figures_free(fig, set.n);
+        tc_runset_figures_free(fig, one.n);
+        tc_runset_free(&one);
         tc_runset_free(&set);
     }
 
