@@ -4,12 +4,13 @@
 #               under AddressSanitizer + UndefinedBehaviorSanitizer)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+RELEASE_BUILD ?= build-release
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo check test asan bench fuzz format install clean
+.PHONY: all deps build demo check test asan release bench fuzz format install clean
 
 all: build
 
@@ -39,6 +40,12 @@ asan: deps
 
 check: test asan
 
+# The optimised build has warnings of its own (GCC's -Wdangling-pointer,
+# -Wmaybe-uninitialized need the optimiser): CI builds it too.
+release: deps
+	cmake -S . -B $(RELEASE_BUILD) -DTC_WERROR=ON -DCMAKE_BUILD_TYPE=Release -DTC_TESTS=ON
+	cmake --build $(RELEASE_BUILD) -j$(JOBS)
+
 bench: build
 	$(PG_TEST) cmake --build $(BUILD) --target bench
 
@@ -57,4 +64,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(RELEASE_BUILD)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -18,13 +20,6 @@
 
 #define N_GAPS 20000
 #define ALPHA 0.01
-
-#define assert_near(a, b, eps)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (eps)))                                                             \
-            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
-    } while (0)
 
 static double uniform_cdf(double x, const void *params)
 {

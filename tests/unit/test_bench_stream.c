@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,8 +77,6 @@ static const char LLAMA[] =
 static const char LLAMA_TEXT[] = "TTF";
 
 /* ---- Helpers ---- */
-
-#define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
 /* Fails showing the detail when the record has an error. */
 static void expect_ok(const tc_req_record *r)
@@ -179,9 +179,9 @@ static void openai_completions_timings_and_chunk_count(void **state)
     assert_true(r.server.has_timings);
     assert_int_equal(r.server.prompt_n, 4);
     assert_int_equal(r.server.predicted_n, 2);
-    assert_near(r.server.prompt_ms, 12.5);
-    assert_near(r.server.predicted_ms, 30.25);
-    assert_near(r.server.predicted_per_second, 66.115702);
+    assert_near(r.server.prompt_ms, 12.5, 1e-9);
+    assert_near(r.server.predicted_ms, 30.25, 1e-9);
+    assert_near(r.server.predicted_per_second, 66.115702, 1e-9);
     assert_int_equal(r.output_source, TC_TOKENS_SERVER); /* timings.predicted_n */
     assert_int_equal(r.prompt_source, TC_TOKENS_SERVER);
     tc_req_record_clear(&r);
@@ -319,7 +319,7 @@ static void llamacpp_native_stream(void **state)
     expect_ok(&r);
     assert_int_equal(r.n_chunks, 2);
     assert_true(r.server.has_timings);
-    assert_near(r.server.predicted_per_second, 100.0);
+    assert_near(r.server.predicted_per_second, 100.0, 1e-9);
     tc_req_record_clear(&r);
     check_slicing(TC_API_LLAMACPP, LLAMA, LLAMA_TEXT);
 }

@@ -218,7 +218,8 @@ static void run_checks_open_loop_options(void **state)
         int n;
         const char *want;
     } bad[] = {
-        {{"--rate", "0"}, 2,
+        {{"--rate", "0"},
+         2,
          "truecost: run: --rate 0: expected a number above 0 and at most 1e+06, e.g. --rate 10\n"},
         {{"--rate", "-3"}, 2, "--rate -3: expected a number above 0"},
         {{"--rate", "fast"}, 2, "--rate: 'fast' is not a number"},

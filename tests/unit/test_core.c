@@ -564,7 +564,8 @@ static void urls_lose_their_secrets(void **state)
          "https://h/m?page=2&api_key=***&Sig=***;X-Auth=***#frag"},
         {"http://h/m?key=1&monkey=2&secret=3&password=4&auth=5&access_token=6",
          "http://h/m?key=***&monkey=2&secret=***&password=***&auth=***&access_token=***"},
-        {"postgresql://tc:pw@db/runs?sslmode=require", "postgresql://tc:***@db/runs?sslmode=require"},
+        {"postgresql://tc:pw@db/runs?sslmode=require",
+         "postgresql://tc:***@db/runs?sslmode=require"},
         {"http://user@h/x?q=1", "http://user@h/x?q=1"}, /* a user alone is no secret */
         {"--telemetry=http://a:b@h/m,http://c:d@i/m?token=t",
          "--telemetry=http://a:***@h/m,http://c:***@i/m?token=***"},

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,9 +39,7 @@ static void parse_fails(const char *text, ...)
                      TC_ERR_PARSE);
     va_list ap;
     va_start(ap, text);
-    for (const char *frag; (frag = va_arg(ap, const char *));)
-        if (!strstr(err, frag))
-            fail_msg("'%s' not in '%s'", frag, err);
+    assert_says_v(err, ap);
     va_end(ap);
 }
 

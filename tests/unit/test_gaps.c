@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +118,7 @@ static void inv_fails(const char *text, ...)
     assert_null(inv.ops);
     va_list ap;
     va_start(ap, text);
-    for (const char *frag; (frag = va_arg(ap, const char *));)
-        if (!strstr(err, frag))
-            fail_msg("'%s' not in '%s'", frag, err);
+    assert_says_v(err, ap);
     va_end(ap);
 }
 
@@ -314,9 +314,7 @@ static void support_fails(const char *text, ...)
                      TC_ERR_PARSE);
     va_list ap;
     va_start(ap, text);
-    for (const char *frag; (frag = va_arg(ap, const char *));)
-        if (!strstr(err, frag))
-            fail_msg("'%s' not in '%s'", frag, err);
+    assert_says_v(err, ap);
     va_end(ap);
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +41,6 @@ static const char ASSESSMENT[] = "[effort]\n"
                                  "months = 24\n"
                                  "[decision]\n"
                                  "fallback_path = yes\n";
-
-static void has_line(const char *text, const char *line)
-{
-    const char *p = strstr(text, line);
-    if (!p || (p != text && p[-1] != '\n') || (p[strlen(line)] != '\n'))
-        fail_msg("no line '%s' in:\n%s", line, text);
-}
 
 /* The assessment above evaluated with overrides o (may be NULL). */
 static void evaluate(const tc_lockin_overrides *o, tc_lockin_result *r)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -15,13 +17,6 @@
 #define EPS 1e-9
 
 /* cmocka's assert_float_equal works in float; these figures need double. */
-#define assert_near(a, b, eps)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (eps)))                                                             \
-            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
-    } while (0)
-
 /* A request sent at send_ms whose text chunks arrived at chunk_ms[] and
  * which ended at end_ms, all in ms since an arbitrary origin. */
 static void req(tc_req_record *r, int64_t seq, int64_t send_ms, const int64_t *chunk_ms, size_t nc,

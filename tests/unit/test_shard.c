@@ -40,9 +40,8 @@ static void start_times_parse(void **state)
     int64_t t = 0;
     const int64_t at_2026 = 1796119200LL * 1000000000LL; /* date -u -d 2026-12-01T10:00:00Z +%s */
     const int64_t hour = 3600LL * 1000000000LL;
-    assert_int_equal(tc_measure_parse_start("2026-12-01T10:00:00Z", at_2026 - hour, &t, err,
-                                            sizeof err),
-                     TC_OK);
+    assert_int_equal(
+        tc_measure_parse_start("2026-12-01T10:00:00Z", at_2026 - hour, &t, err, sizeof err), TC_OK);
     assert_int_equal(t, at_2026);
     /* More than a day ahead is a typo, as +SECONDS past 86400 is. */
     assert_int_equal(tc_measure_parse_start("2099-12-01T10:00:00Z", at_2026, &t, err, sizeof err),
@@ -55,8 +54,8 @@ static void start_times_parse(void **state)
     assert_int_equal(tc_measure_parse_start("1970-01-01T00:00:01.25Z", 0, &t, err, sizeof err),
                      TC_OK);
     assert_int_equal(t, 1250000000LL);
-    assert_int_equal(tc_measure_parse_start("2024-02-29T23:59:59+00:00", 1709251199LL * 1000000000LL,
-                                            &t, err, sizeof err),
+    assert_int_equal(tc_measure_parse_start("2024-02-29T23:59:59+00:00",
+                                            1709251199LL * 1000000000LL, &t, err, sizeof err),
                      TC_OK);
     assert_int_equal(t, 1709251199LL * 1000000000LL);
     assert_int_equal(tc_measure_parse_start("+2.5", 1000, &t, err, sizeof err), TC_OK);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,13 +19,6 @@
 #include "core/tc_number.h"
 
 #define MS(x) ((int64_t)(x)*1000000LL)
-
-#define assert_near(a, b, eps)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (eps)))                                                             \
-            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
-    } while (0)
 
 /* A completed request: sent at send_ms, n chunks every gap_ms from first_ms,
  * ended 1 ms after the last, one token a chunk. */

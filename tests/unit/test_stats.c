@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_assert.h"
+
 #include <math.h>
 
 #include "analysis/stats.h"
@@ -14,13 +16,6 @@
 #define EPS 1e-9
 
 /* cmocka's assert_float_equal works in float; these figures need double. */
-#define assert_near(a, b, eps)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b);                                                                 \
-        if (!(fabs(a_ - b_) <= (eps)))                                                             \
-            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
-    } while (0)
-
 static void one_to_ten(void **state)
 {
     (void)state;
