@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "analysis/stats.h"
+#include "core/tc_sort.h"
 
 double tc_boot_stat(const tc_boot_sample *s)
 {
@@ -40,12 +41,6 @@ double tc_boot_ratio_b_over_a(double stat_a, double stat_b, void *ctx)
 {
     (void)ctx;
     return stat_a != 0 ? stat_b / stat_a : NAN;
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
 }
 
 static tc_err check_args(const tc_boot_sample *a, const tc_boot_sample *b, tc_boot_map map,
@@ -153,9 +148,8 @@ tc_err tc_boot_ci_from_draws(const tc_boot_sample *a, const tc_boot_sample *b, c
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "bootstrap: only %d of %d resamples gave a number", used, resamples);
     }
-    qsort(v, (size_t)used, sizeof *v, cmp_double);
-    out->lo = tc_stats_percentile(v, (size_t)used, 50.0 * (1 - level));
-    out->hi = tc_stats_percentile(v, (size_t)used, 50.0 * (1 + level));
+    out->lo = tc_boot_percentile(v, (size_t)used, 50.0 * (1 - level));
+    out->hi = tc_boot_percentile(v, (size_t)used, 50.0 * (1 + level));
     free(v);
     return TC_OK;
 }
@@ -200,4 +194,16 @@ const char *tc_claim_verdict_name(tc_claim_verdict v)
     default:
         return "inconclusive";
     }
+}
+
+double tc_boot_percentile(double *v, size_t n, double q)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            v[k++] = v[i];
+    if (k == 0)
+        return NAN;
+    tc_sort_double(v, k);
+    return tc_stats_percentile(v, k, q);
 }

@@ -43,6 +43,12 @@ typedef struct tc_boot_sample {
 /* The statistic of the whole sample; NaN when sum(den) is 0. */
 double tc_boot_stat(const tc_boot_sample *s);
 
+/* Percentile q (0..100) of the finite values among v[0..n), as
+ * tc_stats_percentile reads it; moves them to the front and sorts them
+ * in place. NaN when none is finite. The one reading of a bootstrap's
+ * resampled values into an interval. */
+double tc_boot_percentile(double *v, size_t n, double q);
+
 /* The statistic of one resample of s drawn with rng. */
 double tc_boot_resample(const tc_boot_sample *s, tc_rng *rng);
 

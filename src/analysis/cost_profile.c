@@ -155,16 +155,13 @@ fail:
     return status;
 }
 
+static tc_err parse_any(const char *name, const char *text, size_t len, void *out, char *err,
+                        size_t errlen)
+{
+    return tc_cost_profile_parse(name, text, len, out, err, errlen);
+}
+
 tc_err tc_cost_profile_load(const char *path, tc_cost_profile *out, char *err, size_t errlen)
 {
-    if (!path || !out || !err || !errlen)
-        return TC_ERR_INVALID;
-    char *text;
-    size_t len;
-    /* A profile is a few hundred bytes; refuse anything absurd. */
-    tc_err status = tc_read_file(path, 1u << 20, "a cost profile", &text, &len, err, errlen);
-    if (status == TC_OK)
-        status = tc_cost_profile_parse(path, text, len, out, err, errlen);
-    free(text);
-    return status;
+    return tc_ini_load(path, "a cost profile", parse_any, out, err, errlen);
 }

@@ -1,6 +1,7 @@
 #include "figures.h"
 
 #include "analysis/figures_stored.h"
+#include "core/tc_grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,14 +44,8 @@ typedef struct record_list {
 static tc_err keep_record(void *ctx, const tc_req_record *r)
 {
     record_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        tc_req_record *p = realloc(l->recs, cap * sizeof *p);
-        if (!p)
-            return TC_ERR_NOMEM;
-        l->recs = p;
-        l->cap = cap;
-    }
+    if (tc_grow(&l->recs, &l->cap, l->n, sizeof *l->recs, 256) < 0)
+        return TC_ERR_NOMEM;
     tc_req_record *c = &l->recs[l->n];
     *c = *r;
     c->chunk_ns = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/bootstrap.h"
 #include "analysis/stats.h"
 #include "core/tc_rng.h"
 
@@ -275,25 +276,6 @@ static void resample(const tc_frontier_side *s, const side_figs *nom, tc_rng *rn
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Percentile q of the finite values of v[0..n) (sorts them in place). */
-static double pct(double *v, size_t n, double q)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]))
-            v[k++] = v[i];
-    if (k == 0)
-        return NAN;
-    qsort(v, k, sizeof *v, cmp_double);
-    return tc_stats_percentile(v, k, q);
-}
-
 /* Per target and side, the resampled throughput and cost. */
 typedef struct draws {
     double *tps[2][TC_FRONTIER_MAX_TARGETS], *cost[2][TC_FRONTIER_MAX_TARGETS];
@@ -350,10 +332,10 @@ static void interval(double *tps, double *cost, int b, tc_frontier_value *v)
         v->tps_lo = v->tps_hi = v->cost_lo = v->cost_hi = NAN;
         return;
     }
-    v->tps_lo = pct(tps, (size_t)b, 2.5);
-    v->tps_hi = pct(tps, (size_t)b, 97.5);
-    v->cost_lo = pct(cost, (size_t)b, 2.5);
-    v->cost_hi = pct(cost, (size_t)b, 97.5);
+    v->tps_lo = tc_boot_percentile(tps, (size_t)b, 2.5);
+    v->tps_hi = tc_boot_percentile(tps, (size_t)b, 97.5);
+    v->cost_lo = tc_boot_percentile(cost, (size_t)b, 2.5);
+    v->cost_hi = tc_boot_percentile(cost, (size_t)b, 97.5);
     v->has_ci = isfinite(v->tps_lo) && v->tps_lo > 0;
     if (!v->has_ci)
         return;
@@ -419,8 +401,8 @@ static tc_err bootstrap(const tc_frontier_side *sides[2], const side_figs nom[2]
         if (!tg->has_ratio) /* a ratio the nominal readings do not have */
             continue;
         tg->p_b_cheaper = valid ? (double)cheaper / (double)valid : NAN;
-        tg->ratio_lo = pct(d.ratio[t], (size_t)b, 2.5);
-        tg->ratio_hi = pct(d.ratio[t], (size_t)b, 97.5);
+        tg->ratio_lo = tc_boot_percentile(d.ratio[t], (size_t)b, 2.5);
+        tg->ratio_hi = tc_boot_percentile(d.ratio[t], (size_t)b, 97.5);
     }
     free(scratch);
     draws_free(&d);

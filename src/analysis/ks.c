@@ -1,4 +1,5 @@
 #include "ks.h"
+#include "core/tc_sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -6,17 +7,11 @@
 #define GAMMA_EPS 1e-15
 #define GAMMA_ITER 1000
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double tc_ks_statistic(double *x, size_t n, tc_cdf_fn cdf, const void *params)
 {
     if (n == 0)
         return NAN;
-    qsort(x, n, sizeof *x, cmp_double);
+    tc_sort_double(x, n);
     double d = 0;
     for (size_t i = 0; i < n; i++) {
         double f = cdf(x[i], params);

@@ -1,4 +1,5 @@
 #include "run_window.h"
+#include "core/tc_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,9 @@ void tc_steady_begin(tc_steady *w, int concurrency, int open_loop)
 
 static void note_arrival(tc_steady *w, int64_t t)
 {
-    if (w->n_sched == w->cap_sched) {
-        size_t cap = w->cap_sched ? w->cap_sched * 2 : 256;
-        int64_t *p = realloc(w->sched, cap * sizeof *p);
-        if (!p) {
-            w->failed = 1;
-            return;
-        }
-        w->sched = p;
-        w->cap_sched = cap;
+    if (tc_grow(&w->sched, &w->cap_sched, w->n_sched, sizeof *w->sched, 256) < 0) {
+        w->failed = 1;
+        return;
     }
     w->sched[w->n_sched++] = t;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/tc_sort.h"
+#include "core/tc_grow.h"
 
 /* numpy's _lerp: from the upper end when t >= 0.5, so P(100) is exactly the
  * maximum and results match numpy to the last bit. */
@@ -66,14 +67,8 @@ void tc_summary_compute(double *samples, size_t n, tc_summary *out)
 
 tc_err tc_dvec_push(tc_dvec *v, double x)
 {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        double *p = realloc(v->data, cap * sizeof *p);
-        if (!p)
-            return TC_ERR_NOMEM;
-        v->data = p;
-        v->cap = cap;
-    }
+    if (tc_grow(&v->data, &v->cap, v->len, sizeof *v->data, 64) < 0)
+        return TC_ERR_NOMEM;
     v->data[v->len++] = x;
     return TC_OK;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "gaps_internal.h"
+#include "core/tc_grow.h"
 
 void tc_gaps_raw_free(tc_gaps_raw_rows *r)
 {
@@ -132,14 +133,8 @@ tc_err tc_gaps_inventory_add(tc_gap_inventory *inv, const char *name, const char
         op->has_calls = op->has_calls || has_calls;
         return TC_OK;
     }
-    if (inv->n == inv->cap) {
-        size_t cap = inv->cap ? inv->cap * 2 : 64;
-        tc_gap_op *grown = realloc(inv->ops, cap * sizeof *grown);
-        if (!grown)
-            return TC_ERR_NOMEM;
-        inv->ops = grown;
-        inv->cap = cap;
-    }
+    if (tc_grow(&inv->ops, &inv->cap, inv->n, sizeof *inv->ops, 64) < 0)
+        return TC_ERR_NOMEM;
     tc_gap_op *op = &inv->ops[inv->n];
     *op = (tc_gap_op){strdup(name), strdup(dtype), share, time_us, calls, has_calls, line, 0};
     if (!op->name || !op->dtype) {

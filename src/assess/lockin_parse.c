@@ -186,16 +186,13 @@ tc_err tc_lockin_parse(const char *name, const char *text, size_t len, tc_lockin
     return TC_OK;
 }
 
+static tc_err parse_any(const char *name, const char *text, size_t len, void *out, char *err,
+                        size_t errlen)
+{
+    return tc_lockin_parse(name, text, len, out, err, errlen);
+}
+
 tc_err tc_lockin_load(const char *path, tc_lockin *out, char *err, size_t errlen)
 {
-    if (!path || !out || !err || !errlen)
-        return TC_ERR_INVALID;
-    char *text;
-    size_t len;
-    /* An assessment is a few hundred bytes; refuse anything absurd. */
-    tc_err status = tc_read_file(path, 1u << 20, "an assessment", &text, &len, err, errlen);
-    if (status == TC_OK)
-        status = tc_lockin_parse(path, text, len, out, err, errlen);
-    free(text);
-    return status;
+    return tc_ini_load(path, "an assessment", parse_any, out, err, errlen);
 }

@@ -9,12 +9,7 @@
 #include "cli.h"
 #include "core/tc_text.h"
 #include "report/report_frontier.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "core/tc_sort.h"
 
 int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size_t *n)
 {
@@ -44,7 +39,7 @@ int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size
         return -1;
     }
     /* Rising order, so the verdicts read as a stretch of interactivity. */
-    qsort(out, *n, sizeof *out, cmp_double);
+    tc_sort_double(out, *n);
     for (size_t i = 1; i < *n; i++)
         if (out[i] == out[i - 1]) {
             tc_cli_error("%s: --at '%s': %g is given twice", cmd, text, out[i]);

@@ -4,8 +4,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/tc_file.h"
 #include "core/tc_number.h"
 
 void tc_ini_init(tc_ini *ini, const char *name, const char *text, size_t len, char *err,
@@ -323,4 +325,18 @@ tc_err tc_ini_read(tc_ini *ini, const tc_ini_schema *schema, void *out)
     if (rc == TC_OK)
         rc = check_required(&c);
     return rc;
+}
+
+tc_err tc_ini_load(const char *path, const char *what, tc_ini_file_fn parse, void *out, char *err,
+                   size_t errlen)
+{
+    if (!path || !parse || !out || !err || !errlen)
+        return TC_ERR_INVALID;
+    char *text;
+    size_t len;
+    tc_err status = tc_read_file(path, 1u << 20, what, &text, &len, err, errlen);
+    if (status == TC_OK)
+        status = parse(path, text, len, out, err, errlen);
+    free(text);
+    return status;
 }

@@ -121,4 +121,17 @@ typedef struct tc_ini_schema {
  * TC_ERR_INVALID for a schema of more than TC_INI_MAX_KEYS keys. */
 TC_MUST_CHECK tc_err tc_ini_read(tc_ini *ini, const tc_ini_schema *schema, void *out);
 
+/* ---- one loader for every INI file (cost profiles, assessments) ------- */
+
+/* Reads an INI text of `len` bytes named `name` into out. */
+typedef tc_err (*tc_ini_file_fn)(const char *name, const char *text, size_t len, void *out,
+                                 char *err, size_t errlen);
+
+/* Reads the file at path (`what` it should be, for messages: "a cost
+ * profile"; at most 1 MiB: such files are a few hundred bytes) and hands
+ * it to parse. TC_ERR_INVALID for a NULL argument; else read's or
+ * parse's result, with the detail in err. */
+TC_MUST_CHECK tc_err tc_ini_load(const char *path, const char *what, tc_ini_file_fn parse,
+                                 void *out, char *err, size_t errlen);
+
 #endif

@@ -1,4 +1,5 @@
 #include "record.h"
+#include "core/tc_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,47 +22,27 @@ static int find_name(const char *const *names, int n, const char *name)
     return -1;
 }
 
-const char *tc_api_name(tc_api api)
-{
-    return (unsigned)api < TC_API_COUNT ? api_names[api] : "?";
-}
+/* An enum's name and parse functions, from its table of names. */
+#define ENUM_NAMES(type, prefix, table, count)                                                     \
+    const char *prefix##_name(type v)                                                              \
+    {                                                                                              \
+        return (unsigned)v < (unsigned)(count) ? table[v] : "?";                                   \
+    }                                                                                              \
+    int prefix##_parse(const char *name, type *out)                                                \
+    {                                                                                              \
+        int i = find_name(table, (count), name);                                                   \
+        if (i < 0)                                                                                 \
+            return -1;                                                                             \
+        *out = (type)i;                                                                            \
+        return 0;                                                                                  \
+    }
 
-int tc_api_parse(const char *name, tc_api *out)
-{
-    int i = find_name(api_names, TC_API_COUNT, name);
-    if (i < 0)
-        return -1;
-    *out = (tc_api)i;
-    return 0;
-}
-
-const char *tc_req_error_name(tc_req_error e)
-{
-    return (unsigned)e < TC_REQ_ERROR_COUNT ? error_names[e] : "?";
-}
-
-int tc_req_error_parse(const char *name, tc_req_error *out)
-{
-    int i = find_name(error_names, TC_REQ_ERROR_COUNT, name);
-    if (i < 0)
-        return -1;
-    *out = (tc_req_error)i;
-    return 0;
-}
-
-const char *tc_token_source_name(tc_token_source s)
-{
-    return (unsigned)s < 4 ? source_names[s] : "?";
-}
-
-int tc_token_source_parse(const char *name, tc_token_source *out)
-{
-    int i = find_name(source_names, 4, name);
-    if (i < 0)
-        return -1;
-    *out = (tc_token_source)i;
-    return 0;
-}
+ENUM_NAMES(tc_api, tc_api, api_names, TC_API_COUNT)
+ENUM_NAMES(tc_req_error, tc_req_error, error_names, TC_REQ_ERROR_COUNT)
+ENUM_NAMES(tc_token_source, tc_token_source, source_names,
+           (int)(sizeof source_names / sizeof source_names[0]))
+ENUM_NAMES(tc_arrival, tc_arrival, arrival_names, TC_ARRIVAL_COUNT)
+ENUM_NAMES(tc_run_status, tc_run_status, status_names, TC_RUN_STATUS_COUNT)
 
 void tc_req_record_init(tc_req_record *r)
 {
@@ -78,14 +59,8 @@ void tc_req_record_clear(tc_req_record *r)
 
 int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns)
 {
-    if (r->n_chunks == r->cap_chunks) {
-        size_t cap = r->cap_chunks ? r->cap_chunks * 2 : 256;
-        int64_t *p = realloc(r->chunk_ns, cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->chunk_ns = p;
-        r->cap_chunks = cap;
-    }
+    if (tc_grow(&r->chunk_ns, &r->cap_chunks, r->n_chunks, sizeof *r->chunk_ns, 256) < 0)
+        return -1;
     r->chunk_ns[r->n_chunks++] = t_ns;
     return 0;
 }
@@ -115,32 +90,4 @@ double tc_req_tpot_ns(const tc_req_record *r)
     if (ttft < 0 || e2e < 0 || r->output_tokens < 2)
         return -1;
     return (double)(e2e - ttft) / (double)(r->output_tokens - 1);
-}
-
-const char *tc_arrival_name(tc_arrival a)
-{
-    return (unsigned)a < TC_ARRIVAL_COUNT ? arrival_names[a] : "?";
-}
-
-int tc_arrival_parse(const char *name, tc_arrival *out)
-{
-    int i = find_name(arrival_names, TC_ARRIVAL_COUNT, name);
-    if (i < 0)
-        return -1;
-    *out = (tc_arrival)i;
-    return 0;
-}
-
-const char *tc_run_status_name(tc_run_status s)
-{
-    return (unsigned)s < TC_RUN_STATUS_COUNT ? status_names[s] : "?";
-}
-
-int tc_run_status_parse(const char *name, tc_run_status *out)
-{
-    int i = find_name(status_names, TC_RUN_STATUS_COUNT, name);
-    if (i < 0)
-        return -1;
-    *out = (tc_run_status)i;
-    return 0;
 }

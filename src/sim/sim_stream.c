@@ -23,6 +23,7 @@
 #include "core/tc_time.h"
 #include "sim_text.h"
 #include "sim_truth.h"
+#include "core/tc_grow.h"
 
 typedef enum { ST_ACCEPT_WAIT, ST_PREFILL, ST_DECODE } stream_state;
 
@@ -132,14 +133,8 @@ static void note_chunk(sim_stream *st, int tokens)
 {
     if (!st->srv->truth)
         return;
-    if (st->n_chunks == st->cap_chunks) {
-        size_t cap = st->cap_chunks ? st->cap_chunks * 2 : 64;
-        chunk_time *p = realloc(st->chunks, cap * sizeof *p);
-        if (!p)
-            return; /* truth is best effort under memory pressure; serving goes on */
-        st->chunks = p;
-        st->cap_chunks = cap;
-    }
+    if (tc_grow(&st->chunks, &st->cap_chunks, st->n_chunks, sizeof *st->chunks, 64) < 0)
+        return; /* truth is best effort under memory pressure; serving goes on */
     st->chunks[st->n_chunks++] = (chunk_time){0, 0, tokens};
 }
 

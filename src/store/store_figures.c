@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "core/tc_grow.h"
 
 tc_err tc_store_set_figures(tc_store *s, int64_t run_id, int version, const char *json, char *err,
                             size_t errlen)
@@ -50,14 +51,8 @@ tc_err tc_store_get_figures(tc_store *s, int64_t run_id, int version, char **jso
 
 static tc_err push_id(int64_t **ids, size_t *n, size_t *cap, int64_t id)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        int64_t *p = realloc(*ids, c * sizeof *p);
-        if (!p)
-            return TC_ERR_NOMEM;
-        *ids = p;
-        *cap = c;
-    }
+    if (tc_grow(ids, cap, *n, sizeof **ids, 16) < 0)
+        return TC_ERR_NOMEM;
     (*ids)[(*n)++] = id;
     return TC_OK;
 }

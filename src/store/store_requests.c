@@ -1,6 +1,7 @@
 /* Request records: written a batch per transaction, read back in seq
  * order with their chunk times decoded. */
 #include "store_internal.h"
+#include "core/tc_grow.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -401,14 +402,8 @@ static tc_err check_run_exists(tc_store *s, int64_t run_id, char *err, size_t er
 /* Makes room for one more record in a growing array. */
 static tc_err grow(tc_req_record **recs, size_t n, size_t *cap, char *err, size_t errlen)
 {
-    if (n < *cap)
-        return TC_OK;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    tc_req_record *p = realloc(*recs, ncap * sizeof *p);
-    if (!p)
-        return tc_fail(err, errlen, TC_ERR_NOMEM, "loading %zu requests", ncap);
-    *recs = p;
-    *cap = ncap;
+    if (tc_grow(recs, cap, n, sizeof **recs, 64) < 0)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "loading %zu requests", n + 1);
     return TC_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/tc_time.h"
+#include "core/tc_grow.h"
 
 /* The columns read into a tc_run_info by read_run, in its order, with the
  * schema version that brought each. A file opened read-only is not
@@ -288,14 +289,8 @@ static tc_err read_run(tc_db_stmt *st, tc_run_info *out, char *err, size_t errle
 /* Appends one run to a growing array. */
 static tc_err push_run(tc_run_info **runs, size_t *n, size_t *cap, char *err, size_t errlen)
 {
-    if (*n < *cap)
-        return TC_OK;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    tc_run_info *p = realloc(*runs, ncap * sizeof *p);
-    if (!p)
-        return tc_fail(err, errlen, TC_ERR_NOMEM, "listing %zu runs", ncap);
-    *runs = p;
-    *cap = ncap;
+    if (tc_grow(runs, cap, *n, sizeof **runs, 16) < 0)
+        return tc_fail(err, errlen, TC_ERR_NOMEM, "listing %zu runs", *n + 1);
     return TC_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "core/tc_grow.h"
 
 static tc_err writable(tc_store *s, char *err, size_t errlen)
 {
@@ -164,14 +165,9 @@ static tc_err load_samples(tc_store *s, int64_t run_id, tc_run_sample **out, siz
     size_t cap = 0;
     int rc;
     while ((rc = tc_db_step(st)) == TC_DB_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            tc_run_sample *p = realloc(*out, cap * sizeof *p);
-            if (!p) {
-                tc_db_reset(st);
-                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-            }
-            *out = p;
+        if (tc_grow(out, &cap, *n, sizeof **out, 1024) < 0) {
+            tc_db_reset(st);
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
         }
         read_sample(st, &(*out)[(*n)++]);
     }

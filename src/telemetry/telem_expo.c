@@ -1,6 +1,7 @@
 /* The Prometheus text format, line by line: comments skipped, each sample
  * line `name{label="value",...} value [timestamp]` read whole or refused. */
 #include "telem_expo.h"
+#include "core/tc_grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,14 +97,8 @@ static tc_err push_label(parser *ps, const char *name, const char *value, size_t
             return bad(ps, "a label is given twice");
     if (e->n_labels - first >= TC_EXPO_MAX_LABELS)
         return bad(ps, "too many labels on one sample");
-    if (e->n_labels == ps->cap_labels) {
-        size_t cap = ps->cap_labels ? ps->cap_labels * 2 : 64;
-        tc_expo_label *l = realloc(e->labels, cap * sizeof *l);
-        if (!l)
-            return TC_ERR_NOMEM;
-        e->labels = l;
-        ps->cap_labels = cap;
-    }
+    if (tc_grow(&e->labels, &ps->cap_labels, e->n_labels, sizeof *e->labels, 64) < 0)
+        return TC_ERR_NOMEM;
     e->labels[e->n_labels++] = (tc_expo_label){name, value};
     return TC_OK;
 }
@@ -177,14 +172,8 @@ static tc_err take_number(parser *ps, double *out)
 static tc_err push_sample(parser *ps, const tc_expo_sample *s)
 {
     tc_expo *e = ps->e;
-    if (e->n == ps->cap_samples) {
-        size_t cap = ps->cap_samples ? ps->cap_samples * 2 : 64;
-        tc_expo_sample *x = realloc(e->samples, cap * sizeof *x);
-        if (!x)
-            return TC_ERR_NOMEM;
-        e->samples = x;
-        ps->cap_samples = cap;
-    }
+    if (tc_grow(&e->samples, &ps->cap_samples, e->n, sizeof *e->samples, 64) < 0)
+        return TC_ERR_NOMEM;
     e->samples[e->n++] = *s;
     return TC_OK;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/tc_time.h"
+#include "core/tc_sort.h"
 
 #define RING 8192       /* samples; a power of two. At 10 Hz and 8 devices: 100 s of slack */
 #define MAX_LATE 100000 /* rounds whose lateness is kept for the percentiles */
@@ -115,12 +116,6 @@ void tc_telem_sampler_stop(tc_telem_sampler *s)
     s->running = 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void tc_telem_sampler_stats(const tc_telem_sampler *s, tc_sampler_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -129,7 +124,7 @@ void tc_telem_sampler_stats(const tc_telem_sampler *s, tc_sampler_stats *out)
     out->cpu_ns = s->cpu_ns;
     if (s->running || s->n_late == 0)
         return;
-    qsort(s->late, s->n_late, sizeof *s->late, cmp_i64);
+    tc_sort_i64(s->late, s->n_late);
     out->late_p50_ns = s->late[(s->n_late - 1) / 2];
     out->late_p99_ns = s->late[(size_t)((double)(s->n_late - 1) * 0.99)];
     out->late_max_ns = s->late[s->n_late - 1];
