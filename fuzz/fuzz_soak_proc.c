@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(line, data + 2, size - 2);
     line[size - 2] = '\0';
     unsigned long inode = 0;
-    if (tc_soak_listen_line(line, port, &inode) && !strstr(line, "0A"))
+    if (tc_measure_soak_listen_line(line, port, &inode) && !strstr(line, "0A"))
         __builtin_trap(); /* only a listening socket is taken */
     free(line);
     return 0;

@@ -265,7 +265,7 @@ json_t *tc_compare_differences(const tc_run_info *a, const tc_run_info *b, json_
         goto fail;
     if (fa && fb) {
         json_t *env = NULL;
-        if (tc_env_diff(fa, fb, &env) != TC_OK)
+        if (tc_fingerprint_diff(fa, fb, &env) != TC_OK)
             goto fail;
         size_t i;
         json_t *d;

@@ -320,7 +320,7 @@ static void quality(tc_compare_result *r)
                  tc_power_scope_name(sa), tc_power_scope_name(sb));
     const tc_compare_platform *side[2] = {&r->a, &r->b};
     for (int k = 0; k < 2; k++)
-        if (tc_env_client_host(side[k]->fingerprint) && r->n_warnings < max)
+        if (tc_fingerprint_client_host(side[k]->fingerprint) && r->n_warnings < max)
             snprintf(r->warnings[r->n_warnings++], sizeof r->warnings[0],
                      "%s's environment is the client host's, not the server's (no agent /env "
                      "answered): its GPU and driver below are not the server box's",

@@ -1,4 +1,4 @@
-/* tc_env_diff: the differences between two fingerprints that make their
+/* tc_fingerprint_diff: the differences between two fingerprints that make their
  * runs unfair to compare, each with the reason it matters. */
 #include <math.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ static int gpu_count(json_t *a, json_t *b, json_t *out)
     return rc;
 }
 
-int tc_env_client_host(json_t *fp)
+int tc_fingerprint_client_host(json_t *fp)
 {
     const char *role = json_string_value(at(fp, "host.role"));
     return role && strcmp(role, "client") == 0;
@@ -144,7 +144,7 @@ int tc_env_client_host(json_t *fp)
  * no difference between them; the caller warns of each. */
 static int host_role(json_t *a, json_t *b, json_t *out)
 {
-    if (tc_env_client_host(a) == tc_env_client_host(b))
+    if (tc_fingerprint_client_host(a) == tc_fingerprint_client_host(b))
         return 0;
     return add(out, "host.role", at(a, "host.role"), at(b, "host.role"),
                "one describes the client host that measured, not the server box (run "
@@ -166,7 +166,7 @@ static int check_gpus(json_t *a, json_t *b, const rule *r, json_t *out)
     return 0;
 }
 
-tc_err tc_env_diff(json_t *a, json_t *b, json_t **out)
+tc_err tc_fingerprint_diff(json_t *a, json_t *b, json_t **out)
 {
     json_t *list = json_array();
     if (!list)

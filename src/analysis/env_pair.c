@@ -5,8 +5,8 @@
 
 #include "env_diff.h"
 
-tc_err tc_env_pair_run_fingerprint(tc_store *st, const char *which, json_t **fp, char *err,
-                                   size_t errlen)
+tc_err tc_fingerprint_pair_of_run(tc_store *st, const char *which, json_t **fp, char *err,
+                                  size_t errlen)
 {
     tc_run_info run;
     char *text = NULL;
@@ -29,18 +29,18 @@ tc_err tc_env_pair_run_fingerprint(tc_store *st, const char *which, json_t **fp,
     return TC_OK;
 }
 
-tc_err tc_env_pair_compare(tc_env_pair *p)
+tc_err tc_fingerprint_pair_compare(tc_env_pair *p)
 {
     json_decref(p->diffs);
     p->diffs = NULL;
     p->n = 0;
-    tc_err rc = tc_env_diff(p->a, p->b, &p->diffs);
+    tc_err rc = tc_fingerprint_diff(p->a, p->b, &p->diffs);
     if (rc == TC_OK)
         p->n = json_array_size(p->diffs);
     return rc;
 }
 
-void tc_env_pair_free(tc_env_pair *p)
+void tc_fingerprint_pair_free(tc_env_pair *p)
 {
     if (!p)
         return;

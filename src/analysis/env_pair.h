@@ -1,6 +1,6 @@
 /* `truecost env --diff A B`: two environment fingerprints, each a file
  * saved with `env --json` (envinfo's tc_env_load) or the one stored with
- * a run, and what differs between them (tc_env_diff). */
+ * a run, and what differs between them (tc_fingerprint_diff). */
 #ifndef TC_ENV_PAIR_H
 #define TC_ENV_PAIR_H
 
@@ -12,7 +12,7 @@
 
 typedef struct tc_env_pair {
     json_t *a, *b; /* the fingerprints, loaded by the caller; owned */
-    json_t *diffs; /* tc_env_diff(a, b) once compared; owned */
+    json_t *diffs; /* tc_fingerprint_diff(a, b) once compared; owned */
     size_t n;      /* the number of differences */
 } tc_env_pair;
 
@@ -20,13 +20,13 @@ typedef struct tc_env_pair {
  * new reference. TC_ERR_NOTFOUND when there is no such run or it has no
  * recorded environment, TC_ERR_PARSE when what is stored is not JSON, or
  * the store's error; the detail in err. */
-TC_MUST_CHECK tc_err tc_env_pair_run_fingerprint(tc_store *st, const char *which, json_t **fp,
-                                                 char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_fingerprint_pair_of_run(tc_store *st, const char *which, json_t **fp,
+                                                char *err, size_t errlen);
 
 /* Compares p->a with p->b into p->diffs and p->n. TC_OK or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_env_pair_compare(tc_env_pair *p);
+TC_MUST_CHECK tc_err tc_fingerprint_pair_compare(tc_env_pair *p);
 
 /* Drops the fingerprints and the differences, and zeroes p; accepts NULL. */
-void tc_env_pair_free(tc_env_pair *p);
+void tc_fingerprint_pair_free(tc_env_pair *p);
 
 #endif

@@ -272,7 +272,7 @@ int tc_figures_quality_warnings(const char *who, const tc_runset *set, const tc_
     for (size_t i = 0; i < set->n; i++) {
         if (set->runs[i].status != TC_RUN_COMPLETE && n < max)
             snprintf(lines[n++], 200, "%s: run %lld is %s: its figures are partial", who,
-                     (long long)set->runs[i].id, tc_run_status_name(set->runs[i].status));
+                     (long long)set->runs[i].id, tc_status_name(set->runs[i].status));
         measured += f[i].m.requests.measured;
         failed += f[i].m.requests.failed;
     }

@@ -179,7 +179,7 @@ const char *tc_sweep_incomplete_text(const tc_sweep_point *p, size_t n, char *bu
             continue;
         char o[32];
         snprintf(buf, len, "%s (run %lld, %s)", tc_sweep_offered_text(&p[i], o, sizeof o),
-                 (long long)p[i].run_id, tc_run_status_name(p[i].status));
+                 (long long)p[i].run_id, tc_status_name(p[i].status));
         return buf;
     }
     return NULL;

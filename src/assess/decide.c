@@ -66,7 +66,7 @@ static void tick_run(const tc_decide_input *in, tc_decide_item *it)
         in->target_status == TC_RUN_COMPLETE && in->target_failed == 0 && in->target_completed > 0;
     it->state = clean ? TC_ITEM_TICKED : TC_ITEM_FAILED;
     snprintf(it->evidence, sizeof it->evidence, "target run %s: %lld completed, %lld failed",
-             tc_run_status_name(in->target_status), (long long)in->target_completed,
+             tc_status_name(in->target_status), (long long)in->target_completed,
              (long long)in->target_failed);
 }
 

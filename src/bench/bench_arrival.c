@@ -33,7 +33,7 @@ static double gamma_mt(tc_rng *rng, double shape)
     }
 }
 
-double tc_gamma_variate(tc_rng *rng, double shape)
+double tc_schedule_gamma_variate(tc_rng *rng, double shape)
 {
     if (shape >= 1.0)
         return gamma_mt(rng, shape);
@@ -58,7 +58,7 @@ double tc_schedule_next_gap_s(tc_schedule *s)
         return 1.0 / s->rate;
     case TC_ARRIVAL_GAMMA:
         /* Scale 1 / (rate * shape): the mean gap stays 1 / rate. */
-        return tc_gamma_variate(&s->rng, s->shape) / (s->rate * s->shape);
+        return tc_schedule_gamma_variate(&s->rng, s->shape) / (s->rate * s->shape);
     default:
         return -log(unit_open(&s->rng)) / s->rate;
     }

@@ -31,6 +31,6 @@ void tc_schedule_init(tc_schedule *s, tc_arrival kind, double rate, double burst
 double tc_schedule_next_gap_s(tc_schedule *s);
 
 /* A standard gamma variate of shape `shape` > 0 (scale 1), from rng. */
-double tc_gamma_variate(tc_rng *rng, double shape);
+double tc_schedule_gamma_variate(tc_rng *rng, double shape);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tc_api_route(tc_api api)
+const char *tc_body_route(tc_api api)
 {
     switch (api) {
     case TC_API_OLLAMA:
@@ -22,7 +22,7 @@ const char *tc_api_route(tc_api api)
     return "/completion";
 }
 
-int tc_api_is_chat(tc_api api)
+int tc_body_is_chat(tc_api api)
 {
     return api == TC_API_OLLAMA_CHAT || api == TC_API_OPENAI_CHAT;
 }
@@ -67,9 +67,9 @@ tc_err tc_body_build(tc_api api, const char *model, const tc_prompt *prompt, int
                      tc_buf *out)
 {
     json_int_t limit = (json_int_t)(prompt->max_tokens > 0 ? prompt->max_tokens : max_tokens);
-    json_t *input = tc_api_is_chat(api) ? messages_of(prompt) : prompt_of(prompt);
+    json_t *input = tc_body_is_chat(api) ? messages_of(prompt) : prompt_of(prompt);
     json_t *body = NULL;
-    const char *key = tc_api_is_chat(api) ? "messages" : "prompt";
+    const char *key = tc_body_is_chat(api) ? "messages" : "prompt";
     switch (api) {
     case TC_API_OLLAMA:
     case TC_API_OLLAMA_CHAT:

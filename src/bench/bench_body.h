@@ -9,10 +9,10 @@
 #include "core/tc_buf.h"
 
 /* The POST path of `api` ("/api/generate", "/v1/chat/completions", ...). */
-const char *tc_api_route(tc_api api);
+const char *tc_body_route(tc_api api);
 
 /* 1 when the API's requests carry chat messages. */
-int tc_api_is_chat(tc_api api);
+int tc_body_is_chat(tc_api api);
 
 /* Writes the streaming request body for `prompt` into out (reset first):
  * temperature 0, the token limit in the API's own field, and for OpenAI

@@ -107,7 +107,7 @@ static tc_err probe_request(const tc_calib_config *cfg, const char *text, int ig
     tc_req_record rec;
     tc_req_record_init(&rec);
     tc_stream_parser *parser = NULL;
-    const char *route = tc_api_route(cfg->api);
+    const char *route = tc_body_route(cfg->api);
     tc_err rc = tc_body_build(cfg->api, cfg->model, &p, 1, &body);
     if (rc != TC_OK) {
         rc = tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory building a probe");

@@ -628,7 +628,7 @@ static tc_err setup(runner *r, char *err, size_t errlen)
             return tc_fail(err, errlen, TC_ERR_IO, "cannot set up the arrival timer: %s",
                            strerror(errno));
     }
-    tc_endpoint_url(&c->endpoint, tc_api_route(c->api), r->url, sizeof r->url);
+    tc_endpoint_url(&c->endpoint, tc_body_route(c->api), r->url, sizeof r->url);
 
     r->headers = curl_slist_append(NULL, "Content-Type: application/json");
     if (r->headers && !curl_slist_append(r->headers, "Expect:")) /* no 100-continue */

@@ -72,7 +72,7 @@ static int take_resume(const char *v, void *ctx)
 static int take_chunks(const char *v, void *ctx)
 {
     tc_soak_chunks c;
-    if (tc_soak_chunks_parse(v, &c) < 0) {
+    if (tc_chunks_parse(v, &c) < 0) {
         tc_cli_error("soak: --chunks '%s': expected all, sample or none", v);
         return -1;
     }
@@ -273,7 +273,7 @@ static int soak(run_plan *p, const soak_args *s)
                               .max_error_rate = s->max_error_rate};
     if (tc_cli_command_line_whole()) /* a resume keeps the stored one */
         snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_cli_command_line());
-    if (s->chunks && tc_soak_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
+    if (s->chunks && tc_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
         return TC_EXIT_USAGE;
     if (s->resume) {
         int code = find_resumed(p->store, s->resume, &cfg);

@@ -166,10 +166,10 @@ static double down_in(const soak *s, double a, double b, double now)
 static void probe_server(soak *s)
 {
     tc_soak_identity now;
-    int got = tc_soak_prober_take(s->prober, &now);
+    int got = tc_measure_soak_prober_take(s->prober, &now);
     double look_t = s->look_t;
     s->look_t = s->started ? soak_time(s, tc_mono_ns()) : -1e300;
-    tc_soak_prober_ask(s->prober);
+    tc_measure_soak_prober_ask(s->prober);
     if (!got || !now.ok)
         return; /* down: the outage says so */
     /* Refused connections count once a look from after the server came
@@ -195,10 +195,10 @@ static int64_t server_rss(soak *s)
 {
     if (s->port <= 0)
         return -1;
-    int64_t rss = s->pid > 0 ? tc_soak_process_rss(s->cfg->proc_root, s->pid) : -1;
+    int64_t rss = s->pid > 0 ? tc_measure_soak_process_rss(s->cfg->proc_root, s->pid) : -1;
     if (rss < 0) { /* not found yet, or gone: look again */
-        s->pid = tc_soak_server_pid(s->cfg->proc_root, s->port);
-        rss = s->pid > 0 ? tc_soak_process_rss(s->cfg->proc_root, s->pid) : -1;
+        s->pid = tc_measure_soak_server_pid(s->cfg->proc_root, s->port);
+        rss = s->pid > 0 ? tc_measure_soak_process_rss(s->cfg->proc_root, s->pid) : -1;
     }
     return rss;
 }
@@ -239,7 +239,7 @@ static void close_window(soak *s, double span_s, double now)
 {
     tc_soak_acc *a = &s->acc[s->lo % 2];
     probe_server(s);
-    tc_soak_acc_end(a, span_s);
+    tc_measure_soak_acc_end(a, span_s);
     a->w.rss_bytes = server_rss(s);
     a->w.restarts = s->restarts_now;
     a->w.down_s = down_in(s, a->w.start_s, a->w.start_s + span_s, now);
@@ -252,8 +252,8 @@ static void close_window(soak *s, double span_s, double now)
     s->has_last = 1;
     /* This accumulator takes window lo + 2 now. */
     int64_t next = s->lo + 2;
-    tc_soak_acc_begin(a, next, window_start(s, next),
-                      tc_wall_ns() + (int64_t)((window_start(s, next) - now) * 1e9));
+    tc_measure_soak_acc_begin(a, next, window_start(s, next),
+                              tc_wall_ns() + (int64_t)((window_start(s, next) - now) * 1e9));
     s->lo++;
 }
 
@@ -288,9 +288,9 @@ static void start_clock(soak *s, int64_t mono)
     s->covered0 = s->plan.covered_s;
     s->lo = s->cfg->next_window;
     int64_t wall = tc_wall_ns() - (tc_mono_ns() - mono);
-    tc_soak_acc_begin(&s->acc[s->lo % 2], s->lo, window_start(s, s->lo), wall);
-    tc_soak_acc_begin(&s->acc[(s->lo + 1) % 2], s->lo + 1, window_start(s, s->lo + 1),
-                      wall + (int64_t)(s->plan.window_s * 1e9));
+    tc_measure_soak_acc_begin(&s->acc[s->lo % 2], s->lo, window_start(s, s->lo), wall);
+    tc_measure_soak_acc_begin(&s->acc[(s->lo + 1) % 2], s->lo + 1, window_start(s, s->lo + 1),
+                              wall + (int64_t)(s->plan.window_s * 1e9));
     s->started = 1;
 }
 
@@ -303,7 +303,7 @@ static void on_started(void *ctx, const tc_run_info *run, int rep)
         s->cb->store_failed)
         s->cb->store_failed(s->cb->run.ctx, err);
     s->look_t = -1e300;
-    tc_soak_prober_ask(s->prober); /* the identity to compare with */
+    tc_measure_soak_prober_ask(s->prober); /* the identity to compare with */
     if (s->cb->run.started)
         s->cb->run.started(s->cb->run.ctx, run, rep);
 }
@@ -317,15 +317,15 @@ static void on_records(void *ctx, const tc_req_record *recs, size_t n)
         if (!s->started) /* before the first progress call of the measured phase */
             start_clock(s, tc_req_start_ns(&recs[i]));
         const tc_req_record *r = &recs[i];
-        tc_soak_acc_record(acc_for(s, soak_time(s, r->end_ns)), r);
+        tc_measure_soak_acc_record(acc_for(s, soak_time(s, r->end_ns)), r);
         /* Tokens count where their chunk arrived: throughput per window is
          * then not lumped by when requests end. */
         if (r->error == TC_REQ_OK && r->n_chunks)
             for (size_t k = 0; k < r->n_chunks; k++) {
                 double t = soak_time(s, r->chunk_ns[k]);
                 if (t >= s->covered0) /* not before the soak's clock started */
-                    tc_soak_acc_tokens(acc_for(s, t),
-                                       (double)r->output_tokens / (double)r->n_chunks);
+                    tc_measure_soak_acc_tokens(acc_for(s, t),
+                                               (double)r->output_tokens / (double)r->n_chunks);
             }
         follow(s, &recs[i]);
     }
@@ -342,7 +342,7 @@ static void on_samples(void *ctx, const tc_run_sample *smp, size_t n)
     if (!s->started)
         return;
     for (size_t i = 0; i < n; i++)
-        tc_soak_acc_sample(acc_for(s, soak_time(s, smp[i].s.mono_ns)), &smp[i]);
+        tc_measure_soak_acc_sample(acc_for(s, soak_time(s, smp[i].s.mono_ns)), &smp[i]);
 }
 
 static void on_progress(void *ctx, const tc_runner_progress *p)
@@ -393,7 +393,8 @@ tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store, const tc_soak
     s->store = store;
     s->plan = cfg->plan;
     s->pid = -1;
-    s->port = cfg->run.load.endpoint.local ? tc_soak_endpoint_port(&cfg->run.load.endpoint) : -1;
+    s->port =
+        cfg->run.load.endpoint.local ? tc_measure_soak_endpoint_port(&cfg->run.load.endpoint) : -1;
     tc_measure_config run = cfg->run;
     run.repeat = 1;
     run.load.requests = 0;
@@ -414,9 +415,9 @@ tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store, const tc_soak
                                 .samples = on_samples,
                                 .saver = on_saver,
                                 .ctx = s};
-    s->prober = tc_soak_prober_start(&cfg->run.load.endpoint, cfg->run.load.api_key);
+    s->prober = tc_measure_soak_prober_start(&cfg->run.load.endpoint, cfg->run.load.api_key);
     tc_err rc = tc_measure_run(&run, store, &mcb, out, err, errlen);
-    tc_soak_prober_stop(s->prober);
+    tc_measure_soak_prober_stop(s->prober);
     free(s->outages);
     free(s);
     return rc;

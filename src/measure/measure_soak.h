@@ -54,17 +54,17 @@ TC_MUST_CHECK tc_err tc_measure_soak(const tc_soak_config *cfg, tc_store *store,
 
 /* The local server's process: the pid listening on TCP `port` (IPv4 or
  * IPv6) found under proc_root, or -1. */
-int tc_soak_server_pid(const char *proc_root, int port);
+int tc_measure_soak_server_pid(const char *proc_root, int port);
 
 /* One line of /proc/net/tcp or tcp6: 1 and *inode when it is a socket
  * listening on TCP `port`, else 0. */
-int tc_soak_listen_line(const char *line, int port, unsigned long *inode);
+int tc_measure_soak_listen_line(const char *line, int port, unsigned long *inode);
 
 /* Resident memory of process pid in bytes, or -1. */
-int64_t tc_soak_process_rss(const char *proc_root, int pid);
+int64_t tc_measure_soak_process_rss(const char *proc_root, int pid);
 
 /* The TCP port of an endpoint's base URL (80 or 443 when it names none);
  * -1 when it cannot be read. */
-int tc_soak_endpoint_port(const tc_endpoint *ep);
+int tc_measure_soak_endpoint_port(const tc_endpoint *ep);
 
 #endif

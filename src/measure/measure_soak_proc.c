@@ -14,7 +14,7 @@
 #include "core/tc_buf.h"
 #include "measure_soak_internal.h"
 
-int tc_soak_endpoint_port(const tc_endpoint *ep)
+int tc_measure_soak_endpoint_port(const tc_endpoint *ep)
 {
     const char *p = strstr(ep->base, "://");
     int https = strncmp(ep->base, "https", 5) == 0;
@@ -37,7 +37,7 @@ int tc_soak_endpoint_port(const tc_endpoint *ep)
     return port > 0 && port < 65536 ? (int)port : -1;
 }
 
-int tc_soak_listen_line(const char *line, int port, unsigned long *inode)
+int tc_measure_soak_listen_line(const char *line, int port, unsigned long *inode)
 {
     char local[64], remote[64], state[8];
     unsigned long ino = 0;
@@ -67,7 +67,7 @@ static size_t listen_inodes(const char *path, int port, unsigned long *out, size
         return n;
     }
     while (n < cap && fgets(line, sizeof line, f))
-        if (tc_soak_listen_line(line, port, &out[n]))
+        if (tc_measure_soak_listen_line(line, port, &out[n]))
             n++;
     fclose(f);
     return n;
@@ -101,7 +101,7 @@ static int holds_socket(const char *proc_root, const char *pid, const unsigned l
     return found;
 }
 
-int tc_soak_server_pid(const char *proc_root, int port)
+int tc_measure_soak_server_pid(const char *proc_root, int port)
 {
     unsigned long inodes[16];
     char path[512];
@@ -126,7 +126,7 @@ int tc_soak_server_pid(const char *proc_root, int port)
     return pid;
 }
 
-int64_t tc_soak_process_rss(const char *proc_root, int pid)
+int64_t tc_measure_soak_process_rss(const char *proc_root, int pid)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%d/statm", proc_root ? proc_root : "/proc", pid);
@@ -188,7 +188,7 @@ static json_t *get_json(const tc_endpoint *ep, const char *key, const char *path
     return doc;
 }
 
-int tc_soak_identity_read(const tc_endpoint *ep, const char *key, tc_soak_identity *id)
+int tc_measure_soak_identity_read(const tc_endpoint *ep, const char *key, tc_soak_identity *id)
 {
     memset(id, 0, sizeof *id);
     json_t *v = get_json(ep, key, "/api/version");
@@ -239,7 +239,7 @@ static void *prober_run(void *arg)
         p->asked = 0;
         pthread_mutex_unlock(&p->lock);
         tc_soak_identity id;
-        tc_soak_identity_read(&p->ep, p->key, &id);
+        tc_measure_soak_identity_read(&p->ep, p->key, &id);
         pthread_mutex_lock(&p->lock);
         p->latest = id;
         p->fresh = 1;
@@ -248,7 +248,7 @@ static void *prober_run(void *arg)
     return NULL;
 }
 
-tc_soak_prober *tc_soak_prober_start(const tc_endpoint *ep, const char *key)
+tc_soak_prober *tc_measure_soak_prober_start(const tc_endpoint *ep, const char *key)
 {
     tc_soak_prober *p = calloc(1, sizeof *p);
     if (!p)
@@ -267,7 +267,7 @@ tc_soak_prober *tc_soak_prober_start(const tc_endpoint *ep, const char *key)
     return p;
 }
 
-void tc_soak_prober_ask(tc_soak_prober *p)
+void tc_measure_soak_prober_ask(tc_soak_prober *p)
 {
     if (!p)
         return;
@@ -277,7 +277,7 @@ void tc_soak_prober_ask(tc_soak_prober *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-int tc_soak_prober_take(tc_soak_prober *p, tc_soak_identity *out)
+int tc_measure_soak_prober_take(tc_soak_prober *p, tc_soak_identity *out)
 {
     if (!p)
         return 0;
@@ -290,7 +290,7 @@ int tc_soak_prober_take(tc_soak_prober *p, tc_soak_identity *out)
     return fresh;
 }
 
-void tc_soak_prober_stop(tc_soak_prober *p)
+void tc_measure_soak_prober_stop(tc_soak_prober *p)
 {
     if (!p)
         return;

@@ -4,7 +4,7 @@
 
 #include "measure_soak_internal.h"
 
-void tc_soak_acc_begin(tc_soak_acc *a, int64_t idx, double start_s, int64_t wall_ns)
+void tc_measure_soak_acc_begin(tc_soak_acc *a, int64_t idx, double start_s, int64_t wall_ns)
 {
     memset(a, 0, sizeof *a);
     a->w.idx = idx;
@@ -15,7 +15,7 @@ void tc_soak_acc_begin(tc_soak_acc *a, int64_t idx, double start_s, int64_t wall
         a->mem_max[d] = -1;
 }
 
-void tc_soak_acc_record(tc_soak_acc *a, const tc_req_record *r)
+void tc_measure_soak_acc_record(tc_soak_acc *a, const tc_req_record *r)
 {
     a->w.requests++;
     if (r->error != TC_REQ_OK) {
@@ -32,12 +32,12 @@ void tc_soak_acc_record(tc_soak_acc *a, const tc_req_record *r)
         tc_hist_add(&a->tpot, tpot);
 }
 
-void tc_soak_acc_tokens(tc_soak_acc *a, double n)
+void tc_measure_soak_acc_tokens(tc_soak_acc *a, double n)
 {
     a->tokens += n;
 }
 
-void tc_soak_acc_sample(tc_soak_acc *a, const tc_run_sample *s)
+void tc_measure_soak_acc_sample(tc_soak_acc *a, const tc_run_sample *s)
 {
     int d = s->device;
     if (d < 0 || d >= TC_SOAK_MAX_DEVICES)
@@ -83,7 +83,7 @@ static void sum_devices(tc_soak_acc *a, double span_s)
     w->energy_j = any_energy ? energy : NAN;
 }
 
-void tc_soak_acc_end(tc_soak_acc *a, double span_s)
+void tc_measure_soak_acc_end(tc_soak_acc *a, double span_s)
 {
     tc_soak_window *w = &a->w;
     w->span_s = span_s;

@@ -22,7 +22,7 @@ tc_err tc_measure_workload(const tc_workload_ask *ask, const tc_workload_server 
                           .seed = ask->seed,
                           /* /tokenize counts the text alone: no chat template */
                           .tokenize =
-                              srv->probe->kind == TC_SERVER_LLAMACPP && !tc_api_is_chat(srv->api),
+                              srv->probe->kind == TC_SERVER_LLAMACPP && !tc_body_is_chat(srv->api),
                           .ignore_eos = s.ignore_eos};
     tc_calib_probe_words(ask->isl, cc.words);
     tc_err rc = tc_calib_run(&cc, calib, err, errlen);

@@ -42,7 +42,7 @@ ENUM_NAMES(tc_req_error, tc_req_error, error_names, TC_REQ_ERROR_COUNT)
 ENUM_NAMES(tc_token_source, tc_token_source, source_names,
            (int)(sizeof source_names / sizeof source_names[0]))
 ENUM_NAMES(tc_arrival, tc_arrival, arrival_names, TC_ARRIVAL_COUNT)
-ENUM_NAMES(tc_run_status, tc_run_status, status_names, TC_RUN_STATUS_COUNT)
+ENUM_NAMES(tc_run_status, tc_status, status_names, TC_RUN_STATUS_COUNT)
 
 void tc_req_record_init(tc_req_record *r)
 {

@@ -144,8 +144,8 @@ typedef enum tc_run_status {
 } tc_run_status;
 
 /* "running", "complete", "failed", "interrupted" (as stored and shown). */
-const char *tc_run_status_name(tc_run_status s);
-int tc_run_status_parse(const char *name, tc_run_status *out);
+const char *tc_status_name(tc_run_status s);
+int tc_status_parse(const char *name, tc_run_status *out);
 
 /* One run: what was asked and of whom. Figures are computed on read from
  * its requests (analysis/), so none are kept here. */

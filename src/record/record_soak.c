@@ -5,12 +5,12 @@
 
 static const char *const chunk_names[] = {"sample", "all", "none"};
 
-const char *tc_soak_chunks_name(tc_soak_chunks c)
+const char *tc_chunks_name(tc_soak_chunks c)
 {
     return (unsigned)c < 3 ? chunk_names[c] : "sample";
 }
 
-int tc_soak_chunks_parse(const char *name, tc_soak_chunks *out)
+int tc_chunks_parse(const char *name, tc_soak_chunks *out)
 {
     for (int i = 0; i < 3; i++)
         if (strcmp(name, chunk_names[i]) == 0) {

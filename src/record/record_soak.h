@@ -18,8 +18,8 @@ typedef enum tc_soak_chunks {
 } tc_soak_chunks;
 
 /* "sample", "all", "none"; parse returns 0 or -1. */
-const char *tc_soak_chunks_name(tc_soak_chunks c);
-int tc_soak_chunks_parse(const char *name, tc_soak_chunks *out);
+const char *tc_chunks_name(tc_soak_chunks c);
+int tc_chunks_parse(const char *name, tc_soak_chunks *out);
 
 /* The soak's plan and where it stands, one per soak run. */
 typedef struct tc_soak_plan {

@@ -150,11 +150,11 @@ static void client_host_warnings(FILE *out, const tc_env_pair *p, const char *a_
                                  const char *b_name)
 {
     char line[1200];
-    if (tc_env_client_host(p->a)) {
+    if (tc_fingerprint_client_host(p->a)) {
         tc_report_env_client_warning(line, sizeof line, "A", a_name);
         fprintf(out, "WARNING %s\n", line);
     }
-    if (tc_env_client_host(p->b)) {
+    if (tc_fingerprint_client_host(p->b)) {
         tc_report_env_client_warning(line, sizeof line, "B", b_name);
         fprintf(out, "WARNING %s\n", line);
     }

@@ -29,7 +29,7 @@ void tc_report_env_diff_text(FILE *out, const tc_env_pair *p, const char *a_name
                              const char *b_name);
 
 /* The warning for side ("A" or "B", named name) when its fingerprint is
- * the client host's (tc_env_client_host): into buf, without "WARNING". The
+ * the client host's (tc_fingerprint_client_host): into buf, without "WARNING". The
  * text form prints it after the differences; with --json it goes to
  * stderr, since the document is the list of differences. */
 void tc_report_env_client_warning(char *buf, size_t len, const char *side, const char *name);

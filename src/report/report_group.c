@@ -15,7 +15,7 @@ static json_t *run_json(const tc_figures *f)
     const tc_run_metrics *m = &f->m;
     return json_pack(
         "{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-        tc_json_string(f->run.label), "status", tc_json_string(tc_run_status_name(f->run.status)),
+        tc_json_string(f->run.label), "status", tc_json_string(tc_status_name(f->run.status)),
         "output_tokens_per_s",
         tc_json_num(f->cost_in.output_tokens_per_s > 0, f->cost_in.output_tokens_per_s),
         "ttft_p50_ms", tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
@@ -86,7 +86,7 @@ tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f
     for (size_t i = 0; i < set->n; i++) {
         const tc_run_metrics *m = &f[i].m;
         fprintf(out, "  %8lld %-11s %12.2f", (long long)f[i].run.id,
-                tc_run_status_name(f[i].run.status),
+                tc_status_name(f[i].run.status),
                 f[i].cost_in.output_tokens_per_s > 0 ? f[i].cost_in.output_tokens_per_s : NAN);
         print_ms(out, &m->ttft_ms, m->ttft_ms.p50);
         print_ms(out, &m->itl_ms, m->itl_ms.p50);

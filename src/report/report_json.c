@@ -72,7 +72,7 @@ static json_t *run_json(const tc_run_info *run)
     json_t *o = json_object();
     put(o, "id", json_integer(run->id), &failed);
     put(o, "label", tc_json_str_or_null(run->label), &failed);
-    put(o, "status", tc_json_string(tc_run_status_name(run->status)), &failed);
+    put(o, "status", tc_json_string(tc_status_name(run->status)), &failed);
     put(o, "created", created_json(run->created_wall_ns), &failed);
     put(o, "endpoint", tc_json_string(run->endpoint), &failed);
     put(o, "api", json_string(tc_api_name(run->api)), &failed);
@@ -239,7 +239,7 @@ static json_t *run_row_json(const tc_run_info *run, const tc_run_metrics *m)
     json_t *o = json_object();
     put(o, "id", json_integer(run->id), &failed);
     put(o, "label", tc_json_str_or_null(run->label), &failed);
-    put(o, "status", tc_json_string(tc_run_status_name(run->status)), &failed);
+    put(o, "status", tc_json_string(tc_status_name(run->status)), &failed);
     put(o, "created", created_json(run->created_wall_ns), &failed);
     put(o, "endpoint", tc_json_string(run->endpoint), &failed);
     put(o, "model", tc_json_string(run->model), &failed);

@@ -70,7 +70,7 @@ static void print_verdict(FILE *out, const tc_soak_view *v)
                 "  - %s: %s of the planned %s measured (status %s)%s; resume it with "
                 "'truecost soak --resume %lld'\n",
                 d->outcome == TC_SOAK_FAIL ? "also unfinished" : "unfinished", cov, dur,
-                tc_run_status_name(v->run->status),
+                tc_status_name(v->run->status),
                 v->run->status == TC_RUN_RUNNING
                     ? " (still running, or its process was killed before it could say so)"
                     : "",
@@ -304,7 +304,7 @@ json_t *tc_report_soak_json(const tc_soak_view *v)
                   "duration_s", p->duration_s, "covered_s", p->covered_s, "window_s", p->window_s,
                   "thresholds", "max_downtime_s", p->max_downtime_s, "max_drift_pct_per_h",
                   p->max_drift_pct, "max_error_rate", p->max_error_rate, "chunks",
-                  tc_soak_chunks_name(p->chunks), "resumes", p->resumes);
+                  tc_chunks_name(p->chunks), "resumes", p->resumes);
     return json_pack("{s:o, s:o, s:o, s:o}", "soak", soak, "verdict", verdict_json(v), "windows",
                      windows, "outages", outages);
 }

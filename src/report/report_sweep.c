@@ -31,7 +31,7 @@ static json_t *point_json(const tc_sweep_point *p)
                   "joules_per_output_token", tc_json_num(p->has_jpt, p->joules_per_output_token));
     json_t *o = json_object();
     json_object_set_new(o, "run_id", json_integer(p->run_id));
-    json_object_set_new(o, "status", json_string(tc_run_status_name(p->status)));
+    json_object_set_new(o, "status", json_string(tc_status_name(p->status)));
     json_object_set_new(o, "concurrency",
                         p->open_loop ? json_null() : json_integer(p->concurrency));
     json_object_set_new(o, "rate", p->open_loop ? json_real(p->rate) : json_null());

@@ -115,7 +115,7 @@ static void run_line(FILE *out, const tc_run_info *run)
         snprintf(conc, sizeof conc, "open loop");
     else
         snprintf(conc, sizeof conc, "concurrency %d", run->concurrency);
-    fprintf(out, "status %s, started %s, %s, server version %s\n", tc_run_status_name(run->status),
+    fprintf(out, "status %s, started %s, %s, server version %s\n", tc_status_name(run->status),
             date_text(run->created_wall_ns, date, sizeof date), conc,
             run->server_version[0] ? tc_text_term(run->server_version, version, sizeof version)
                                    : "unknown");
@@ -352,7 +352,7 @@ static void runs_row(FILE *out, const tc_run_info *r, const tc_run_metrics *m)
         snprintf(reqs, sizeof reqs, NA);
     fprintf(out, RUNS_FMT, id, short_date(r->created_wall_ns, date, sizeof date),
             clip(safe[0], 12, label, sizeof label), clip(safe[1], 14, model, sizeof model),
-            clip(safe[2], 20, ep, sizeof ep), tc_run_status_name(r->status), reqs,
+            clip(safe[2], 20, ep, sizeof ep), tc_status_name(r->status), reqs,
             tc_report_fmt(tps, sizeof tps, m && m->has_duration, m ? m->output_tokens_per_s : 0),
             tc_report_fmt(ttft, sizeof ttft, m && m->ttft_ms.n > 0, m ? m->ttft_ms.p50 : 0));
     /* Simulated numbers are labelled wherever they are shown. */

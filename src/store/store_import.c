@@ -73,7 +73,7 @@ static tc_err write_end(tc_store *dst, int64_t id, tc_run_status status, const r
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, id);
-    tc_db_bind_text(st, 2, tc_run_status_name(status), -1);
+    tc_db_bind_text(st, 2, tc_status_name(status), -1);
     tc_db_bind_text(st, 3, end->ended, -1);
     tc_db_bind_int64(st, 4, end->ended_wall_ns);
     return tc_store_step_done(dst, st, "ending the imported run", err, errlen);

@@ -225,7 +225,7 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status, ch
     if (status != TC_RUN_COMPLETE && status != TC_RUN_FAILED && status != TC_RUN_INTERRUPTED)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "a run ends as complete, failed or interrupted, not '%s'",
-                       tc_run_status_name(status));
+                       tc_status_name(status));
     int64_t now = tc_wall_ns();
     char ended[40];
     tc_rfc3339_ns(now, ended, sizeof ended);
@@ -234,7 +234,7 @@ tc_err tc_store_run_finish(tc_store *s, int64_t run_id, tc_run_status status, ch
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, run_id);
-    tc_db_bind_text(st, 2, tc_run_status_name(status), -1);
+    tc_db_bind_text(st, 2, tc_status_name(status), -1);
     tc_db_bind_text(st, 3, ended, -1);
     tc_db_bind_int64(st, 4, now);
     e = tc_store_step_done(s, st, "ending the run", err, errlen);
@@ -251,7 +251,7 @@ static tc_err read_run(tc_db_stmt *st, tc_run_info *out, char *err, size_t errle
     out->id = tc_db_col_int64(st, 0);
     tc_store_col_text(st, 1, out->label, sizeof out->label);
     const char *status = tc_db_col_text(st, 2);
-    if (!status || tc_run_status_parse(status, &out->status) != 0)
+    if (!status || tc_status_parse(status, &out->status) != 0)
         return tc_fail(err, errlen, TC_ERR_PARSE, "run %lld: unknown status '%s'",
                        (long long)out->id, status ? status : "");
     out->created_wall_ns = tc_db_col_int64(st, 3);

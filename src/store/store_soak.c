@@ -69,7 +69,7 @@ static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t err
     rc |= tc_db_bind_double(st, 4, p->max_downtime_s);
     rc |= tc_db_bind_double(st, 5, p->max_drift_pct);
     rc |= tc_db_bind_double(st, 6, p->max_error_rate);
-    rc |= tc_db_bind_text(st, 7, tc_soak_chunks_name(p->chunks), -1);
+    rc |= tc_db_bind_text(st, 7, tc_chunks_name(p->chunks), -1);
     rc |= tc_db_bind_double(st, 8, p->covered_s);
     rc |= tc_db_bind_int64(st, 9, p->restarts);
     rc |= tc_db_bind_int64(st, 10, p->resumes);
@@ -115,7 +115,7 @@ tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *p, int 
         p->max_drift_pct = tc_db_col_double(st, 3);
         p->max_error_rate = tc_db_col_double(st, 4);
         const char *c = tc_db_col_text(st, 5);
-        if (!c || tc_soak_chunks_parse(c, &p->chunks) < 0)
+        if (!c || tc_chunks_parse(c, &p->chunks) < 0)
             p->chunks = TC_SOAK_CHUNKS_SAMPLE;
         p->covered_s = tc_db_col_double(st, 6);
         p->restarts = (int)tc_db_col_int64(st, 7);

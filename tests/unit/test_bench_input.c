@@ -182,8 +182,8 @@ static void bodies_use_each_api_fields(void **state)
     d = body_of(TC_API_OPENAI, &parts); /* OpenAI text parts keep their text */
     assert_string_equal(json_string_value(json_object_get(d, "prompt")), "user: one two three");
     json_decref(d);
-    assert_string_equal(tc_api_route(TC_API_OLLAMA_CHAT), "/api/chat");
-    assert_string_equal(tc_api_route(TC_API_LLAMACPP), "/completion");
+    assert_string_equal(tc_body_route(TC_API_OLLAMA_CHAT), "/api/chat");
+    assert_string_equal(tc_body_route(TC_API_LLAMACPP), "/completion");
 }
 
 int main(void)

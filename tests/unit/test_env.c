@@ -317,7 +317,7 @@ static void assert_diff(json_t *diff, const char *field, const char *why_part)
 static json_t *diff_of(json_t *a, json_t *b)
 {
     json_t *d = NULL;
-    assert_int_equal(tc_env_diff(a, b, &d), TC_OK);
+    assert_int_equal(tc_fingerprint_diff(a, b, &d), TC_OK);
     assert_true(json_is_array(d));
     return d;
 }
@@ -422,10 +422,10 @@ static void diff_client_host(void **state)
     json_t *client = collect(TREE("debian-nvidia")), *agent = collect(TREE("debian-nvidia"));
     json_object_set_new(client, "host", json_pack("{s:s, s:s}", "role", "client", "note", "x"));
     json_object_set_new(agent, "host", json_pack("{s:s, s:s}", "role", "server", "source", "u"));
-    assert_true(tc_env_client_host(client));
-    assert_false(tc_env_client_host(agent));
-    assert_false(tc_env_client_host(local));
-    assert_false(tc_env_client_host(NULL));
+    assert_true(tc_fingerprint_client_host(client));
+    assert_false(tc_fingerprint_client_host(agent));
+    assert_false(tc_fingerprint_client_host(local));
+    assert_false(tc_fingerprint_client_host(NULL));
 
     json_t *d = diff_of(client, local);
     assert_int_equal(json_array_size(d), 1);
@@ -442,7 +442,7 @@ static void diff_client_host(void **state)
 
     /* Both the client's: no difference, and the text warns of each. */
     tc_env_pair p = {client, json_deep_copy(client), NULL, 0};
-    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
     assert_int_equal(p.n, 0);
     char *text = NULL;
     size_t len = 0;
@@ -454,7 +454,7 @@ static void diff_client_host(void **state)
                                  "server's"));
     assert_non_null(strstr(text, "\nWARNING B=b.json is the client host's"));
     free(text);
-    tc_env_pair_free(&p);
+    tc_fingerprint_pair_free(&p);
     json_decref(local);
     json_decref(agent);
 }
@@ -484,7 +484,7 @@ static void saved_fingerprint_reads_back(void **state)
     assert_int_equal(tc_env_load(path, &back, err, sizeof err), TC_OK);
     assert_true(json_equal(fp, back));
     tc_env_pair p = {fp, back, NULL, 0};
-    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
     assert_int_equal(p.n, 0);
     char *text = NULL;
     size_t len = 0;
@@ -493,8 +493,8 @@ static void saved_fingerprint_reads_back(void **state)
     assert_string_equal(captured(f, &text),
                         "no differences that matter between A.json and B.json\n");
     free(text);
-    tc_env_pair_free(&p);
-    tc_env_pair_free(NULL);
+    tc_fingerprint_pair_free(&p);
+    tc_fingerprint_pair_free(NULL);
 
     f = fopen(path, "w");
     fputs("[1]", f);
@@ -517,7 +517,7 @@ static void diff_text(void **state)
 {
     (void)state;
     tc_env_pair p = {collect(TREE("debian-nvidia")), collect(TREE("wsl2")), NULL, 0};
-    assert_int_equal(tc_env_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
     assert_true(p.n > 1);
     assert_int_equal(p.n, json_array_size(p.diffs));
     char *text = NULL;
@@ -532,7 +532,7 @@ static void diff_text(void **state)
         strstr(text, "  os.virtualisation: A none, B wsl2\n    different virtualisation"));
     assert_non_null(strstr(text, "  gpus.count: A 1, B 0\n"));
     free(text);
-    tc_env_pair_free(&p);
+    tc_fingerprint_pair_free(&p);
 }
 
 /* The text block: labelled lines, n/a for what the tree lacks. */

@@ -155,7 +155,7 @@ static void run_status(tc_store *s, int64_t run, char *out, size_t len)
     tc_run_info info;
     snprintf(id, sizeof id, "%lld", (long long)run);
     assert_int_equal(tc_store_find_run(s, id, &info, err, sizeof err), TC_OK);
-    snprintf(out, len, "%s", tc_run_status_name(info.status));
+    snprintf(out, len, "%s", tc_status_name(info.status));
 }
 
 /* ---- the callbacks ---- */

@@ -241,7 +241,7 @@ static void window_from_records_and_samples(void **state)
 {
     (void)state;
     tc_soak_acc *a = malloc(sizeof *a);
-    tc_soak_acc_begin(a, 3, 15, 0);
+    tc_measure_soak_acc_begin(a, 3, 15, 0);
     int64_t chunks[3] = {110 * 1000000LL, 120 * 1000000LL, 130 * 1000000LL};
     tc_req_record ok = {.send_ns = 100 * 1000000LL,
                         .end_ns = 130 * 1000000LL,
@@ -249,20 +249,20 @@ static void window_from_records_and_samples(void **state)
                         .n_chunks = 3,
                         .output_tokens = 3};
     tc_req_record bad = {.send_ns = 0, .end_ns = 1, .error = TC_REQ_HTTP};
-    tc_soak_acc_record(a, &ok);
-    tc_soak_acc_record(a, &bad);
-    tc_soak_acc_tokens(a, 3);
+    tc_measure_soak_acc_record(a, &ok);
+    tc_measure_soak_acc_record(a, &bad);
+    tc_measure_soak_acc_tokens(a, 3);
     tc_run_sample s = {.device = 0,
                        .s = {.valid = TC_TF_POWER | TC_TF_ENERGY | TC_TF_MEM_USED,
                              .power_mw = 200000,
                              .energy_uj = 1000000,
                              .mem_used_bytes = 5}};
-    tc_soak_acc_sample(a, &s);
+    tc_measure_soak_acc_sample(a, &s);
     s.s.power_mw = 300000;
     s.s.energy_uj = 1500000;
     s.s.mem_used_bytes = 7;
-    tc_soak_acc_sample(a, &s);
-    tc_soak_acc_end(a, 5);
+    tc_measure_soak_acc_sample(a, &s);
+    tc_measure_soak_acc_end(a, 5);
     assert_int_equal(a->w.idx, 3);
     assert_int_equal(a->w.requests, 2);
     assert_int_equal(a->w.errors, 1);
@@ -311,11 +311,11 @@ static void server_process_under_fake_proc(void **state)
     assert_int_equal(symlink("socket:[4242]", p), 0);
     snprintf(p, sizeof p, "%s/321/statm", root);
     write_file(p, "1000 250 10 1 0 100 0\n");
-    assert_int_equal(tc_soak_server_pid(root, 8080), 321);
-    assert_int_equal(tc_soak_server_pid(root, 80), -1); /* nobody holds inode 777 */
-    assert_int_equal(tc_soak_server_pid(root, 9999), -1);
-    assert_int_equal(tc_soak_process_rss(root, 321), 250 * sysconf(_SC_PAGESIZE));
-    assert_int_equal(tc_soak_process_rss(root, 322), -1);
+    assert_int_equal(tc_measure_soak_server_pid(root, 8080), 321);
+    assert_int_equal(tc_measure_soak_server_pid(root, 80), -1); /* nobody holds inode 777 */
+    assert_int_equal(tc_measure_soak_server_pid(root, 9999), -1);
+    assert_int_equal(tc_measure_soak_process_rss(root, 321), 250 * sysconf(_SC_PAGESIZE));
+    assert_int_equal(tc_measure_soak_process_rss(root, 322), -1);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     assert_int_equal(system(cmd), 0);
@@ -326,13 +326,13 @@ static void endpoint_ports(void **state)
     (void)state;
     tc_endpoint ep = {0};
     snprintf(ep.base, sizeof ep.base, "http://127.0.0.1:11434");
-    assert_int_equal(tc_soak_endpoint_port(&ep), 11434);
+    assert_int_equal(tc_measure_soak_endpoint_port(&ep), 11434);
     snprintf(ep.base, sizeof ep.base, "http://user:pw@localhost/v1");
-    assert_int_equal(tc_soak_endpoint_port(&ep), 80);
+    assert_int_equal(tc_measure_soak_endpoint_port(&ep), 80);
     snprintf(ep.base, sizeof ep.base, "https://[::1]:8443");
-    assert_int_equal(tc_soak_endpoint_port(&ep), 8443);
+    assert_int_equal(tc_measure_soak_endpoint_port(&ep), 8443);
     snprintf(ep.base, sizeof ep.base, "https://example.com");
-    assert_int_equal(tc_soak_endpoint_port(&ep), 443);
+    assert_int_equal(tc_measure_soak_endpoint_port(&ep), 443);
 }
 
 /* ---- the store ------------------------------------------------------------ */

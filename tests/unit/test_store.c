@@ -828,7 +828,7 @@ static const char *status_of(tc_store *s, int64_t id)
     char text[32], err[512];
     snprintf(text, sizeof text, "%lld", (long long)id);
     assert_int_equal(tc_store_find_run(s, text, &info, err, sizeof err), TC_OK);
-    return tc_run_status_name(info.status);
+    return tc_status_name(info.status);
 }
 
 /* The status is an enum in memory and its name on disk (where the schema
@@ -838,12 +838,12 @@ static void run_status_names_round_trip(void **state)
     (void)state;
     for (int i = 0; i < TC_RUN_STATUS_COUNT; i++) {
         tc_run_status back;
-        assert_int_equal(tc_run_status_parse(tc_run_status_name((tc_run_status)i), &back), 0);
+        assert_int_equal(tc_status_parse(tc_status_name((tc_run_status)i), &back), 0);
         assert_int_equal(back, i);
     }
     tc_run_status none;
-    assert_int_equal(tc_run_status_parse("done", &none), -1);
-    assert_string_equal(tc_run_status_name(TC_RUN_STATUS_COUNT), "?");
+    assert_int_equal(tc_status_parse("done", &none), -1);
+    assert_string_equal(tc_status_name(TC_RUN_STATUS_COUNT), "?");
 }
 
 /* A group's runs are counted and stored in one transaction: the first run

@@ -1,0 +1,36 @@
+# Fails when two libraries export symbols of one prefix (tc_<word>_): each
+# prefix names one module of one library, so a reader knows where a name
+# lives. Called at build time once every library is built:
+#   cmake -DNM=<nm> -DLIBS="name=path,..." -DSTAMP=<file> -P check_prefixes.cmake
+string(REPLACE "," ";" LIBS "${LIBS}")
+set(owners "")
+set(bad "")
+foreach(entry ${LIBS})
+  string(REPLACE "=" ";" parts "${entry}")
+  list(GET parts 0 lib)
+  list(GET parts 1 path)
+  execute_process(COMMAND ${NM} -g --defined-only ${path} OUTPUT_VARIABLE out
+                  RESULT_VARIABLE rc ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nm failed on ${path}")
+  endif()
+  string(REGEX MATCHALL "[ \t][TDRB] tc_[a-z0-9]+_" found "${out}")
+  set(mine "")
+  foreach(f ${found})
+    string(REGEX REPLACE ".* (tc_[a-z0-9]+_)" "\\1" prefix "${f}")
+    list(APPEND mine ${prefix})
+  endforeach()
+  list(REMOVE_DUPLICATES mine)
+  foreach(prefix ${mine})
+    if(DEFINED owner_${prefix})
+      string(APPEND bad "  ${prefix}: ${owner_${prefix}} and ${lib}\n")
+    else()
+      set(owner_${prefix} ${lib})
+    endif()
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "a symbol prefix is exported by more than one library; rename one side "
+          "(each tc_<word>_ belongs to one module):\n${bad}")
+endif()
+file(WRITE ${STAMP} "ok\n")
