@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "core/tc_time.h"
 #include "report/report_doc.h"
 #include "store/store.h"
@@ -38,7 +38,7 @@ static int fill(const char *path, long long requests)
                           .batch = BATCH};
     tc_run_info run;
     int ok = bench_fill_run(s, &f, "bench_report", &run, NULL) == 0;
-    if (ok && tc_figures_save(s, &run, err, sizeof err) != TC_OK) {
+    if (ok && tc_view_save_figures(s, &run, err, sizeof err) != TC_OK) {
         fprintf(stderr, "bench_report: %s\n", err);
         ok = 0;
     }

@@ -23,13 +23,14 @@
 #include <unistd.h>
 
 #include "analysis/figures.h"
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "bench/bench_runner.h"
 #include "core/tc_sort.h"
 #include "core/tc_time.h"
 #include "store/store.h"
 
 #include "bench_fill.h"
+#include "views/view_figures.h"
 
 #include <libpq-fe.h>
 
@@ -81,18 +82,18 @@ static int measure(const char *path, what w, double *secs, double *mb)
                                sizeof err) == TC_OK;
         if (ok && w == M_LIST) {
             tc_figures_list l;
-            ok = tc_figures_list_load(s, &l, err, sizeof err) == TC_OK;
+            ok = tc_view_figures_list(s, &l, err, sizeof err) == TC_OK;
             if (ok)
                 tc_figures_list_free(&l);
         } else if (ok && w == M_SAVE) {
             tc_run_info run;
             ok = tc_store_find_run(s, "1", &run, err, sizeof err) == TC_OK &&
-                 tc_figures_save(s, &run, err, sizeof err) == TC_OK;
+                 tc_view_save_figures(s, &run, err, sizeof err) == TC_OK;
         } else if (ok) {
             tc_runset set;
             tc_figures *f;
-            ok = tc_runset_find(s, "1", &set, err, sizeof err) == TC_OK &&
-                 tc_runset_load(s, &set, TC_FIGURES_SUMMARY, &f, err, sizeof err) == TC_OK;
+            ok = tc_view_runset(s, "1", &set, err, sizeof err) == TC_OK &&
+                 tc_view_runset_figures(s, &set, TC_FIGURES_SUMMARY, &f, err, sizeof err) == TC_OK;
             if (ok)
                 tc_runset_figures_free(f, set.n);
         }

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/figures_stored.h"
+#include "analysis/figures_codec.h"
+#include "views/view_stored.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,7 +20,7 @@
 #include "analysis/cost_profile.h"
 #include "analysis/roofline.h"
 #include "record/record.h"
-#include "store/store.h"
+#include "record/record.h"
 
 /* A group whose throughput varies more than this (coefficient of
  * variation) is flagged: rerun it or look for noise. */
@@ -154,15 +154,6 @@ typedef struct tc_compare_opts {
     int has_claim;
     double claim; /* "A is X times more cost-efficient than B" */
 } tc_compare_opts;
-
-/* Loads RUN argument `which` (tc_runset_find) as side `label` of a
- * comparison: its runs, their figures and the first run's fingerprint,
- * priced with `profile` (may be NULL). TC_OK, or tc_runset_find's and
- * tc_runset_load's errors with their detail in err. Free with
- * tc_compare_result_free (whatever was loaded). */
-TC_MUST_CHECK tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *label,
-                                              const tc_cost_profile *profile,
-                                              tc_compare_platform *out, char *err, size_t errlen);
 
 /* Both loaded sides' mean cost inputs, throughput spread, bootstrap
  * values and cost, the simulated flag and what is resampled. TC_OK;

@@ -97,32 +97,6 @@ double tc_compare_platform_mean(const tc_compare_platform *s, tc_compare_getter 
 
 /* ---- one side ------------------------------------------------------------ */
 
-tc_err tc_compare_platform_load(tc_store *st, const char *which, const char *label,
-                                const tc_cost_profile *profile, tc_compare_platform *out, char *err,
-                                size_t errlen)
-{
-    out->label = label;
-    out->profile = profile;
-    out->set = calloc(1, sizeof *out->set);
-    if (!out->set)
-        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    tc_err rc = tc_runset_find(st, which, out->set, err, errlen);
-    if (rc == TC_OK)
-        rc = tc_runset_load(st, out->set, TC_FIGURES_REQUESTS, &out->f, err, errlen);
-    if (rc != TC_OK)
-        return rc;
-    /* No fingerprint (or an unreadable one) is a difference, not an error. */
-    char ignored[256];
-    json_t *fp = NULL;
-    if (tc_figures_fingerprint(st, out->set->runs[0].id, &fp, ignored, sizeof ignored) != TC_OK ||
-        json_is_null(fp)) {
-        json_decref(fp);
-        fp = NULL;
-    }
-    out->fingerprint = fp;
-    return TC_OK;
-}
-
 static void platform_free(tc_compare_platform *s)
 {
     if (s->set)

@@ -1,7 +1,7 @@
-/* One loader of a run's figures, for every command that reads stored runs
- * (show, export, cost, compare, roofline, lockin, decide): the run's
- * requests and telemetry from the store, and the metrics, energy and cost
- * inputs computed from them on read, so old runs get today's analysis.
+/* A run's figures, as every command that reads stored runs takes them
+ * (show, export, cost, compare, roofline, lockin, decide): the metrics,
+ * energy and cost inputs computed from its records, and the records as
+ * asked; views/view_figures.h loads them from the store.
  *
  * A RUN argument names a run id, a label (its newest run) or a group of
  * repeated runs (`run --repeat K`): a tc_runset. */
@@ -17,7 +17,7 @@
 #include "analysis/run_energy.h"
 #include "analysis/run_metrics.h"
 #include "analysis/workload.h"
-#include "store/store.h"
+#include "record/record.h"
 
 /* How much of a run to load besides its figures. */
 typedef enum tc_figures_depth {
@@ -37,28 +37,7 @@ typedef struct tc_figures {
     tc_workload_figures w;    /* achieved ISL/OSL, and the targets of a synthetic workload */
 } tc_figures;
 
-/* Loads run's figures (tc_figures_summary: stored ones when there are),
- * its telemetry and energy over the measured window, and its records to
- * `depth`, into *out (free with tc_figures_free; nothing to free on
- * failure). Memory grows with the run's chunks only at TC_FIGURES_CHUNKS.
- * TC_OK, the store's error, or TC_ERR_NOMEM, with the detail in err. */
-TC_MUST_CHECK tc_err tc_figures_load(tc_store *st, const tc_run_info *run, tc_figures_depth depth,
-                                     tc_figures *out, char *err, size_t errlen);
 void tc_figures_free(tc_figures *f); /* accepts NULL */
-
-/* What run lists show: the stored figures when there are, else
- * tc_run_metrics_begin's list_only (counts, tokens, throughput, TTFT) read
- * as a stream of first chunks, so memory grows with the run's requests,
- * not its chunks. Free with tc_run_metrics_free; nothing to free on
- * failure. */
-TC_MUST_CHECK tc_err tc_figures_metrics(tc_store *st, const tc_run_info *run, tc_run_metrics *out,
-                                        char *err, size_t errlen);
-
-/* The run's stored environment fingerprint, parsed, in *fp (a new
- * reference; JSON null when none was recorded or it does not parse).
- * TC_OK or the store's error (then *fp is JSON null too). */
-TC_MUST_CHECK tc_err tc_figures_fingerprint(tc_store *st, int64_t run_id, json_t **fp, char *err,
-                                            size_t errlen);
 
 /* The cost model's inputs of a run's figures: power and idle count only
  * when every sampled device has them, so a partial sum is never taken for
@@ -74,19 +53,8 @@ typedef struct tc_runset {
     size_t n;
 } tc_runset;
 
-/* Resolves `which`: all digits is an id; else a group of that name when
- * one exists; else the newest run with that label. TC_ERR_NOTFOUND (and
- * the store's errors) with the detail in err; free with tc_runset_free. */
-TC_MUST_CHECK tc_err tc_runset_find(tc_store *st, const char *which, tc_runset *out, char *err,
-                                    size_t errlen);
 void tc_runset_free(tc_runset *s); /* accepts NULL */
 
-/* Loads the figures of every run of the set into a new array *f of s->n
- * (free with tc_runset_figures_free; nothing to free on failure).
- * TC_ERR_INVALID for a sharded group (run --shard): its runs are parts of
- * one, which tc_shards_view merges. */
-TC_MUST_CHECK tc_err tc_runset_load(tc_store *st, const tc_runset *s, tc_figures_depth depth,
-                                    tc_figures **f, char *err, size_t errlen);
 void tc_runset_figures_free(tc_figures *f, size_t n); /* accepts NULL */
 
 /* The cost inputs of a set of runs: throughput, power and J/token are the
@@ -128,11 +96,6 @@ typedef struct tc_figures_list {
     size_t n;
 } tc_figures_list;
 
-/* Loads the list into *out (free with tc_figures_list_free; nothing to
- * free on failure). TC_OK, the store's error or TC_ERR_NOMEM, detail in
- * err. */
-TC_MUST_CHECK tc_err tc_figures_list_load(tc_store *st, tc_figures_list *out, char *err,
-                                          size_t errlen);
 void tc_figures_list_free(tc_figures_list *l); /* accepts NULL */
 
 #endif

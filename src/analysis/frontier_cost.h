@@ -52,14 +52,6 @@ typedef struct tc_frontier_side {
     char left_out[160];
 } tc_frontier_side;
 
-/* Loads `which` (a sweep, a group, or one run) from the store, leaving
- * out (and naming) its runs that did not complete; slo (may be NULL)
- * judges each request. A side with no complete run is TC_ERR_INVALID. Free with
- * tc_frontier_side_free (also after a failure). */
-TC_MUST_CHECK tc_err tc_frontier_side_load(tc_store *st, const char *which, const char *label,
-                                           const tc_cost_profile *profile, const tc_slo *slo,
-                                           tc_frontier_side *out, char *err, size_t errlen);
-
 /* A point meets an SLO when this share of its measured requests is good. */
 #define TC_FRONTIER_SLO_ATTAINMENT 0.99
 void tc_frontier_side_free(tc_frontier_side *s);

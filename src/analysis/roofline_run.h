@@ -1,6 +1,7 @@
-/* The roofline of stored runs: the spec table as the commands load it, a
- * run's inputs from the store, and the short bound that show and compare
- * print beside a run's figures (roofline.h has the model itself). */
+/* The roofline of runs: the spec table as the commands load it, and the
+ * short bound that show and compare print beside a run's figures
+ * (roofline.h has the model itself; views/view_roofline.h reads a stored
+ * run's inputs). */
 #ifndef TC_ROOFLINE_RUN_H
 #define TC_ROOFLINE_RUN_H
 
@@ -11,7 +12,6 @@
 #include "analysis/figures.h"
 #include "analysis/roofline.h"
 #include "analysis/run_energy.h"
-#include "store/store.h"
 
 /* Adds the rows of `specs` (may be NULL) first, so that they win, then the
  * built-in ones, to t (free with tc_roofline_table_free). TC_OK; TC_ERR_IO
@@ -39,20 +39,5 @@ TC_MUST_CHECK tc_err tc_roofline_brief(const tc_roofline_table *t, const char *g
  * TC_ROOF_NEED_GPU (no bound) and the error is returned (detail in err). */
 TC_MUST_CHECK tc_err tc_roofline_of_figures(const tc_figures *f, json_t *fp,
                                             tc_roofline_result *out, char *err, size_t errlen);
-
-/* What `truecost roofline RUN` takes from a stored run besides the table. */
-typedef struct tc_roofline_run {
-    char device[128];  /* first GPU the run sampled; "" = none */
-    double decode_p50; /* median client decode tokens/s; 0 = none */
-    size_t decode_n;   /* requests behind it */
-    char *fingerprint; /* the stored fingerprint's text; NULL = none */
-} tc_roofline_run;
-
-/* Loads run's requests, fingerprint and devices into *out (free with
- * tc_roofline_run_free; nothing to free on failure). TC_OK, the store's
- * error or TC_ERR_NOMEM, with the detail in err. */
-TC_MUST_CHECK tc_err tc_roofline_run_load(tc_store *st, const tc_run_info *run,
-                                          tc_roofline_run *out, char *err, size_t errlen);
-void tc_roofline_run_free(tc_roofline_run *r); /* accepts NULL */
 
 #endif

@@ -10,7 +10,7 @@
 #include "analysis/energy.h"
 #include "analysis/run_metrics.h"
 #include "record/record.h"
-#include "store/store.h"
+#include "record/record.h"
 
 typedef struct tc_run_energy_dev {
     tc_run_device dev;

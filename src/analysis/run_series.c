@@ -2,13 +2,7 @@
 #include "analysis/run_series.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
-typedef struct series_ctx {
-    tc_run_series *s;
-    int64_t t0;
-} series_ctx;
 
 /* Adds `amount` spread evenly over [a, b] (seconds) into v, per second of
  * each bin. */
@@ -89,25 +83,25 @@ static void itl_histogram(tc_run_series *s)
     s->itl_total = c->total;
 }
 
-static tc_err add(void *ctx, const tc_req_record *r)
+void tc_run_series_add(tc_run_series *s, const tc_req_record *r)
 {
-    series_ctx *c = ctx;
-    if (r->warmup || r->end_ns <= 0)
-        return TC_OK;
-    add_gaps(c->s, r);
+    if (!s->n || r->warmup || r->end_ns <= 0)
+        return;
+    add_gaps(s, r);
     int64_t ttft = tc_req_ttft_ns(r); /* the figures' TTFT: from the intended send */
     if (ttft >= 0)
-        tc_series_cdf_add(&c->s->ttft_cdf, ttft / 1e6);
-    double send = (r->send_ns - c->t0) / 1e9, end = (r->end_ns - c->t0) / 1e9;
-    spread(c->s, send, end, end - send, c->s->in_flight);
+        tc_series_cdf_add(&s->ttft_cdf, ttft / 1e6);
+    double send = (r->send_ns - s->t0) / 1e9, end = (r->end_ns - s->t0) / 1e9;
+    spread(s, send, end, end - send, s->in_flight);
     if (r->error == TC_REQ_OK && r->n_chunks && r->output_tokens > 0)
-        spread(c->s, (r->chunk_ns[0] - c->t0) / 1e9, end, (double)r->output_tokens,
-               c->s->tokens_per_s);
-    return TC_OK;
+        spread(s, (r->chunk_ns[0] - s->t0) / 1e9, end, (double)r->output_tokens, s->tokens_per_s);
 }
 
-static void add_watts(tc_run_series *s, int64_t t0, const tc_run_sample *smp, size_t n)
+void tc_run_series_samples(tc_run_series *s, const tc_run_sample *smp, size_t n)
 {
+    int64_t t0 = s->t0;
+    if (!s->n)
+        return;
     double sum[TC_SERIES_BINS][TC_SERIES_MAX_DEVICES];
     int cnt[TC_SERIES_BINS][TC_SERIES_MAX_DEVICES];
     memset(sum, 0, sizeof sum);
@@ -135,13 +129,13 @@ static void add_watts(tc_run_series *s, int64_t t0, const tc_run_sample *smp, si
     }
 }
 
-tc_err tc_run_series_load(tc_store *st, const tc_run_info *run, const tc_run_metrics *m,
-                          tc_run_series *out, char *err, size_t errlen)
+int tc_run_series_begin(tc_run_series *out, const tc_run_metrics *m)
 {
     memset(out, 0, sizeof *out);
     if (!m->has_send || !m->has_end || m->last_end <= m->first_send)
-        return TC_OK;
+        return 0;
     int64_t t0 = m->first_send;
+    out->t0 = t0;
     out->n = TC_SERIES_BINS;
     out->bin_s = (m->last_end - t0) / 1e9 / TC_SERIES_BINS;
     for (int i = 0; i < out->n; i++)
@@ -154,20 +148,10 @@ tc_err tc_run_series_load(tc_store *st, const tc_run_info *run, const tc_run_met
     const tc_summary *itl = &m->itl_ms;
     tc_series_cdf_begin(&out->ttft_cdf, m->ttft_ms.min, m->ttft_ms.max);
     tc_series_cdf_begin(&out->itl_cdf, itl->min, itl->max);
-    series_ctx c = {out, t0};
-    /* Every chunk when there are gaps to count. */
-    tc_err rc = tc_store_each_request(st, run->id, !(itl->n > 0), add, &c, err, errlen);
-    if (rc != TC_OK)
-        return rc;
-    itl_histogram(out);
-    tc_run_device *devs = NULL;
-    tc_run_sample *smp = NULL;
-    int n_devs = 0;
-    size_t n_smp = 0;
-    rc = tc_store_load_telemetry(st, run->id, &devs, &n_devs, &smp, &n_smp, err, errlen);
-    if (rc == TC_OK)
-        add_watts(out, t0, smp, n_smp);
-    free(devs);
-    free(smp);
-    return rc;
+    return 1;
+}
+
+void tc_run_series_end(tc_run_series *s)
+{
+    itl_histogram(s);
 }

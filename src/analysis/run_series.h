@@ -1,14 +1,15 @@
 /* A run over time, for the report's timeline: output tokens/s, requests
  * in flight and measured watts in equal bins from the first measured send
- * to the last end, with the steady-state window's bounds. Read from the
- * records streamed (memory that grows with nothing) and the stored
- * telemetry, so a run of a million requests is one pass; and the
- * histogram of its inter-token gaps on log-spaced bins. */
+ * to the last end, with the steady-state window's bounds, filled from the
+ * records one at a time (memory that grows with nothing) and the
+ * telemetry samples, so a run of a million requests is one pass; the
+ * histogram of its inter-token gaps on log-spaced bins; the CDFs of every
+ * TTFT and gap. */
 #ifndef TC_RUN_SERIES_H
 #define TC_RUN_SERIES_H
 
 #include "analysis/run_metrics.h"
-#include "store/store.h"
+#include "record/record_sample.h"
 
 #define TC_SERIES_BINS 60
 #define TC_SERIES_MAX_DEVICES 16
@@ -52,6 +53,7 @@ typedef struct tc_run_series {
     /* The TTFT of every measured completed request and every inter-token
      * gap of them (the populations of the figures), for their CDFs. */
     tc_series_cdf ttft_cdf, itl_cdf;
+    int64_t t0; /* the first measured send, CLOCK_MONOTONIC ns */
 } tc_run_series;
 
 /* Sets up c for values in [min, max] ms (the figures' own bounds). */
@@ -60,11 +62,15 @@ void tc_series_cdf_begin(tc_series_cdf *c, double min_ms, double max_ms);
 /* Counts one value (ms). */
 void tc_series_cdf_add(tc_series_cdf *c, double v_ms);
 
-/* The series of `run` whose figures are m (stored or computed: needs
- * first_send, last_end and window). TC_OK (out->n 0 when m has no span),
- * or the store's errors with the detail in err. */
-TC_MUST_CHECK tc_err tc_run_series_load(tc_store *st, const tc_run_info *run,
-                                        const tc_run_metrics *m, tc_run_series *out, char *err,
-                                        size_t errlen);
+/* Starts the series of the run whose figures are m (needs first_send,
+ * last_end, window and the TTFT and ITL bounds). Returns 1 when it has a
+ * span to fill, 0 (out->n 0) when not. Then each measured record (every
+ * chunk, for the gaps) to tc_run_series_add, the telemetry samples to
+ * tc_run_series_samples, and tc_run_series_end; views/view_series.h
+ * streams a stored run through them. */
+int tc_run_series_begin(tc_run_series *out, const tc_run_metrics *m);
+void tc_run_series_add(tc_run_series *s, const tc_req_record *r);
+void tc_run_series_samples(tc_run_series *s, const tc_run_sample *smp, size_t n);
+void tc_run_series_end(tc_run_series *s);
 
 #endif

@@ -230,21 +230,6 @@ double tc_soak_outages_per_day(const tc_soak_verdict *v)
     return v->covered_s > 0 ? v->outages * 86400.0 / v->covered_s : 0;
 }
 
-tc_err tc_soak_read(tc_store *st, int64_t run_id, tc_soak_stored *out, int *found, char *err,
-                    size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    tc_err rc = tc_store_soak_get_plan(st, run_id, &out->plan, found, err, errlen);
-    if (rc != TC_OK || !*found)
-        return rc;
-    rc = tc_store_soak_load(st, run_id, &out->windows, &out->n_windows, &out->outages,
-                            &out->n_outages, err, errlen);
-    if (rc == TC_OK)
-        tc_soak_judge(&out->plan, out->windows, out->n_windows, out->outages, out->n_outages,
-                      &out->verdict);
-    return rc;
-}
-
 void tc_soak_stored_free(tc_soak_stored *s)
 {
     free(s->windows);

@@ -9,7 +9,6 @@
 
 #include "core/tc_error.h"
 #include "record/record_soak.h"
-#include "store/store.h"
 
 /* A straight line through (x, y) points: slope with its 95% interval
  * (Student's t on n - 2 degrees of freedom). ok = 0 with fewer than 3
@@ -78,10 +77,6 @@ typedef struct tc_soak_stored {
     tc_soak_verdict verdict;
 } tc_soak_stored;
 
-/* Reads the soak of run_id and judges it; *found = 0 (TC_OK) when the run
- * is no soak. Free with tc_soak_stored_free. */
-TC_MUST_CHECK tc_err tc_soak_read(tc_store *st, int64_t run_id, tc_soak_stored *out, int *found,
-                                  char *err, size_t errlen);
 void tc_soak_stored_free(tc_soak_stored *s);
 
 #endif

@@ -90,26 +90,6 @@ void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out)
     out->error_rate = tc_run_metrics_error_rate(m);
 }
 
-tc_err tc_sweep_load(tc_store *st, const tc_runset *set, tc_sweep_point **pts, char *err,
-                     size_t errlen)
-{
-    *pts = calloc(set->n ? set->n : 1, sizeof **pts);
-    if (!*pts)
-        return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < set->n; i++) {
-        tc_figures f;
-        tc_err rc = tc_figures_load(st, &set->runs[i], TC_FIGURES_SUMMARY, &f, err, errlen);
-        if (rc != TC_OK) {
-            free(*pts);
-            *pts = NULL;
-            return rc;
-        }
-        tc_sweep_point_of(&f, &(*pts)[i]);
-        tc_figures_free(&f);
-    }
-    return TC_OK;
-}
-
 int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why)
 {
     for (size_t i = 1; i < n; i++) {

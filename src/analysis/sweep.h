@@ -73,11 +73,6 @@ const char *tc_sweep_offered_text(const tc_sweep_point *p, char *buf, size_t len
 /* The point of one run's figures (loaded at any depth). */
 void tc_sweep_point_of(const tc_figures *f, tc_sweep_point *out);
 
-/* Loads the points of a sweep's runs (a group, oldest first) into a new
- * array *pts of set->n (free() it). The store's errors, with err. */
-TC_MUST_CHECK tc_err tc_sweep_load(tc_store *st, const tc_runset *set, tc_sweep_point **pts,
-                                   char *err, size_t errlen);
-
 /* The knee: the last point before goodput falls, or before TTFT or TPOT
  * p99 more than doubles, walking up the offered load over the complete
  * points. Its index, or -1 when neither happens. *why (may be NULL) says

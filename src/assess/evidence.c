@@ -12,6 +12,9 @@
 #include "analysis/frontier_cost.h"
 #include "analysis/soak.h"
 #include "assess/gaps.h"
+#include "views/view_figures.h"
+#include "views/view_soak.h"
+#include "views/view_frontier.h"
 
 /* What could not be read is never a usage error (TC_ERR_INVALID). */
 static tc_err unreadable(tc_err e)
@@ -74,9 +77,9 @@ static tc_err load_side(tc_store *st, const char *which, int target, tc_evidence
     tc_runset set;
     tc_figures *f = NULL;
     tc_group_stat g;
-    tc_err rc = tc_runset_find(st, which, &set, err, errlen);
+    tc_err rc = tc_view_runset(st, which, &set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
+        rc = tc_view_runset_figures(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
     if (rc == TC_OK) {
         tc_figures_mean_cost_inputs(f, set.n, m, &g);
         for (size_t i = 0; i < set.n; i++)
@@ -228,7 +231,7 @@ static tc_err read_soak_verdict(tc_store *st, const char *arg, const tc_run_info
 {
     tc_soak_stored s;
     int found = 0;
-    tc_err rc = tc_soak_read(st, run->id, &s, &found, err, errlen);
+    tc_err rc = tc_view_soak(st, run->id, &s, &found, err, errlen);
     if (rc != TC_OK)
         return rc;
     if (!found)
@@ -258,9 +261,9 @@ tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
 {
     tc_runset set;
     tc_figures *f = NULL;
-    tc_err rc = tc_runset_find(st, soak, &set, err, errlen);
+    tc_err rc = tc_view_runset(st, soak, &set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
+        rc = tc_view_runset_figures(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
     if (rc == TC_OK) {
         size_t best = 0;
         for (size_t i = 1; i < set.n; i++)
@@ -365,10 +368,10 @@ tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src, cons
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     tc_frontier_result *r = calloc(1, sizeof *r);
-    rc = r ? tc_frontier_side_load(st, src->run_a, "the incumbent", &pa, NULL, &a, err, errlen)
+    rc = r ? tc_view_frontier_side(st, src->run_a, "the incumbent", &pa, NULL, &a, err, errlen)
            : tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
     if (rc == TC_OK)
-        rc = tc_frontier_side_load(st, src->run_b, "the alternative", &pb, NULL, &b, err, errlen);
+        rc = tc_view_frontier_side(st, src->run_b, "the alternative", &pb, NULL, &b, err, errlen);
     if (rc == TC_OK)
         rc = fleet_capex(&a, &b, src->at, as->tokens_per_month.value, r, err, errlen);
     if (rc == TC_OK) {

@@ -14,6 +14,7 @@
 #include "cli_roofline.h"
 #include "cli_runset.h"
 #include "report/report_compare.h"
+#include "views/view_compare.h"
 
 typedef struct compare_args {
     const char *run_a, *run_b, *profile, *profile_a, *profile_b, *db, *specs, *at;
@@ -100,9 +101,9 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
     char err[1024];
     tc_compare_opts o = {a->resamples ? (int)a->resamples : TC_BOOT_RESAMPLES, (uint64_t)a->seed,
                          !isnan(a->claim), a->claim};
-    if (tc_compare_platform_load(st, a->run_a, "A", a->profile_a ? pa : NULL, &r->a, err,
+    if (tc_view_compare_platform(st, a->run_a, "A", a->profile_a ? pa : NULL, &r->a, err,
                                  sizeof err) != TC_OK ||
-        tc_compare_platform_load(st, a->run_b, "B", a->profile_b ? pb : NULL, &r->b, err,
+        tc_view_compare_platform(st, a->run_b, "B", a->profile_b ? pb : NULL, &r->b, err,
                                  sizeof err) != TC_OK) {
         tc_cli_error("%s", err);
         return TC_EXIT_RUNTIME;

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "analysis/env_diff.h"
-#include "analysis/env_pair.h"
+#include "views/view_env_pair.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_results.h"
@@ -85,7 +85,7 @@ static int load(const char *which, const char *db, json_t **fp)
     tc_store *st = NULL;
     if (tc_cli_open_store(db, TC_STORE_READ, &st))
         return -1;
-    tc_err rc = tc_fingerprint_pair_of_run(st, which, fp, err, sizeof err);
+    tc_err rc = tc_view_fingerprint_pair(st, which, fp, err, sizeof err);
     tc_store_close(st);
     if (rc != TC_OK)
         tc_cli_error("env: --diff: %s", err);
@@ -99,7 +99,7 @@ static int run_diff(const env_args *a)
     tc_env_pair p = {0};
     if (load(a->files[0], a->db, &p.a) < 0 || load(a->files[1], a->db, &p.b) < 0)
         goto done;
-    if (tc_fingerprint_pair_compare(&p) != TC_OK) {
+    if (tc_view_fingerprint_pair_compare(&p) != TC_OK) {
         tc_cli_error("env: --diff: out of memory");
         goto done;
     }
@@ -117,7 +117,7 @@ static int run_diff(const env_args *a)
         }
     code = p.n ? TC_EXIT_CHECK : TC_EXIT_OK;
 done:
-    tc_fingerprint_pair_free(&p);
+    tc_view_fingerprint_pair_free(&p);
     return code;
 }
 

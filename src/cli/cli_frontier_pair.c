@@ -10,6 +10,7 @@
 #include "core/tc_text.h"
 #include "report/report_frontier.h"
 #include "core/tc_sort.h"
+#include "views/view_frontier.h"
 
 int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size_t *n)
 {
@@ -54,9 +55,9 @@ int tc_cli_frontier_pair(tc_store *st, const char *which_a, const char *which_b,
 {
     tc_frontier_side sa = {0}, sb = {0};
     char err[1024];
-    tc_err rc = tc_frontier_side_load(st, which_a, "A", pa, slo, &sa, err, sizeof err);
+    tc_err rc = tc_view_frontier_side(st, which_a, "A", pa, slo, &sa, err, sizeof err);
     if (rc == TC_OK && which_b)
-        rc = tc_frontier_side_load(st, which_b, "B", pb, slo, &sb, err, sizeof err);
+        rc = tc_view_frontier_side(st, which_b, "B", pb, slo, &sb, err, sizeof err);
     tc_frontier_result *r = calloc(1, sizeof *r);
     if (rc == TC_OK && !r)
         rc = tc_fail(err, sizeof err, TC_ERR_NOMEM, "out of memory");

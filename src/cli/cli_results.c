@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/figures_stored.h"
-#include "analysis/run_view.h"
-#include "analysis/shards.h"
+#include "views/view_stored.h"
+#include "views/view_run.h"
+#include "views/view_shards.h"
 #include "core/tc_outfile.h"
 #include "cli.h"
 #include "cli_opts.h"
@@ -20,6 +20,8 @@
 #include "report/report_run.h"
 #include "report/report_sweep.h"
 #include "report/report_table.h"
+#include "views/view_figures.h"
+#include "views/view_sweep.h"
 
 int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
 {
@@ -44,7 +46,7 @@ int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
 static int load_view(tc_store *st, const tc_run_info *run, tc_run_view *v)
 {
     char err[512];
-    if (tc_cli_check(tc_run_view_load(st, run, v, err, sizeof err), err))
+    if (tc_cli_check(tc_view_run(st, run, v, err, sizeof err), err))
         return TC_EXIT_RUNTIME;
     for (int i = 0; i < v->n_warnings; i++)
         tc_cli_error("%s", v->warnings[i]);
@@ -92,7 +94,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
     char err[512];
     if (json == TC_PRINT_NONE) { /* the figures alone, for the check */
         tc_figures f;
-        if (tc_cli_check(tc_figures_load(st, run, TC_FIGURES_SUMMARY, &f, err, sizeof err), err))
+        if (tc_cli_check(tc_view_figures(st, run, TC_FIGURES_SUMMARY, &f, err, sizeof err), err))
             return TC_EXIT_RUNTIME;
         say_lag(run, &f.m);
         int code = check_errors(&f.m, max_error_rate);
@@ -103,8 +105,8 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
     int code = load_view(st, run, &v);
     if (code)
         return code;
-    if (slo && tc_cli_check(tc_figures_apply_slo(st, run, slo, &v.f.m, err, sizeof err), err)) {
-        tc_run_view_free(&v);
+    if (slo && tc_cli_check(tc_view_apply_slo(st, run, slo, &v.f.m, err, sizeof err), err)) {
+        tc_view_run_free(&v);
         return TC_EXIT_RUNTIME;
     }
     code = print_view(&v, json);
@@ -112,7 +114,7 @@ int tc_cli_print_run(tc_store *st, const tc_run_info *run, int json, double max_
         say_lag(run, &v.f.m);
     if (!code)
         code = check_errors(&v.f.m, max_error_rate);
-    tc_run_view_free(&v);
+    tc_view_run_free(&v);
     return code;
 }
 
@@ -191,7 +193,7 @@ int tc_cmd_runs(int argc, char **argv)
         return code;
     tc_figures_list l;
     char err[512];
-    code = tc_cli_check(tc_figures_list_load(st, &l, err, sizeof err), err);
+    code = tc_cli_check(tc_view_figures_list(st, &l, err, sizeof err), err);
     if (!code && a.json)
         code = tc_cli_emit_json("runs", tc_report_runs_json(l.runs, l.mp, l.n));
     else if (!code)
@@ -208,7 +210,7 @@ static int print_shards(tc_store *st, const tc_runset *set, int json)
 {
     tc_run_view v;
     char err[512];
-    if (tc_cli_check(tc_shards_view(st, set, &v, err, sizeof err), err))
+    if (tc_cli_check(tc_view_shards(st, set, &v, err, sizeof err), err))
         return TC_EXIT_RUNTIME;
     for (int i = 0; i < v.n_warnings; i++)
         tc_cli_error("%s", v.warnings[i]);
@@ -221,7 +223,7 @@ static int print_shards(tc_store *st, const tc_runset *set, int json)
                remote ? "the server box's, from --telemetry URL"
                       : "none merged: the shards scraped no --telemetry URL");
     int code = print_view(&v, json);
-    tc_run_view_free(&v);
+    tc_view_run_free(&v);
     return code;
 }
 
@@ -232,9 +234,9 @@ static tc_err judge_points(tc_store *st, const tc_runset *set, const tc_slo *slo
 {
     for (size_t i = 0; i < set->n; i++) {
         tc_figures f;
-        tc_err rc = tc_figures_load(st, &set->runs[i], TC_FIGURES_SUMMARY, &f, err, errlen);
+        tc_err rc = tc_view_figures(st, &set->runs[i], TC_FIGURES_SUMMARY, &f, err, errlen);
         if (rc == TC_OK)
-            rc = tc_figures_apply_slo(st, &set->runs[i], slo, &f.m, err, errlen);
+            rc = tc_view_apply_slo(st, &set->runs[i], slo, &f.m, err, errlen);
         if (rc == TC_OK)
             tc_sweep_point_goodput(&f.m, &pts[i]);
         tc_figures_free(&f);
@@ -250,7 +252,7 @@ static int print_sweep(tc_store *st, const tc_runset *set, const tc_slo *slo, in
 {
     tc_sweep_point *pts = NULL;
     char err[512], slo_text[TC_SLO_TEXT_MAX];
-    if (tc_cli_check(tc_sweep_load(st, set, &pts, err, sizeof err), err))
+    if (tc_cli_check(tc_view_sweep(st, set, &pts, err, sizeof err), err))
         return TC_EXIT_RUNTIME;
     if (slo && tc_cli_check(judge_points(st, set, slo, pts, err, sizeof err), err)) {
         free(pts);
@@ -259,7 +261,7 @@ static int print_sweep(tc_store *st, const tc_runset *set, const tc_slo *slo, in
     if (slo)
         tc_slo_text(slo, slo_text, sizeof slo_text);
     tc_sweep_view v = {.name = set->name,
-                       .slo = slo                  ? slo_text
+                       .slo = slo                   ? slo_text
                               : set->runs[0].slo[0] ? set->runs[0].slo
                                                     : NULL,
                        .points = pts,
@@ -298,7 +300,7 @@ int tc_cmd_show(int argc, char **argv)
         code = TC_EXIT_USAGE;
     } else if (sweep)
         code = print_sweep(st, &set, a.slo ? &slo : NULL, a.json);
-    else if (!code && tc_shards_is_sharded(&set))
+    else if (!code && tc_view_is_sharded(&set))
         code = print_shards(st, &set, a.json);
     else if (!code && set.is_group)
         code = tc_cli_print_group(st, &set, a.json);
@@ -362,7 +364,7 @@ static int export_summary(export_job *j)
         code = export_said(
             tc_report_run_export(j->f, j->fmt, &v.f, v.fingerprint, &v.roof, j->err, sizeof j->err),
             j->err);
-        tc_run_view_free(&v);
+        tc_view_run_free(&v);
         return code;
     }
     tc_figures *f = NULL;

@@ -9,6 +9,7 @@
 #include "cli_results.h"
 #include "cli_roofline.h"
 #include "report/report_roofline.h"
+#include "views/view_roofline.h"
 
 typedef struct roof_args {
     const char *run, *gpu, *specs, *db;
@@ -111,7 +112,7 @@ static int load_run(const roof_args *a, tc_run_info *run, tc_roofline_run *rr)
         return code;
     tc_err rc = tc_store_find_run(st, a->run, run, err, sizeof err);
     if (rc == TC_OK)
-        rc = tc_roofline_run_load(st, run, rr, err, sizeof err);
+        rc = tc_view_roofline_run(st, run, rr, err, sizeof err);
     tc_store_close(st);
     return tc_cli_check(rc, err);
 }
@@ -139,7 +140,7 @@ static int roofline_run(const roof_args *a, const tc_roofline_table *t)
         code = a->json ? tc_cli_emit_json("roofline",
                                           tc_report_roofline_json(&run, &r, rr.decode_n, a->specs))
                        : tc_cli_check(tc_report_roofline_text(stdout, &run, &r, rr.decode_n), NULL);
-    tc_roofline_run_free(&rr);
+    tc_view_roofline_run_free(&rr);
     return code;
 }
 

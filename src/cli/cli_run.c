@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "bench/bench_probe.h"
 #include "core/tc_text.h"
 #include "core/tc_time.h"
@@ -286,7 +286,7 @@ static int telemetry_failed(const run_plan *p, const tc_measure_outcome *o)
 static void store_figures(tc_store *st, const tc_run_info *run)
 {
     char err[512];
-    if (tc_figures_save(st, run, err, sizeof err) != TC_OK)
+    if (tc_view_save_figures(st, run, err, sizeof err) != TC_OK)
         fprintf(stderr,
                 "truecost: note: the run's figures were not stored (%s); show computes "
                 "them from its records\n",
@@ -298,7 +298,7 @@ static void store_older_figures(tc_store *st)
 {
     char err[512];
     size_t n = 0;
-    if (tc_figures_save_missing(st, &n, err, sizeof err) != TC_OK)
+    if (tc_view_save_missing_figures(st, &n, err, sizeof err) != TC_OK)
         fprintf(stderr, "truecost: note: the figures of older runs were not stored (%s)\n", err);
 }
 

@@ -2,11 +2,12 @@
 #include "cli_runset.h"
 
 #include "cli.h"
+#include "views/view_figures.h"
 
 int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out)
 {
     char err[512];
-    if (tc_runset_find(st, which, out, err, sizeof err) == TC_OK)
+    if (tc_view_runset(st, which, out, err, sizeof err) == TC_OK)
         return 0;
     tc_cli_error("%s", err);
     return TC_EXIT_RUNTIME;
@@ -15,7 +16,7 @@ int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out)
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f)
 {
     char err[512];
-    if (tc_runset_load(st, s, TC_FIGURES_SUMMARY, f, err, sizeof err) == TC_OK)
+    if (tc_view_runset_figures(st, s, TC_FIGURES_SUMMARY, f, err, sizeof err) == TC_OK)
         return 0;
     tc_cli_error("%s", err);
     return TC_EXIT_RUNTIME;

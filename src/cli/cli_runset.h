@@ -4,11 +4,12 @@
 #define TC_CLI_RUNSET_H
 
 #include "analysis/figures.h"
+#include "views/view_figures.h"
 
-/* tc_runset_find; on failure prints why and returns TC_EXIT_RUNTIME. */
+/* tc_view_runset; on failure prints why and returns TC_EXIT_RUNTIME. */
 int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out);
 
-/* tc_runset_load; on failure prints why and returns TC_EXIT_RUNTIME. */
+/* tc_view_runset_figures; on failure prints why and returns TC_EXIT_RUNTIME. */
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f);
 
 /* Prints the group's runs and throughput spread as a table, or as one

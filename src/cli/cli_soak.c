@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "analysis/soak.h"
 #include "cli.h"
 #include "cli_opts.h"
@@ -16,6 +16,7 @@
 #include "core/tc_number.h"
 #include "measure/measure_soak.h"
 #include "report/report_soak.h"
+#include "views/view_soak.h"
 
 typedef struct soak_args {
     double duration_s, window_s, max_downtime_s, max_drift, max_error_rate;
@@ -127,7 +128,7 @@ int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found
 {
     tc_soak_stored s;
     char err[512];
-    if (tc_soak_read(st, run->id, &s, found, err, sizeof err) != TC_OK) {
+    if (tc_view_soak(st, run->id, &s, found, err, sizeof err) != TC_OK) {
         tc_cli_error("show: run %lld: %s", (long long)run->id, err);
         return TC_EXIT_RUNTIME;
     }
@@ -216,7 +217,7 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
     /* The run's figures kept beside its records, so that runs and show
      * never read a day of requests again; failing costs only time later. */
     char err[512];
-    if (tc_figures_save(c->p->store, &o->info, err, sizeof err) != TC_OK)
+    if (tc_view_save_figures(c->p->store, &o->info, err, sizeof err) != TC_OK)
         fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", err);
     if (o->rc != TC_OK)
         c->code = TC_EXIT_RUNTIME;
@@ -237,7 +238,7 @@ static int find_resumed(tc_store *st, const char *which, tc_soak_config *cfg)
     }
     tc_soak_stored s;
     int found;
-    if (tc_soak_read(st, run.id, &s, &found, err, sizeof err) != TC_OK) {
+    if (tc_view_soak(st, run.id, &s, &found, err, sizeof err) != TC_OK) {
         tc_cli_error("soak: --resume %s: %s", which, err);
         return TC_EXIT_RUNTIME;
     }
@@ -374,7 +375,7 @@ static int read_resumed(const char *which, const char *db_arg, tc_soak_stored *s
     int code = 0;
     if (tc_store_open(db, TC_STORE_READ, &st, err, sizeof err) != TC_OK ||
         tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
-        tc_soak_read(st, run.id, ss, &found, err, sizeof err) != TC_OK) {
+        tc_view_soak(st, run.id, ss, &found, err, sizeof err) != TC_OK) {
         tc_cli_error("soak: --resume %s: %s", which, err);
         code = TC_EXIT_RUNTIME;
     } else if (!found) {

@@ -14,6 +14,7 @@
 #include "cli_opts.h"
 #include "cli_run.h"
 #include "report/report_sweep.h"
+#include "views/view_figures.h"
 
 #define MAX_POINTS 64
 #define DEFAULT_AUTO_POINTS 8
@@ -169,7 +170,7 @@ static int one_point(run_plan *p, run_args *a, const sweep_args *s, int by_rate,
         p->group_runs_before++;
     tc_figures f;
     char err[512];
-    if (tc_figures_load(p->store, &p->last, TC_FIGURES_SUMMARY, &f, err, sizeof err) != TC_OK) {
+    if (tc_view_figures(p->store, &p->last, TC_FIGURES_SUMMARY, &f, err, sizeof err) != TC_OK) {
         tc_cli_error("sweep: %s", err);
         return TC_EXIT_RUNTIME;
     }

@@ -57,6 +57,15 @@ void tc_req_record_clear(tc_req_record *r)
     memset(r, 0, sizeof *r);
 }
 
+void tc_req_records_free(tc_req_record *recs, size_t n)
+{
+    if (!recs)
+        return;
+    for (size_t i = 0; i < n; i++)
+        tc_req_record_clear(&recs[i]);
+    free(recs);
+}
+
 int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns)
 {
     if (tc_grow(&r->chunk_ns, &r->cap_chunks, r->n_chunks, sizeof *r->chunk_ns, 256) < 0)

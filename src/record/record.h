@@ -104,6 +104,9 @@ void tc_req_record_init(tc_req_record *r);
 /* Frees the chunk array and zeroes the record; accepts NULL. */
 void tc_req_record_clear(tc_req_record *r);
 
+/* Clears each of n records and frees the array; accepts NULL. */
+void tc_req_records_free(tc_req_record *recs, size_t n);
+
 /* Appends one chunk arrival time. Returns 0, or -1 on allocation failure. */
 int tc_req_record_add_chunk(tc_req_record *r, int64_t t_ns);
 

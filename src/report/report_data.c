@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "analysis/roofline_run.h"
 #include "report/report_table.h"
+#include "views/view_figures.h"
+#include "views/view_sweep.h"
+#include "views/view_compare.h"
+#include "views/view_frontier.h"
+#include "views/view_series.h"
 
 /* Runs at more than one concurrency or rate are a sweep. */
 static int loads_differ(const tc_sweep_point *p, size_t n)
@@ -27,7 +32,7 @@ static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char
 {
     for (size_t i = 0; slo && i < s->set.n; i++) {
         tc_run_metrics *m = &s->f[i].m;
-        tc_err rc = tc_figures_apply_slo(st, &s->set.runs[i], slo, m, err, errlen);
+        tc_err rc = tc_view_apply_slo(st, &s->set.runs[i], slo, m, err, errlen);
         if (rc != TC_OK)
             return rc;
         tc_sweep_point_goodput(m, &s->pts[i]);
@@ -43,7 +48,7 @@ static tc_err load_point_series(tc_store *st, tc_report_side *s, char *err, size
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory for the sweep's timelines");
     for (size_t i = 0; i < s->set.n; i++) {
         tc_err rc = i == s->charted ? TC_OK
-                                    : tc_run_series_load(st, &s->set.runs[i], &s->f[i].m,
+                                    : tc_view_run_series(st, &s->set.runs[i], &s->f[i].m,
                                                          &s->point_series[i], err, errlen);
         if (rc != TC_OK)
             return rc;
@@ -92,11 +97,11 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
     s->label = label;
     s->profile = profile;
     s->knee = -1;
-    tc_err rc = tc_runset_find(st, which, &s->set, err, errlen);
+    tc_err rc = tc_view_runset(st, which, &s->set, err, errlen);
     if (rc == TC_OK)
-        rc = tc_runset_load(st, &s->set, TC_FIGURES_SUMMARY, &s->f, err, errlen);
+        rc = tc_view_runset_figures(st, &s->set, TC_FIGURES_SUMMARY, &s->f, err, errlen);
     if (rc == TC_OK)
-        rc = tc_sweep_load(st, &s->set, &s->pts, err, errlen);
+        rc = tc_view_sweep(st, &s->set, &s->pts, err, errlen);
     if (rc == TC_OK)
         rc = apply_slo(st, slo, s, err, errlen);
     if (rc != TC_OK)
@@ -110,9 +115,9 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
         s->knee = tc_sweep_knee(s->pts, s->set.n, &s->knee_why);
         s->charted = s->knee >= 0 ? (size_t)s->knee : s->set.n - 1;
     }
-    rc = tc_figures_fingerprint(st, s->set.runs[0].id, &s->fingerprint, err, errlen);
+    rc = tc_view_fingerprint(st, s->set.runs[0].id, &s->fingerprint, err, errlen);
     if (rc == TC_OK)
-        rc = tc_run_series_load(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series, err,
+        rc = tc_view_run_series(st, &s->set.runs[s->charted], &s->f[s->charted].m, &s->series, err,
                                 errlen);
     if (rc == TC_OK && s->is_sweep)
         rc = load_point_series(st, s, err, errlen);
@@ -140,9 +145,9 @@ static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data 
     if (!pa != !pb)
         pa = pb = NULL; /* compare prices both sides or neither */
     tc_roofline_table t = {0};
-    tc_err rc = tc_compare_platform_load(st, ask->which[0], "A", pa, &d->cmp.a, err, sizeof err);
+    tc_err rc = tc_view_compare_platform(st, ask->which[0], "A", pa, &d->cmp.a, err, sizeof err);
     if (rc == TC_OK)
-        rc = tc_compare_platform_load(st, ask->which[1], "B", pb, &d->cmp.b, err, sizeof err);
+        rc = tc_view_compare_platform(st, ask->which[1], "B", pb, &d->cmp.b, err, sizeof err);
     if (rc == TC_OK)
         rc = tc_compare_prepare(&d->cmp, err, sizeof err);
     if (rc == TC_OK && tc_roofline_table_load(&t, NULL, err, sizeof err) == TC_OK)
@@ -174,9 +179,9 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
     d->fr = calloc(1, sizeof *d->fr);
     tc_err rc = d->fr ? TC_OK : tc_fail(err, sizeof err, TC_ERR_NOMEM, "out of memory");
     if (rc == TC_OK)
-        rc = tc_frontier_side_load(st, ask->which[0], "A", pa, ask->slo, &d->fa, err, sizeof err);
+        rc = tc_view_frontier_side(st, ask->which[0], "A", pa, ask->slo, &d->fa, err, sizeof err);
     if (rc == TC_OK && d->two)
-        rc = tc_frontier_side_load(st, ask->which[1], "B", pb, ask->slo, &d->fb, err, sizeof err);
+        rc = tc_view_frontier_side(st, ask->which[1], "B", pb, ask->slo, &d->fb, err, sizeof err);
     tc_frontier_ask fa = {.targets = ask->targets,
                           .n_targets = ask->n_targets,
                           .resamples = ask->resamples_frontier,

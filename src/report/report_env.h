@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/env_pair.h"
+#include "views/view_env_pair.h"
 #include "core/tc_error.h"
 
 /* Prints fingerprint fp (as tc_env_collect builds it) as a block of

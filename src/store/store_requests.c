@@ -442,11 +442,7 @@ tc_err tc_store_load_requests(tc_store *s, int64_t run_id, tc_req_record **recs,
 
 void tc_store_free_requests(tc_req_record *recs, size_t n)
 {
-    if (!recs)
-        return;
-    for (size_t i = 0; i < n; i++)
-        tc_req_record_clear(&recs[i]);
-    free(recs);
+    tc_req_records_free(recs, n);
 }
 
 tc_err tc_store_each_request(tc_store *s, int64_t run_id, int first_chunk_only,

@@ -18,6 +18,7 @@
 #include "analysis/bootstrap.h"
 #include "analysis/compare.h"
 #include "analysis/figures.h"
+#include "views/view_compare.h"
 
 static void near(double a, double b, double rel)
 {
@@ -486,7 +487,7 @@ static void differences_name_the_load(void **state)
     json_decref(d);
 }
 
-/* A side as tc_compare_platform_load leaves it, built here: a group of n
+/* A side as tc_view_compare_platform leaves it, built here: a group of n
  * complete runs (n = 1: one run) with these throughputs. */
 static void make_side(tc_compare_platform *p, const char *label, const char *name,
                       const double *tps, size_t n, int64_t first_id)

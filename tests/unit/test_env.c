@@ -13,7 +13,7 @@
 
 #include "envinfo/env_fingerprint.h"
 #include "analysis/env_diff.h"
-#include "analysis/env_pair.h"
+#include "views/view_env_pair.h"
 #include "report/report_env.h"
 
 #define TREE(name) TC_FIXTURES_DIR "/env/" name
@@ -442,7 +442,7 @@ static void diff_client_host(void **state)
 
     /* Both the client's: no difference, and the text warns of each. */
     tc_env_pair p = {client, json_deep_copy(client), NULL, 0};
-    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_view_fingerprint_pair_compare(&p), TC_OK);
     assert_int_equal(p.n, 0);
     char *text = NULL;
     size_t len = 0;
@@ -454,7 +454,7 @@ static void diff_client_host(void **state)
                                  "server's"));
     assert_non_null(strstr(text, "\nWARNING B=b.json is the client host's"));
     free(text);
-    tc_fingerprint_pair_free(&p);
+    tc_view_fingerprint_pair_free(&p);
     json_decref(local);
     json_decref(agent);
 }
@@ -484,7 +484,7 @@ static void saved_fingerprint_reads_back(void **state)
     assert_int_equal(tc_env_load(path, &back, err, sizeof err), TC_OK);
     assert_true(json_equal(fp, back));
     tc_env_pair p = {fp, back, NULL, 0};
-    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_view_fingerprint_pair_compare(&p), TC_OK);
     assert_int_equal(p.n, 0);
     char *text = NULL;
     size_t len = 0;
@@ -493,8 +493,8 @@ static void saved_fingerprint_reads_back(void **state)
     assert_string_equal(captured(f, &text),
                         "no differences that matter between A.json and B.json\n");
     free(text);
-    tc_fingerprint_pair_free(&p);
-    tc_fingerprint_pair_free(NULL);
+    tc_view_fingerprint_pair_free(&p);
+    tc_view_fingerprint_pair_free(NULL);
 
     f = fopen(path, "w");
     fputs("[1]", f);
@@ -517,7 +517,7 @@ static void diff_text(void **state)
 {
     (void)state;
     tc_env_pair p = {collect(TREE("debian-nvidia")), collect(TREE("wsl2")), NULL, 0};
-    assert_int_equal(tc_fingerprint_pair_compare(&p), TC_OK);
+    assert_int_equal(tc_view_fingerprint_pair_compare(&p), TC_OK);
     assert_true(p.n > 1);
     assert_int_equal(p.n, json_array_size(p.diffs));
     char *text = NULL;
@@ -532,7 +532,7 @@ static void diff_text(void **state)
         strstr(text, "  os.virtualisation: A none, B wsl2\n    different virtualisation"));
     assert_non_null(strstr(text, "  gpus.count: A 1, B 0\n"));
     free(text);
-    tc_fingerprint_pair_free(&p);
+    tc_view_fingerprint_pair_free(&p);
 }
 
 /* The text block: labelled lines, n/a for what the tree lacks. */

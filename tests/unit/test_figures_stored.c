@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/figures_codec.h"
 #include "analysis/figures.h"
-#include "analysis/figures_stored.h"
+#include "views/view_stored.h"
 #include "core/tc_rng.h"
+#include "views/view_figures.h"
 
 #define N_REQ 40
 #define N_CHUNKS 50
@@ -162,7 +164,7 @@ static void streamed_in_passes_equals_in_memory(void **state)
     assert_true(want.window.has_window); /* the passes count its chunks too */
     assert_true(want.goodput.good > 0 && want.goodput.good < want.goodput.measured);
     /* keep 64: the gaps go to the histogram, the percentiles to more passes */
-    assert_int_equal(tc_figures_compute_stream(f->st, &f->run, 64, &got, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_computed_figures(f->st, &f->run, 64, &got, err, sizeof err), TC_OK);
     same_figures(&got, &want);
     assert_int_equal(got.requests.failed, 2);
     assert_int_equal(got.errors[TC_REQ_TIMEOUT], 1);
@@ -207,18 +209,18 @@ static void saved_figures_are_read_back(void **state)
     tc_run_metrics want, got;
     int from_store = -1;
     in_memory(f, &f->run, &want);
-    assert_int_equal(tc_figures_summary(f->st, &f->run, &got, &from_store, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_summary(f->st, &f->run, &got, &from_store, err, sizeof err), TC_OK);
     assert_int_equal(from_store, 0); /* nothing stored yet: computed */
     tc_run_metrics_free(&got);
-    assert_int_equal(tc_figures_save(f->st, &f->run, err, sizeof err), TC_OK);
-    assert_int_equal(tc_figures_summary(f->st, &f->run, &got, &from_store, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_save_figures(f->st, &f->run, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_summary(f->st, &f->run, &got, &from_store, err, sizeof err), TC_OK);
     assert_int_equal(from_store, 1);
     same_figures(&got, &want);
     tc_run_metrics_free(&got);
     /* The run list reads them too: full figures, where a streamed list
      * gathers no ITL at all. */
     tc_figures_list l;
-    assert_int_equal(tc_figures_list_load(f->st, &l, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_figures_list(f->st, &l, err, sizeof err), TC_OK);
     for (size_t i = 0; i < l.n; i++)
         if (l.runs[i].id == f->run.id)
             same_summary("listed itl", &l.m[i].itl_ms, &want.itl_ms);
@@ -239,16 +241,14 @@ static void other_versions_and_damage_are_recomputed(void **state)
     assert_int_equal(tc_store_set_figures(f->st, f->other.id, TC_FIGURES_VERSION + 1,
                                           "{\"simulated\": 0}", err, sizeof err),
                      TC_OK);
-    assert_int_equal(tc_figures_summary(f->st, &f->other, &got, &from_store, err, sizeof err),
-                     TC_OK);
+    assert_int_equal(tc_view_summary(f->st, &f->other, &got, &from_store, err, sizeof err), TC_OK);
     assert_int_equal(from_store, 0);
     same_figures(&got, &want);
     tc_run_metrics_free(&got);
     /* A damaged row of this version: the records are the truth. */
     assert_int_equal(
         tc_store_set_figures(f->st, f->other.id, TC_FIGURES_VERSION, "{}", err, sizeof err), TC_OK);
-    assert_int_equal(tc_figures_summary(f->st, &f->other, &got, &from_store, err, sizeof err),
-                     TC_OK);
+    assert_int_equal(tc_view_summary(f->st, &f->other, &got, &from_store, err, sizeof err), TC_OK);
     assert_int_equal(from_store, 0);
     same_figures(&got, &want);
     tc_run_metrics_free(&got);
@@ -261,17 +261,16 @@ static void older_runs_get_their_figures_once(void **state)
     char err[512];
     size_t n = 99;
     /* Both finished runs; never the one still running. */
-    assert_int_equal(tc_figures_save_missing(f->st, &n, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_save_missing_figures(f->st, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 2);
-    assert_int_equal(tc_figures_save_missing(f->st, &n, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_save_missing_figures(f->st, &n, err, sizeof err), TC_OK);
     assert_int_equal(n, 0);
     int from_store = 0;
     tc_run_metrics got;
-    assert_int_equal(tc_figures_summary(f->st, &f->other, &got, &from_store, err, sizeof err),
-                     TC_OK);
+    assert_int_equal(tc_view_summary(f->st, &f->other, &got, &from_store, err, sizeof err), TC_OK);
     assert_int_equal(from_store, 1);
     tc_run_metrics_free(&got);
-    assert_int_equal(tc_figures_summary(f->st, &f->running, &got, &from_store, err, sizeof err),
+    assert_int_equal(tc_view_summary(f->st, &f->running, &got, &from_store, err, sizeof err),
                      TC_OK);
     assert_int_equal(from_store, 0);
     tc_run_metrics_free(&got);

@@ -20,6 +20,10 @@
 #include "report/report_cost.h"
 #include "report/report_doc.h"
 #include "report/report_frontier.h"
+#include "views/view_figures.h"
+#include "views/view_sweep.h"
+#include "views/view_compare.h"
+#include "views/view_frontier.h"
 
 #define MS(x) ((int64_t)(x)*1000000LL)
 
@@ -190,8 +194,8 @@ static void report_tables_equal_the_json(void **state)
         tc_sweep_point *pts = NULL;
         tc_set_summary s;
         tc_cost_result r;
-        assert_int_equal(tc_runset_find(f->st, k ? "B" : "A", &set, err, sizeof err), TC_OK);
-        assert_int_equal(tc_sweep_load(f->st, &set, &pts, err, sizeof err), TC_OK);
+        assert_int_equal(tc_view_runset(f->st, k ? "B" : "A", &set, err, sizeof err), TC_OK);
+        assert_int_equal(tc_view_sweep(f->st, &set, &pts, err, sizeof err), TC_OK);
         size_t peak = 0;
         for (size_t i = 1; i < set.n; i++)
             if (pts[i].tokens_per_s_per_gpu > pts[peak].tokens_per_s_per_gpu)
@@ -199,9 +203,9 @@ static void report_tables_equal_the_json(void **state)
         char id[24];
         snprintf(id, sizeof id, "%lld", (long long)pts[peak].run_id);
         free(pts);
-        assert_int_equal(tc_runset_find(f->st, id, &one, err, sizeof err), TC_OK);
-        assert_int_equal(tc_runset_load(f->st, &one, TC_FIGURES_SUMMARY, &fig, err, sizeof err),
-                         TC_OK);
+        assert_int_equal(tc_view_runset(f->st, id, &one, err, sizeof err), TC_OK);
+        assert_int_equal(
+            tc_view_runset_figures(f->st, &one, TC_FIGURES_SUMMARY, &fig, err, sizeof err), TC_OK);
         tc_figures_summarise("the run", &one, fig, &s);
         assert_int_equal(tc_cost_compute(&f->p, &s.mean, &r), TC_OK);
         json_t *j = tc_report_cost_json(&one, &f->p, &s, &r);
@@ -218,9 +222,9 @@ static void report_tables_equal_the_json(void **state)
     memset(&fa, 0, sizeof fa);
     memset(&fb, 0, sizeof fb);
     tc_frontier_result *fr = calloc(1, sizeof *fr);
-    assert_int_equal(tc_frontier_side_load(f->st, "A", "A", &f->p, NULL, &fa, err, sizeof err),
+    assert_int_equal(tc_view_frontier_side(f->st, "A", "A", &f->p, NULL, &fa, err, sizeof err),
                      TC_OK);
-    assert_int_equal(tc_frontier_side_load(f->st, "B", "B", &f->p, NULL, &fb, err, sizeof err),
+    assert_int_equal(tc_view_frontier_side(f->st, "B", "B", &f->p, NULL, &fb, err, sizeof err),
                      TC_OK);
     tc_frontier_ask fask = {.targets = targets,
                             .n_targets = 2,
@@ -280,9 +284,9 @@ static void report_of_two_runs_has_compare_summary(void **state)
     tc_compare_result c;
     memset(&c, 0, sizeof c);
     tc_compare_opts o = {1000, TC_BOOT_SEED, 1, 0.9};
-    assert_int_equal(tc_compare_platform_load(f->st, "3", "A", &f->p, &c.a, err, sizeof err),
+    assert_int_equal(tc_view_compare_platform(f->st, "3", "A", &f->p, &c.a, err, sizeof err),
                      TC_OK);
-    assert_int_equal(tc_compare_platform_load(f->st, "6", "B", &f->p, &c.b, err, sizeof err),
+    assert_int_equal(tc_view_compare_platform(f->st, "6", "B", &f->p, &c.b, err, sizeof err),
                      TC_OK);
     assert_int_equal(tc_compare_prepare(&c, err, sizeof err), TC_OK);
     assert_int_equal(tc_compare_finish(&c, &o, err, sizeof err), TC_OK);

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "analysis/roofline_run.h"
-#include "analysis/run_view.h"
+#include "views/view_run.h"
+#include "views/view_figures.h"
+#include "views/view_roofline.h"
 
 #define MS(x) ((int64_t)(x)*1000000LL)
 
@@ -100,23 +102,23 @@ static void a_run_view(void **state)
     fixture *f = *state;
     tc_run_view v;
     char err[512] = "";
-    assert_int_equal(tc_run_view_load(f->st, &f->run, &v, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_run(f->st, &f->run, &v, err, sizeof err), TC_OK);
     assert_int_equal(v.n_warnings, 0);
     assert_int_equal(v.f.m.requests.failed, 1);
     assert_true(json_is_object(v.fingerprint));
     assert_string_equal(v.roof.spec.name, "RTX 4090"); /* the sampled GPU, the built-in row */
     assert_true(v.roof.has_decode && v.roof.has_measured);
-    tc_run_view_free(&v);
-    tc_run_view_free(NULL);
+    tc_view_run_free(&v);
+    tc_view_run_free(NULL);
 
-    assert_int_equal(tc_run_view_load(f->st, &f->bare, &v, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_run(f->st, &f->bare, &v, err, sizeof err), TC_OK);
     assert_true(json_is_null(v.fingerprint));
     assert_true(v.roof.missing & TC_ROOF_NEED_GPU);
-    tc_run_view_free(&v);
+    tc_view_run_free(&v);
 
     tc_run_info gone = f->run;
     gone.id = 999;
-    assert_int_not_equal(tc_run_view_load(f->st, &gone, &v, err, sizeof err), TC_OK);
+    assert_int_not_equal(tc_view_run(f->st, &gone, &v, err, sizeof err), TC_OK);
 }
 
 static void the_run_list(void **state)
@@ -124,14 +126,14 @@ static void the_run_list(void **state)
     fixture *f = *state;
     tc_figures_list l;
     char err[512] = "";
-    assert_int_equal(tc_figures_list_load(f->st, &l, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_figures_list(f->st, &l, err, sizeof err), TC_OK);
     assert_int_equal(l.n, 2);
     assert_int_equal(l.runs[0].id, f->run.id); /* newest first */
     assert_ptr_equal(l.mp[1], &l.m[1]);
     assert_int_equal(l.m[1].requests.completed, 2);
     /* The list's figures, streamed from first chunks, are the full ones. */
     tc_figures full;
-    assert_int_equal(tc_figures_load(f->st, &f->run, TC_FIGURES_CHUNKS, &full, err, sizeof err),
+    assert_int_equal(tc_view_figures(f->st, &f->run, TC_FIGURES_CHUNKS, &full, err, sizeof err),
                      TC_OK);
     const tc_run_metrics *a = &l.m[0], *b = &full.m;
     assert_int_equal(a->requests.measured, b->requests.measured);
@@ -174,17 +176,17 @@ static void roofline_inputs(void **state)
     fixture *f = *state;
     tc_roofline_run rr;
     char err[512] = "";
-    assert_int_equal(tc_roofline_run_load(f->st, &f->run, &rr, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_roofline_run(f->st, &f->run, &rr, err, sizeof err), TC_OK);
     assert_string_equal(rr.device, "NVIDIA GeForce RTX 4090");
     assert_int_equal(rr.decode_n, 2);
     assert_true(rr.decode_p50 > 0);
     assert_non_null(strstr(rr.fingerprint, "Q4_K_M"));
-    tc_roofline_run_free(&rr);
-    assert_int_equal(tc_roofline_run_load(f->st, &f->bare, &rr, err, sizeof err), TC_OK);
+    tc_view_roofline_run_free(&rr);
+    assert_int_equal(tc_view_roofline_run(f->st, &f->bare, &rr, err, sizeof err), TC_OK);
     assert_string_equal(rr.device, "");
     assert_null(rr.fingerprint);
-    tc_roofline_run_free(&rr);
-    tc_roofline_run_free(NULL);
+    tc_view_roofline_run_free(&rr);
+    tc_view_roofline_run_free(NULL);
 }
 
 static void a_set_summary(void **state)
@@ -194,9 +196,9 @@ static void a_set_summary(void **state)
     tc_figures *figs;
     tc_set_summary s;
     char err[512] = "";
-    assert_int_equal(tc_runset_find(f->st, "full", &set, err, sizeof err), TC_OK);
-    assert_int_equal(tc_runset_load(f->st, &set, TC_FIGURES_SUMMARY, &figs, err, sizeof err),
-                     TC_OK);
+    assert_int_equal(tc_view_runset(f->st, "full", &set, err, sizeof err), TC_OK);
+    assert_int_equal(
+        tc_view_runset_figures(f->st, &set, TC_FIGURES_SUMMARY, &figs, err, sizeof err), TC_OK);
     tc_figures_summarise("the run", &set, figs, &s);
     assert_int_equal(s.tps.n, 1);
     assert_true(s.mean.output_tokens_per_s > 0);

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/shards.h"
+#include "views/view_shards.h"
 #include "test_run.h"
+#include "views/view_figures.h"
+#include "views/view_run.h"
 
 #define WALL 1795966314000000000LL /* the shards' common wall clock at the start */
 #define N_REQ 10
@@ -123,10 +125,10 @@ static void merged_energy_is_the_box_once(void **state)
         assert_int_equal(tc_store_run_finish(s, id, TC_RUN_COMPLETE, err, sizeof err), TC_OK);
 
     tc_runset set;
-    assert_int_equal(tc_runset_find(s, "fleet", &set, err, sizeof err), TC_OK);
-    assert_true(tc_shards_is_sharded(&set));
+    assert_int_equal(tc_view_runset(s, "fleet", &set, err, sizeof err), TC_OK);
+    assert_true(tc_view_is_sharded(&set));
     tc_run_view v;
-    if (tc_shards_view(s, &set, &v, err, sizeof err) != TC_OK)
+    if (tc_view_shards(s, &set, &v, err, sizeof err) != TC_OK)
         fail_msg("%s", err);
     const tc_run_energy *e = &v.f.e;
     assert_int_equal(e->n, 1); /* the box's GPU; no host's RAPL */
@@ -142,7 +144,7 @@ static void merged_energy_is_the_box_once(void **state)
     for (int i = 0; i < v.n_warnings; i++)
         said |= strstr(v.warnings[i], "2 shards also sampled their own host's devices") != NULL;
     assert_true(said);
-    tc_run_view_free(&v);
+    tc_view_run_free(&v);
     tc_runset_free(&set);
     tc_store_close(s);
     unlink(path);

@@ -18,6 +18,7 @@
 #include "analysis/soak.h"
 #include "core/tc_hist.h"
 #include "measure/measure_soak_internal.h"
+#include "views/view_soak.h"
 
 /* ---- the fit ------------------------------------------------------------ */
 
@@ -369,7 +370,7 @@ static void store_round_trip(void **state)
     assert_int_equal(tc_store_soak_save(st, &p, NULL, &o, 1, err, sizeof err), TC_OK);
     tc_soak_stored s;
     int found = 0;
-    assert_int_equal(tc_soak_read(st, run.id, &s, &found, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_soak(st, run.id, &s, &found, err, sizeof err), TC_OK);
     assert_true(found);
     assert_int_equal(s.plan.chunks, TC_SOAK_CHUNKS_NONE);
     assert_int_equal(s.plan.restarts, 2);
@@ -395,7 +396,7 @@ static void store_round_trip(void **state)
     tc_run_info other = run;
     other.uuid[0] = '\0'; /* a new run: a new identity */
     assert_int_equal(tc_store_run_begin(st, &other, err, sizeof err), TC_OK);
-    assert_int_equal(tc_soak_read(st, other.id, &s, &found, err, sizeof err), TC_OK);
+    assert_int_equal(tc_view_soak(st, other.id, &s, &found, err, sizeof err), TC_OK);
     assert_false(found);
     tc_store_close(st);
     char cmd[200];

@@ -4,7 +4,7 @@
  * so each device is read from one shard: the one whose samples cover the
  * merged window best. A shard's local devices are its own host's (a
  * client, as a rule): they are not the workload's and are left out. */
-#include "shards.h"
+#include "views/view_shards.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,7 +114,7 @@ static tc_err gather(const shard_telem *t, const int64_t *shift, const pick *pic
     return TC_OK;
 }
 
-tc_err tc_shards_energy(tc_store *st, const tc_runset *set, const int64_t *shift, tc_figures *f,
+tc_err tc_view_shards_energy(tc_store *st, const tc_runset *set, const int64_t *shift, tc_figures *f,
                         int *n_local, char *err, size_t errlen)
 {
     *n_local = 0;

@@ -1,11 +1,11 @@
-#include "env_pair.h"
+#include "views/view_env_pair.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "env_diff.h"
+#include "analysis/env_diff.h"
 
-tc_err tc_fingerprint_pair_of_run(tc_store *st, const char *which, json_t **fp, char *err,
+tc_err tc_view_fingerprint_pair(tc_store *st, const char *which, json_t **fp, char *err,
                                   size_t errlen)
 {
     tc_run_info run;
@@ -29,7 +29,7 @@ tc_err tc_fingerprint_pair_of_run(tc_store *st, const char *which, json_t **fp, 
     return TC_OK;
 }
 
-tc_err tc_fingerprint_pair_compare(tc_env_pair *p)
+tc_err tc_view_fingerprint_pair_compare(tc_env_pair *p)
 {
     json_decref(p->diffs);
     p->diffs = NULL;
@@ -40,7 +40,7 @@ tc_err tc_fingerprint_pair_compare(tc_env_pair *p)
     return rc;
 }
 
-void tc_fingerprint_pair_free(tc_env_pair *p)
+void tc_view_fingerprint_pair_free(tc_env_pair *p)
 {
     if (!p)
         return;

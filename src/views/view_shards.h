@@ -9,11 +9,11 @@
 #include <stdint.h>
 
 #include "analysis/figures.h"
-#include "analysis/run_view.h"
+#include "views/view_run.h"
 #include "store/store.h"
 
 /* 1 when set is a group whose runs are all shards (group_kind "shard"). */
-int tc_shards_is_sharded(const tc_runset *set);
+int tc_view_is_sharded(const tc_runset *set);
 
 /* Merges the records of set's runs into one run: each shard's monotonic
  * times are put on the wall clock by its own offset (send_wall - send,
@@ -23,11 +23,11 @@ int tc_shards_is_sharded(const tc_runset *set);
  * the first shard's with the group's name as label, the sum of the
  * shards' requests, concurrency, rate and cap, and the worst status. Its
  * figures, records (to TC_FIGURES_CHUNKS), the first shard's
- * fingerprint and the bound go into *out (free with tc_run_view_free).
- * Its energy is the server box's, as tc_shards_energy reads it; a
+ * fingerprint and the bound go into *out (free with tc_view_run_free).
+ * Its energy is the server box's, as tc_view_shards_energy reads it; a
  * warning says when shards also sampled their own hosts' devices, which
  * are left out (`show ID` has each shard's). */
-TC_MUST_CHECK tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
+TC_MUST_CHECK tc_err tc_view_shards(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
                                     size_t errlen);
 
 /* A shard without a request: its clock cannot be put on the group's. */
@@ -41,7 +41,7 @@ TC_MUST_CHECK tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_v
  * devices are each shard's own host's and are left out: *n_local counts
  * the shards that had some. TC_OK (no remote device: f->e stays empty),
  * or an error with err filled. */
-TC_MUST_CHECK tc_err tc_shards_energy(tc_store *st, const tc_runset *set, const int64_t *shift,
+TC_MUST_CHECK tc_err tc_view_shards_energy(tc_store *st, const tc_runset *set, const int64_t *shift,
                                       tc_figures *f, int *n_local, char *err, size_t errlen);
 
 #endif

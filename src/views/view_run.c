@@ -1,19 +1,20 @@
 /* A run's summary inputs: the fingerprint and the bound are extras, so
  * failing to read them leaves a warning, not an error. */
-#include "run_view.h"
+#include "views/view_run.h"
 
 #include <string.h>
 
 #include "analysis/roofline_run.h"
+#include "views/view_figures.h"
 
-tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out, char *err,
+tc_err tc_view_run(tc_store *st, const tc_run_info *run, tc_run_view *out, char *err,
                         size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    tc_err rc = tc_figures_load(st, run, TC_FIGURES_SUMMARY, &out->f, err, errlen);
+    tc_err rc = tc_view_figures(st, run, TC_FIGURES_SUMMARY, &out->f, err, errlen);
     if (rc != TC_OK)
         return rc;
-    if (tc_figures_fingerprint(st, run->id, &out->fingerprint, out->warnings[out->n_warnings],
+    if (tc_view_fingerprint(st, run->id, &out->fingerprint, out->warnings[out->n_warnings],
                                sizeof out->warnings[0]) != TC_OK)
         out->n_warnings++;
     if (tc_roofline_of_figures(&out->f, out->fingerprint, &out->roof,
@@ -22,7 +23,7 @@ tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out, 
     return TC_OK;
 }
 
-void tc_run_view_free(tc_run_view *v)
+void tc_view_run_free(tc_run_view *v)
 {
     if (!v)
         return;

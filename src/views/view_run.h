@@ -11,6 +11,7 @@
 #include "analysis/figures.h"
 #include "analysis/roofline.h"
 #include "store/store.h"
+#include "views/view_figures.h"
 
 #define TC_RUN_VIEW_MAX_WARNINGS 3
 
@@ -25,10 +26,10 @@ typedef struct tc_run_view {
 } tc_run_view;
 
 /* Loads run's figures, fingerprint and bound into *out (free with
- * tc_run_view_free; nothing to free on failure). TC_OK, or the error of
- * tc_figures_load with the detail in err. */
-TC_MUST_CHECK tc_err tc_run_view_load(tc_store *st, const tc_run_info *run, tc_run_view *out,
+ * tc_view_run_free; nothing to free on failure). TC_OK, or the error of
+ * tc_view_figures with the detail in err. */
+TC_MUST_CHECK tc_err tc_view_run(tc_store *st, const tc_run_info *run, tc_run_view *out,
                                       char *err, size_t errlen);
-void tc_run_view_free(tc_run_view *v); /* accepts NULL */
+void tc_view_run_free(tc_run_view *v); /* accepts NULL */
 
 #endif

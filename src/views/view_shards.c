@@ -1,5 +1,5 @@
 /* Sharded groups merged into one run: see shards.h. */
-#include "shards.h"
+#include "views/view_shards.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "analysis/roofline_run.h"
+#include "views/view_figures.h"
+#include "views/view_run.h"
 
-int tc_shards_is_sharded(const tc_runset *set)
+int tc_view_is_sharded(const tc_runset *set)
 {
     if (!set->is_group || set->n == 0)
         return 0;
@@ -102,7 +104,7 @@ static tc_err merge_energy(tc_store *st, const tc_runset *set, int64_t *offsets,
                            char *err, size_t errlen)
 {
     int n_local = 0;
-    tc_err rc = tc_shards_energy(st, set, offsets, &out->f, &n_local, err, errlen);
+    tc_err rc = tc_view_shards_energy(st, set, offsets, &out->f, &n_local, err, errlen);
     if (rc != TC_OK)
         return rc;
     if (n_local > 0)
@@ -114,11 +116,11 @@ static tc_err merge_energy(tc_store *st, const tc_runset *set, int64_t *offsets,
     return TC_OK;
 }
 
-tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
+tc_err tc_view_shards(tc_store *st, const tc_runset *set, tc_run_view *out, char *err,
                       size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (!tc_shards_is_sharded(set))
+    if (!tc_view_is_sharded(set))
         return tc_fail(err, errlen, TC_ERR_INVALID, "'%s' is not a sharded group", set->name);
     int64_t *offsets = calloc(set->n, sizeof *offsets);
     if (!offsets)
@@ -149,17 +151,17 @@ tc_err tc_shards_view(tc_store *st, const tc_runset *set, tc_run_view *out, char
     out->f.n_recs = n;
     rc = tc_run_metrics_compute(&out->f.run, all, n, &out->f.m);
     if (rc != TC_OK) {
-        tc_run_view_free(out);
+        tc_view_run_free(out);
         free(offsets);
         return tc_fail(err, errlen, rc, "computing the merged figures of '%s'", set->name);
     }
     rc = merge_energy(st, set, offsets, out, err, errlen);
     free(offsets);
     if (rc != TC_OK) {
-        tc_run_view_free(out);
+        tc_view_run_free(out);
         return rc;
     }
-    if (tc_figures_fingerprint(st, set->runs[0].id, &out->fingerprint,
+    if (tc_view_fingerprint(st, set->runs[0].id, &out->fingerprint,
                                out->warnings[out->n_warnings], sizeof out->warnings[0]) != TC_OK)
         out->n_warnings++;
     if (tc_roofline_of_figures(&out->f, out->fingerprint, &out->roof,

@@ -20,13 +20,13 @@ typedef struct tc_env_pair {
  * new reference. TC_ERR_NOTFOUND when there is no such run or it has no
  * recorded environment, TC_ERR_PARSE when what is stored is not JSON, or
  * the store's error; the detail in err. */
-TC_MUST_CHECK tc_err tc_fingerprint_pair_of_run(tc_store *st, const char *which, json_t **fp,
+TC_MUST_CHECK tc_err tc_view_fingerprint_pair(tc_store *st, const char *which, json_t **fp,
                                                 char *err, size_t errlen);
 
 /* Compares p->a with p->b into p->diffs and p->n. TC_OK or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_fingerprint_pair_compare(tc_env_pair *p);
+TC_MUST_CHECK tc_err tc_view_fingerprint_pair_compare(tc_env_pair *p);
 
 /* Drops the fingerprints and the differences, and zeroes p; accepts NULL. */
-void tc_fingerprint_pair_free(tc_env_pair *p);
+void tc_view_fingerprint_pair_free(tc_env_pair *p);
 
 #endif
