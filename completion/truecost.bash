@@ -34,16 +34,16 @@ _truecost_options() {
         echo "--profile --profile-a --profile-b --at --claim --demand --slo --resamples --seed --json
               --db --help" ;;
     report)
-        echo "--profile --profile-a --profile-b --assessment --gaps --at --claim --slo --resamples
+        echo "--profile --profile-a --profile-b --assessment --gaps --soak --at --demand --claim --slo --resamples
               --seed -o --output --format --force --db --help" ;;
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
-              --perf --profile --profile-a --profile-b --at --soak --db --help" ;;
+              --perf --profile --profile-a --profile-b --at --demand --soak --db --help" ;;
     decide)
-        echo "--runs --gaps --soak --profile --profile-a --profile-b --at --samples --seed --json
+        echo "--runs --gaps --soak --profile --profile-a --profile-b --at --demand --samples --seed --json
               --db --help" ;;
     monitor) echo "--backend --interval --count --json $_truecost_telem --help" ;;
     env)

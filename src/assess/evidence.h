@@ -1,15 +1,21 @@
-/* Evidence that replaces the guesses of an assessment, for `lockin` and
- * `decide`: a saved gap table (T_op and the key gaps), two stored runs or
+/* Evidence that replaces the guesses of an assessment, gathered in one
+ * place for `lockin`, `decide` and `report` (so the three reach the same
+ * decision): a saved gap table (T_op and the key gaps), two stored runs or
  * groups (the performance gap, and whether the target ran cleanly), a
  * cost profile for each (the running-cost saving per month: electricity,
  * operations hours and cloud rental; the purchase is the one-time hardware
- * saving of the assessment), and a soak run.
+ * saving of the assessment), the fleets of two sweeps at one
+ * interactivity (the measured hardware saving), and a soak run.
  *
- * Every reader returns TC_ERR_INVALID when the evidence given is wrong (a
- * gap table or cost profile that does not parse, a profile in another
- * currency, no tokens_per_month): the user's to fix. Any other error says
- * that something could not be read (a file, a run, the store) or holds
- * nothing to compare. The detail is in err. */
+ * A new kind of evidence is one more source field, one more tc_evidence
+ * block, one reader in the gatherer's table (evidence.c) and its inputs
+ * in tc_evidence_decide_input.
+ *
+ * Errors: TC_ERR_INVALID when the evidence given is wrong (a gap table or
+ * cost profile that does not parse, a profile in another currency, no
+ * tokens_per_month, a run that is not a soak): the user's to fix. Any
+ * other error says that something could not be read (a file, a run, the
+ * store) or holds nothing to compare. The detail is in err. */
 #ifndef TC_EVIDENCE_H
 #define TC_EVIDENCE_H
 
@@ -31,7 +37,17 @@ typedef struct tc_evidence_sources {
     const char *profile_a, *profile_b;
     const char *soak; /* a long run on the alternative */
     double at;        /* > 0: the fleets' capex at this interactivity is the hardware saving */
+    double demand;    /* > 0: the fleets' output tokens per month, else the assessment's */
 } tc_evidence_sources;
+
+/* The kinds of evidence, in the order they are read. */
+typedef enum tc_evidence_kind {
+    TC_EVIDENCE_GAPS,  /* gaps_file */
+    TC_EVIDENCE_RUNS,  /* run_a, run_b, with profile_a/profile_b */
+    TC_EVIDENCE_FLEET, /* at, on the runs as sweeps */
+    TC_EVIDENCE_SOAK,  /* soak */
+    TC_EVIDENCE_KINDS
+} tc_evidence_kind;
 
 #define TC_EVIDENCE_MAX_NOTES 4
 
@@ -73,40 +89,38 @@ typedef struct tc_evidence {
     int n_notes;
 } tc_evidence;
 
+/* Whether src names evidence that lives in the store (runs, a soak), so
+ * that a caller opens it only then. */
+int tc_evidence_needs_store(const tc_evidence_sources *src);
+
+/* Reads everything src names, in tc_evidence_kind order, into *ev (zeroed
+ * first) and the overrides it replaces in *ov (T_op, perf ratio, running
+ * saving, hardware saving, the risk's probability; ov's other fields are
+ * kept, so a caller's own overrides stand). st may be NULL when
+ * tc_evidence_needs_store(src) is 0. Stops at the first error, with
+ * *failed (may be NULL) the kind that failed and err its detail; what the
+ * user should hear though nothing failed is in ev->notes. TC_OK or the
+ * errors above. */
+TC_MUST_CHECK tc_err tc_evidence_gather(tc_store *st, const tc_evidence_sources *src,
+                                        const tc_lockin *a, tc_evidence *ev,
+                                        tc_lockin_overrides *ov, tc_evidence_kind *failed,
+                                        char *err, size_t errlen);
+
 /* Reads the saved `gaps --json` table at path into ev->gaps and its T_op
- * into ov (op_low/mode/high, labelled "gap table PATH"). */
+ * into ov (op_low/mode/high, labelled "gap table PATH"): the gatherer's
+ * first reader, also for a caller that reads a gap table alone. */
 TC_MUST_CHECK tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev,
                                            tc_lockin_overrides *ov, char *err, size_t errlen);
 
-/* Reads src->run_a and src->run_b from st: their throughput and ratio,
- * the target's status, and ov's perf ratio ("runs A vs B"); with the
- * profiles, also the running saving per month at a's [horizon]
- * tokens_per_month into ev and ov. An incumbent without throughput is an
- * error (TC_ERR_NOTFOUND); an alternative without one, or a side without
- * a cost, is a note. */
-TC_MUST_CHECK tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src,
-                                           const tc_lockin *a, tc_evidence *ev,
-                                           tc_lockin_overrides *ov, char *err, size_t errlen);
-
-/* With src->at: reads run_a and run_b as frontiers (sweeps, frontier_cost.h)
- * priced with profile_a and profile_b, the fleet each needs at interactivity
- * src->at for the assessment's [horizon] tokens_per_month, and puts capex A
- * - capex B in ov as the measured hardware saving. TC_ERR_INVALID when a
- * profile is missing or has no hardware price, the assessment has no
- * tokens_per_month, or a side does not reach the target. */
-TC_MUST_CHECK tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src,
-                                            const tc_lockin *a, tc_lockin_overrides *ov, char *err,
-                                            size_t errlen);
-
-/* Reads the longest-measured run of RUN argument `soak` from st into ev
- * (its verdict, hours, requests); marks ov simulated when any evidence so
- * far was. A run that is not a `truecost soak` is TC_ERR_INVALID, named.
- * When the soak is evidence (a FAIL however short, a PASS of 24 h; see
- * tc_decide_soak_state) its outages per day (at most 1) become ov's risk
- * probability; else the assessment's stands and a note says why. A FAIL
- * with no outage (drift, a leak, errors) also leaves it, saying so. */
-TC_MUST_CHECK tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
-                                           tc_lockin_overrides *ov, char *err, size_t errlen);
+/* The lock-in distribution of a with the overrides ov (samples draws from
+ * seed) into *r, and the decision on it and ev into *d: what `decide`
+ * prints and the report shows. Free *r with tc_lockin_result_free (nothing
+ * to free on failure). TC_OK, TC_ERR_INVALID (the assessment and
+ * overrides do not evaluate, said in err) or TC_ERR_NOMEM. */
+TC_MUST_CHECK tc_err tc_evidence_decide(const tc_lockin *a, const tc_evidence *ev,
+                                        const tc_lockin_overrides *ov, size_t samples,
+                                        uint64_t seed, tc_lockin_result *r, tc_decide_result *d,
+                                        char *err, size_t errlen);
 
 /* The decision's inputs from the evidence and the lock-in result r (the
  * declared answers of its assessment, the economics). */

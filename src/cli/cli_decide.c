@@ -37,6 +37,7 @@ static int parse_args(int argc, char **argv, decide_args *a)
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),
+        TC_OPT_DEMAND(&a->ev.src.demand),
         TC_OPT_S("db", 0, &a->ev.db),
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_END,
@@ -57,16 +58,13 @@ static int report(const decide_args *a, const tc_lockin *as, const tc_evidence *
                   const tc_lockin_overrides *o)
 {
     tc_lockin_result r;
-    tc_decide_input in;
     tc_decide_result d;
     char err[512];
-    if (tc_lockin_evaluate(as, o, (size_t)a->samples, (uint64_t)a->seed, &r, err, sizeof err) !=
-        TC_OK) {
+    if (tc_evidence_decide(as, ev, o, (size_t)a->samples, (uint64_t)a->seed, &r, &d, err,
+                           sizeof err) != TC_OK) {
         tc_cli_error("decide: %s", err);
         return TC_EXIT_USAGE;
     }
-    tc_evidence_decide_input(ev, &r, &in);
-    tc_decide(&in, &d);
     int code = 0;
     if (a->json)
         code = tc_cli_emit_json("decide", tc_report_decide_json(&r, &d, o->simulated));

@@ -35,6 +35,10 @@ int tc_cli_evidence_check(tc_cli_evidence_opts *o)
                      o->runs_name);
         return -1;
     }
+    if (o->src.demand > 0 && !(o->src.at > 0)) {
+        tc_cli_error("--demand sizes the fleets priced at --at X: give --at too");
+        return -1;
+    }
     if (o->src.profile_a && !o->src.run_a) {
         tc_cli_error("--profile-a/--profile-b price the runs of %s A B: give them too",
                      o->runs_name);
@@ -43,44 +47,22 @@ int tc_cli_evidence_check(tc_cli_evidence_opts *o)
     return 0;
 }
 
-/* Says rc's error (a usage error for TC_ERR_INVALID) after prefix. */
-static int said(tc_err rc, const char *prefix, const char *err)
-{
-    tc_cli_error("%s%s", prefix, err);
-    return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-}
-
-/* The runs and the soak, from the store opened once for both. */
-static int read_stored(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_evidence *ev,
-                       tc_lockin_overrides *ov)
-{
-    char err[1024];
-    tc_store *st;
-    int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
-    if (code)
-        return code;
-    tc_err rc = TC_OK;
-    if (o->src.run_a)
-        rc = tc_evidence_read_runs(st, &o->src, a, ev, ov, err, sizeof err);
-    if (rc == TC_OK && o->src.at > 0)
-        rc = tc_evidence_read_fleet(st, &o->src, a, ov, err, sizeof err);
-    if (rc == TC_OK && o->src.soak)
-        rc = tc_evidence_read_soak(st, o->src.soak, ev, ov, err, sizeof err);
-    for (int i = 0; i < ev->n_notes; i++)
-        tc_cli_error("%s", ev->notes[i]);
-    tc_store_close(st);
-    return rc == TC_OK ? 0 : said(rc, "", err);
-}
-
 int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_evidence *ev,
                            tc_lockin_overrides *ov)
 {
     char err[1024];
-    memset(ev, 0, sizeof *ev);
-    if (o->src.gaps_file) {
-        tc_err rc = tc_evidence_read_gaps(o->src.gaps_file, ev, ov, err, sizeof err);
-        if (rc != TC_OK)
-            return said(rc, "--gaps: ", err);
+    tc_store *st = NULL;
+    if (tc_evidence_needs_store(&o->src)) {
+        int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
+        if (code)
+            return code;
     }
-    return o->src.run_a || o->src.soak ? read_stored(o, a, ev, ov) : 0;
+    tc_err rc = tc_evidence_gather(st, &o->src, a, ev, ov, NULL, err, sizeof err);
+    for (int i = 0; i < ev->n_notes; i++)
+        tc_cli_error("%s", ev->notes[i]);
+    tc_store_close(st);
+    if (rc == TC_OK)
+        return 0;
+    tc_cli_error("%s", err);
+    return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }

@@ -119,6 +119,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),
+        TC_OPT_DEMAND(&a->ev.src.demand),
         TC_OPT_S("db", 0, &a->ev.db),
         TC_OPT_END,
     };

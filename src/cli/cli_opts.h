@@ -67,6 +67,9 @@ typedef struct tc_cli_opt {
  * own default then applies). */
 #define TC_OPT_RESAMPLES(d)                                                                        \
     TC_OPT_I("resamples", 0, (d), TC_OPT_RESAMPLES_MIN, TC_OPT_RESAMPLES_MAX)
+/* --demand TOKENS: output tokens per month a fleet is sized for (frontier,
+ * and the measured hardware saving of lockin, decide and report). */
+#define TC_OPT_DEMAND(d) TC_OPT_D("demand", 0, (d), 1, 1e18)
 /* --seed S: any non-negative 64-bit value. */
 #define TC_OPT_SEED(d) TC_OPT_I("seed", 0, (d), 0, INT64_MAX)
 /* Cost profiles of two platforms: --profile FILE for both sides,

@@ -14,11 +14,12 @@
 #include "report/report_doc.h"
 
 typedef struct report_args {
-    const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *at, *slo_text;
+    const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *soak, *at, *slo_text;
     const char *output, *format, *pos[2];
     tc_slo slo;
     long long resamples, seed;
-    double claim; /* NaN: none */
+    double claim;  /* NaN: none */
+    double demand; /* 0: the profiles' (frontier) or the assessment's (lock-in) */
     int help, force;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
@@ -55,8 +56,8 @@ static int check(report_args *a)
         tc_cli_error("report: give both --profile-a and --profile-b, or --profile for both");
         return -1;
     }
-    if (a->gaps && !a->assessment) {
-        tc_cli_error("report: --gaps goes with --assessment FILE");
+    if ((a->gaps || a->soak) && !a->assessment) {
+        tc_cli_error("report: %s goes with --assessment FILE", a->gaps ? "--gaps" : "--soak");
         return -1;
     }
     if (a->format && strcmp(a->format, "html") != 0 && strcmp(a->format, "md") != 0) {
@@ -85,7 +86,9 @@ static int parse(int argc, char **argv, report_args *a)
         TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
         TC_OPT_S("assessment", 0, &a->assessment),
         TC_OPT_S("gaps", 0, &a->gaps),
+        TC_OPT_S("soak", 0, &a->soak),
         TC_OPT_S("at", 0, &a->at),
+        TC_OPT_DEMAND(&a->demand),
         TC_OPT_S("slo", 0, &a->slo_text),
         TC_OPT_CLAIM(&a->claim),
         TC_OPT_RESAMPLES(&a->resamples),
@@ -150,6 +153,8 @@ int tc_cmd_report(int argc, char **argv)
                          .seed = (uint64_t)a.seed,
                          .assessment = a.assessment,
                          .gaps = a.gaps,
+                         .soak = a.soak,
+                         .demand = a.demand,
                          .profile_path = {fa, fb},
                          .command = tc_cli_command_line()};
     if (a.output)

@@ -187,7 +187,8 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
                           .resamples = ask->resamples_frontier,
                           .seed = ask->seed,
                           .has_claim = ask->has_claim && d->two,
-                          .claim = ask->claim};
+                          .claim = ask->claim,
+                          .demand = ask->demand};
     if (rc == TC_OK)
         rc = tc_frontier_compute(&d->fa, d->two ? &d->fb : NULL, &fa, d->fr, err, sizeof err);
     if (rc == TC_OK)
@@ -196,36 +197,56 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
         snprintf(d->frontier_missing, sizeof d->frontier_missing, "frontier: %s", err);
 }
 
-/* lockin FILE [--gaps F] [--perf A B --profile-a .. --profile-b ..], then
- * decide on it. A bad assessment or gap table is the user's error; runs
- * that give no evidence leave a note. */
+/* The evidence decide reads for `decide FILE --runs A B` with the same
+ * profiles, gap table and soak: with --at and two sweeps also their fleets
+ * at the first target, as `decide --at X [--demand D]`. */
+static void evidence_sources(const tc_report_ask *ask, const tc_report_data *d,
+                             tc_evidence_sources *src)
+{
+    memset(src, 0, sizeof *src);
+    src->gaps_file = ask->gaps;
+    src->soak = ask->soak;
+    if (!d->two)
+        return;
+    src->run_a = ask->which[0];
+    src->run_b = ask->which[1];
+    if (ask->profile_path[0] && ask->profile_path[1]) {
+        src->profile_a = ask->profile_path[0];
+        src->profile_b = ask->profile_path[1];
+    }
+    if (ask->at_given && ask->n_targets && src->profile_a && d->a.is_sweep && d->b.is_sweep) {
+        src->at = ask->targets[0];
+        src->demand = ask->demand;
+    }
+}
+
+/* lockin FILE with the evidence, then decide on it, as `decide` does with
+ * its default samples and seed. A bad assessment or gap table is the
+ * user's error; other evidence that does not read leaves the section
+ * saying why, with no decision (decide would refuse it too). */
 static tc_err load_lockin(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
                           size_t errlen)
 {
     tc_lockin as;
     tc_err rc = tc_lockin_load(ask->assessment, &as, err, errlen);
-    if (rc == TC_OK && ask->gaps)
-        rc = tc_evidence_read_gaps(ask->gaps, &d->ev, &d->ov, err, errlen);
     if (rc != TC_OK)
         return rc;
-    if (d->two) {
-        tc_evidence_sources src = {.run_a = ask->which[0], .run_b = ask->which[1]};
-        if (ask->profile_path[0] && ask->profile_path[1]) {
-            src.profile_a = ask->profile_path[0];
-            src.profile_b = ask->profile_path[1];
-        }
-        char why[1024];
-        if (tc_evidence_read_runs(st, &src, &as, &d->ev, &d->ov, why, sizeof why) != TC_OK)
-            snprintf(d->lockin_missing, sizeof d->lockin_missing, "the runs give no evidence: %s",
-                     why);
+    tc_evidence_sources src;
+    evidence_sources(ask, d, &src);
+    tc_evidence_kind failed = TC_EVIDENCE_GAPS;
+    char why[1024];
+    rc = tc_evidence_gather(st, &src, &as, &d->ev, &d->ov, &failed, why, sizeof why);
+    if (rc != TC_OK && failed == TC_EVIDENCE_GAPS)
+        return tc_fail(err, errlen, rc, "%s", why);
+    if (rc != TC_OK) {
+        snprintf(d->lockin_missing, sizeof d->lockin_missing,
+                 "the evidence does not read, so there is no decision (decide refuses it too): %s",
+                 why);
+        return TC_OK;
     }
-    char why[512];
-    if (tc_lockin_evaluate(&as, &d->ov, TC_REPORT_LOCKIN_SAMPLES, TC_REPORT_LOCKIN_SEED, &d->lockin,
-                           why, sizeof why) != TC_OK)
+    if (tc_evidence_decide(&as, &d->ev, &d->ov, TC_REPORT_LOCKIN_SAMPLES, TC_REPORT_LOCKIN_SEED,
+                           &d->lockin, &d->decision, why, sizeof why) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %s", ask->assessment, why);
-    tc_decide_input in;
-    tc_evidence_decide_input(&d->ev, &d->lockin, &in);
-    tc_decide(&in, &d->decision);
     d->has_lockin = 1;
     return TC_OK;
 }

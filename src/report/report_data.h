@@ -59,6 +59,8 @@ typedef struct tc_report_ask {
     int resamples_compare, resamples_frontier;
     uint64_t seed;
     const char *assessment, *gaps; /* paths, may be NULL */
+    const char *soak;              /* a soak run (RUN argument) as evidence, may be NULL */
+    double demand;                 /* > 0: output tokens per month the fleets are sized for */
     const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
     const char *command;           /* the command line, for the method section */
 } tc_report_ask;
@@ -79,15 +81,16 @@ typedef struct tc_report_data {
     tc_frontier_result *fr;
     char frontier_missing[1100];
     /* With an assessment: its lock-in result with the evidence of the
-     * runs, profiles and gap table, and the decision, as `truecost decide
-     * FILE --runs A B --profile-a .. --profile-b .. --gaps ..` reaches it
-     * (default samples and seed). */
+     * runs, profiles, gap table, soak and (--at, two sweeps) fleets, and
+     * the decision, as `truecost decide FILE --runs A B --profile-a ..
+     * --profile-b .. --gaps .. --soak .. --at X` reaches it (default
+     * samples and seed; tc_evidence_gather, one gatherer for both). */
     int has_lockin;
     tc_evidence ev;
     tc_lockin_overrides ov;
     tc_lockin_result lockin;
     tc_decide_result decision;
-    char lockin_missing[1100];
+    char lockin_missing[1200];
 } tc_report_data;
 
 /* Lock-in as `lockin` and `decide` draw it by default. */

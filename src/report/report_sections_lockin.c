@@ -198,11 +198,15 @@ void tc_report_sec_lockin(tc_rw *w, const tc_report_data *d)
                          "examples/assessment-*.ini).");
         return;
     }
+    if (!d->has_lockin) {
+        tc_rw_missing(w, "No lock-in: %s.", d->lockin_missing);
+        return;
+    }
     char reading[600];
     tc_lockin_reading(&d->lockin, reading, sizeof reading);
     tc_rw_para(w, "%s", reading);
-    if (d->lockin_missing[0])
-        tc_rw_missing(w, "Evidence left out: %s", d->lockin_missing);
+    for (int i = 0; i < d->ev.n_notes; i++)
+        tc_rw_missing(w, "Evidence note: %s", d->ev.notes[i]);
     figures(w, &d->lockin);
     histogram(w, d);
     tornado(w, d);

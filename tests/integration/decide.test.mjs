@@ -162,4 +162,10 @@ test('lockin and decide: evidence options are checked, with the fix', async (t) 
   r = await cli(['decide', FP16, '--runs', 'inc', 'nosuch', '--db', db]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /nosuch/);
+  // --demand sizes --at's fleets: alone it is refused, with the fix.
+  for (const cmd of ['lockin', 'decide']) {
+    r = await cli([cmd, FP16, '--demand', '1e9']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--demand sizes the fleets priced at --at X: give --at too/);
+  }
 });

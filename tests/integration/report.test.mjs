@@ -61,6 +61,12 @@ before(async () => {
     assert.equal(g.code, 0, g.stderr);
     gaps = path.join(dir, 'gaps.json');
     writeFileSync(gaps, g.stdout);
+    // A short soak on B, evidence for the decision (a PASS this short is
+    // "not yet measured"; a FAIL on a loaded host is "not met": either way
+    // the report must read it as decide does).
+    const soak = await runCli(['soak', sims[1].url, '--db', db, '--duration', '6s', '--window', '2s', '-c', '2',
+      '--max-tokens', '20', '--telemetry', 'none', '--label', 'S', '--no-progress'], { timeoutMs: 60_000 });
+    assert.ok(soak.code === 0 || soak.code === 3, soak.stderr);
   } finally {
     for (const s of sims) await s.stop?.();
   }
@@ -259,6 +265,39 @@ test('--format md: the same tables in Markdown, the charts as SVG files beside i
   const sloMd = readFileSync(slo, 'utf8');
   assert.match(sloMd, /!\[Requests\/s served \(dashed\) and good, meeting every SLO \(solid\)/);
   assert.doesNotMatch(sloMd, /No goodput chart/);
+});
+
+// Markdown's escapes undone, to compare with a JSON string.
+const unescapeMd = (x) => x.replace(/\\(.)/g, '$1');
+
+test('with --soak, --at and --demand the report decides as decide --json does: one evidence gatherer', async () => {
+  const evidence = ['--profile', PROFILE, '--gaps', gaps, '--soak', 'S', '--at', '20', '--demand', '5e9', '--db', db];
+  const dc = await runCli(['decide', ASSESSMENT, '--runs', 'A', 'B', ...evidence, '--json'], { timeoutMs: 60_000 });
+  assert.equal(dc.code, 0, dc.stderr);
+  const want = JSON.parse(dc.stdout);
+  // decide read the soak and sized the fleets at --at for --demand.
+  assert.match(want.checklist.find((i) => i.id === 'soak').evidence, /^soak (PASS|FAIL|INCOMPLETE) over /);
+  const lk = await runCli(['lockin', ASSESSMENT, '--perf', 'A', 'B', ...evidence, '--json'], { timeoutMs: 60_000 });
+  assert.equal(lk.code, 0, lk.stderr);
+  const source = JSON.parse(lk.stdout).hardware_saving_source;
+  assert.match(source, /^fleet capex at 20 tokens\/s per user for 5e\+09 tokens\/month, \d+ vs \d+ boxes/);
+
+  const out = path.join(dir, 'decision.md');
+  const r = await runCli(['report', 'A', 'B', '--assessment', ASSESSMENT, ...evidence, '-o', out, '--format', 'md'],
+    { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const md = readFileSync(out, 'utf8');
+  const lockin = md.slice(md.indexOf('## Lock-in and the decision'), md.indexOf('## Environment'));
+  assert.match(lockin, new RegExp(`^Decision: ${want.verdict}\\.$`, 'm'));
+  const rows = [...lockin.matchAll(/^\| (?:✓|✗|\?) \| (.+?) \| (ticked|not met|not yet measured) \| (.+) \|$/gm)]
+    .map((m) => ({ text: unescapeMd(m[1]), state: m[2], evidence: unescapeMd(m[3]) }));
+  assert.deepEqual(rows, want.checklist.map((i) => ({
+    text: i.text, state: i.state, evidence: i.evidence + (i.declared ? ' (declared)' : ''),
+  })));
+  for (const reason of want.reasons) assert.ok(unescapeMd(lockin).includes(`\n${reason}\n`), `the report lacks: ${reason}`);
+  assert.ok(unescapeMd(lockin).includes(`from ${source}`), 'the report\'s hardware saving is the fleets\'');
+  // The summary says the same decision.
+  assert.match(md, new RegExp(`\\| decision \\| ${want.verdict} \\|`));
 });
 
 test('one run, no profile: each missing section says what it needs; the default file name', async () => {

@@ -344,6 +344,47 @@ static void evidence_from_a_gap_table(void **state)
     assert_int_equal(rc, TC_ERR_IO);
 }
 
+/* The one gatherer: only what is given is read, the store only when
+ * stored evidence is named, and a failure names its kind and option. */
+static void gatherer_reads_what_is_given(void **state)
+{
+    (void)state;
+    char path[64], err[1024] = "";
+    temp_file(path, sizeof path, GAPS);
+    tc_evidence ev;
+    tc_lockin_overrides ov;
+    memset(&ov, 0, sizeof ov);
+    tc_lockin as;
+    memset(&as, 0, sizeof as);
+    tc_evidence_sources none = {0}, gaps = {.gaps_file = path};
+    assert_false(tc_evidence_needs_store(&none));
+    assert_false(tc_evidence_needs_store(&gaps));
+    tc_evidence_sources soak = {.soak = "7"}, runs = {.run_a = "a", .run_b = "b"};
+    assert_true(tc_evidence_needs_store(&soak));
+    assert_true(tc_evidence_needs_store(&runs));
+
+    ev.n_notes = 3; /* zeroed by the gatherer */
+    assert_int_equal(tc_evidence_gather(NULL, &none, &as, &ev, &ov, NULL, err, sizeof err), TC_OK);
+    assert_false(ev.has_gaps || ev.has_runs || ev.has_soak || ev.n_notes);
+    assert_false(ov.has_operators);
+    assert_int_equal(tc_evidence_gather(NULL, &gaps, &as, &ev, &ov, NULL, err, sizeof err), TC_OK);
+    assert_true(ev.has_gaps && ov.has_operators);
+    unlink(path);
+
+    tc_evidence_kind failed = TC_EVIDENCE_KINDS;
+    temp_file(path, sizeof path, "{\"t_op_days\": ");
+    assert_int_equal(tc_evidence_gather(NULL, &gaps, &as, &ev, &ov, &failed, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_int_equal(failed, TC_EVIDENCE_GAPS);
+    assert_true(strncmp(err, "--gaps: ", 8) == 0);
+    unlink(path);
+    /* Stored evidence with no store is refused, not a crash. */
+    failed = TC_EVIDENCE_KINDS;
+    assert_int_equal(tc_evidence_gather(NULL, &soak, &as, &ev, &ov, &failed, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_int_equal(failed, TC_EVIDENCE_SOAK);
+}
+
 /* The decision's inputs: measured facts from the evidence, declared
  * answers and the economics from the lock-in result. */
 static void decide_input_from_evidence(void **state)
@@ -405,6 +446,7 @@ int main(void)
         cmocka_unit_test(gaps_summary_counts_key_gaps),
         cmocka_unit_test(gaps_summary_refuses_bad_files),
         cmocka_unit_test(evidence_from_a_gap_table),
+        cmocka_unit_test(gatherer_reads_what_is_given),
         cmocka_unit_test(decide_input_from_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
