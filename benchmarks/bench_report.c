@@ -15,7 +15,7 @@
 
 #include "views/view_stored.h"
 #include "core/tc_time.h"
-#include "report/report_doc.h"
+#include "page/page_doc.h"
 #include "store/store.h"
 
 #include "bench_fill.h"
@@ -62,27 +62,27 @@ static int measure(const char *db, const char *out, double *secs, double *mb)
         char err[1024] = "";
         tc_store *s = NULL;
         tc_cost_profile p;
-        tc_report_data d;
+        tc_dossier d;
         memset(&d, 0, sizeof d);
         const double at[1] = {50};
-        tc_report_ask ask = {.which = {"big", NULL},
-                             .profile = {&p, &p},
-                             .targets = at,
-                             .n_targets = 1,
-                             .resamples_compare = 1000,
-                             .resamples_frontier = 1000,
-                             .seed = 1,
-                             .command = "bench_report"};
+        tc_dossier_ask ask = {.which = {"big", NULL},
+                              .profile = {&p, &p},
+                              .targets = at,
+                              .n_targets = 1,
+                              .resamples_compare = 1000,
+                              .resamples_frontier = 1000,
+                              .seed = 1,
+                              .command = "bench_report"};
         int64_t t0 = tc_mono_ns();
         int ok = tc_cost_profile_parse("p.ini", profile, strlen(profile), &p, err, sizeof err) ==
                      TC_OK &&
                  tc_store_open(db, TC_STORE_READ, &s, err, sizeof err) == TC_OK &&
-                 tc_report_data_load(s, &ask, &d, err, sizeof err) == TC_OK &&
-                 tc_report_doc_write(&d, &(tc_report_out){.fmt = TC_REPORT_HTML, .path = out}, err,
-                                     sizeof err) == TC_OK;
+                 tc_dossier_load(s, &ask, &d, err, sizeof err) == TC_OK &&
+                 tc_page_write(&d, &(tc_page_out){.fmt = TC_PAGE_HTML, .path = out}, err,
+                               sizeof err) == TC_OK;
         if (!ok)
             fprintf(stderr, "bench_report: %s\n", err);
-        tc_report_data_free(&d);
+        tc_dossier_free(&d);
         tc_store_close(s);
         double t = (double)(tc_mono_ns() - t0) / 1e9;
         struct rusage ru;

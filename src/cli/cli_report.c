@@ -11,7 +11,7 @@
 #include "cli_frontier.h"
 #include "cli_opts.h"
 #include "cli_results.h"
-#include "report/report_doc.h"
+#include "page/page_doc.h"
 
 typedef struct report_args {
     const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *soak, *at, *slo_text;
@@ -139,24 +139,24 @@ int tc_cmd_report(int argc, char **argv)
     const char *fa = a.profile_a, *fb = a.profile_b;
     if (load_profile(fa, &pa) < 0 || load_profile(fb, &pb) < 0)
         return TC_EXIT_USAGE;
-    tc_report_ask ask = {.which = {a.pos[0], a.pos[1]},
-                         .profile = {fa ? &pa : NULL, fb ? &pb : NULL},
-                         .targets = a.targets,
-                         .n_targets = a.n_targets,
-                         .at_given = a.at != NULL,
-                         .has_claim = !isnan(a.claim),
-                         .claim = a.claim,
-                         .slo = a.slo_text ? &a.slo : NULL,
-                         .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
-                         .resamples_frontier =
-                             a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
-                         .seed = (uint64_t)a.seed,
-                         .assessment = a.assessment,
-                         .gaps = a.gaps,
-                         .soak = a.soak,
-                         .demand = a.demand,
-                         .profile_path = {fa, fb},
-                         .command = tc_cli_command_line()};
+    tc_dossier_ask ask = {.which = {a.pos[0], a.pos[1]},
+                          .profile = {fa ? &pa : NULL, fb ? &pb : NULL},
+                          .targets = a.targets,
+                          .n_targets = a.n_targets,
+                          .at_given = a.at != NULL,
+                          .has_claim = !isnan(a.claim),
+                          .claim = a.claim,
+                          .slo = a.slo_text ? &a.slo : NULL,
+                          .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
+                          .resamples_frontier =
+                              a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
+                          .seed = (uint64_t)a.seed,
+                          .assessment = a.assessment,
+                          .gaps = a.gaps,
+                          .soak = a.soak,
+                          .demand = a.demand,
+                          .profile_path = {fa, fb},
+                          .command = tc_cli_command_line()};
     if (a.output)
         snprintf(path, sizeof path, "%s", a.output);
     else
@@ -171,20 +171,20 @@ int tc_cmd_report(int argc, char **argv)
     tc_inputs_add(&in, "--profile-b", fb);
     tc_inputs_add(&in, "--assessment", a.assessment);
     tc_inputs_add(&in, "--gaps", a.gaps);
-    tc_report_out out = {.fmt = strcmp(a.format, "md") == 0 ? TC_REPORT_MD : TC_REPORT_HTML,
-                         .path = path,
-                         .inputs = &in,
-                         .force = a.force};
-    tc_report_data d;
+    tc_page_out out = {.fmt = strcmp(a.format, "md") == 0 ? TC_PAGE_MD : TC_PAGE_HTML,
+                       .path = path,
+                       .inputs = &in,
+                       .force = a.force};
+    tc_dossier d;
     /* Refused before anything is read: an output over an input. */
-    tc_err rc = tc_report_may_write(&out, path, err, sizeof err);
+    tc_err rc = tc_page_may_write(&out, path, err, sizeof err);
     int refused = rc != TC_OK; /* a file it may not write: the user's to fix */
     if (rc == TC_OK)
-        rc = tc_report_data_load(st, &ask, &d, err, sizeof err);
+        rc = tc_dossier_load(st, &ask, &d, err, sizeof err);
     else
         memset(&d, 0, sizeof d);
     if (rc == TC_OK) {
-        rc = tc_report_doc_write(&d, &out, err, sizeof err);
+        rc = tc_page_write(&d, &out, err, sizeof err);
         refused = rc == TC_ERR_INVALID;
     }
     code = tc_cli_check(rc, err);
@@ -192,7 +192,7 @@ int tc_cmd_report(int argc, char **argv)
         code = TC_EXIT_USAGE;
     if (!code)
         printf("%s\n", path);
-    tc_report_data_free(&d);
+    tc_dossier_free(&d);
     tc_store_close(st);
     return code;
 }

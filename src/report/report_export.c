@@ -396,34 +396,6 @@ tc_err tc_report_export_doc(FILE *out, tc_export_format fmt, json_t *doc, char *
     return TC_OK;
 }
 
-static tc_err export_summary(FILE *out, tc_export_format fmt, const tc_run_info *run,
-                             const tc_req_record *recs, size_t n, char *err, size_t errlen)
-{
-    tc_run_metrics m;
-    json_t *doc = NULL;
-    tc_err e = tc_run_metrics_compute(run, recs, n, &m);
-    if (e) {
-        tc_fail(err, errlen, e, "computing the run's figures: %s", tc_strerror(e));
-        goto done;
-    }
-    doc = tc_report_run_json(run, &m);
-    if (!doc) {
-        e = tc_fail(err, errlen, TC_ERR_NOMEM, "building the summary: %s",
-                    tc_strerror(TC_ERR_NOMEM));
-        goto done;
-    }
-    if (fmt == TC_EXPORT_JSON) {
-        e = tc_json_dump(out, doc, err, errlen);
-        goto done;
-    }
-    fputs("key,value\n", out);
-    flatten(out, "", doc);
-done:
-    json_decref(doc);
-    tc_run_metrics_free(&m);
-    return e;
-}
-
 static tc_err export_rows(writer *w, tc_export_what what, const tc_run_info *run,
                           const tc_req_record *recs, size_t n, char *err, size_t errlen)
 {
@@ -442,17 +414,12 @@ tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,
                         const tc_run_info *run, const tc_req_record *recs, size_t n, char *err,
                         size_t errlen)
 {
-    if (!out || !run || (!recs && n > 0) || (unsigned)what >= TC_EXPORT_WHAT_COUNT ||
+    if (!out || !run || (!recs && n > 0) ||
+        (what != TC_EXPORT_REQUESTS && what != TC_EXPORT_CHUNKS) ||
         (unsigned)fmt >= TC_EXPORT_FORMAT_COUNT)
         return tc_fail(err, errlen, TC_ERR_INVALID, "invalid argument");
-    if (what != TC_EXPORT_SUMMARY) {
-        writer w = {.out = out, .fmt = fmt};
-        return export_rows(&w, what, run, recs, n, err, errlen);
-    }
-    tc_err e = export_summary(out, fmt, run, recs, n, err, errlen);
-    if (!e && (fflush(out) == EOF || ferror(out)))
-        e = write_failed(err, errlen, "the summary");
-    return e;
+    writer w = {.out = out, .fmt = fmt};
+    return export_rows(&w, what, run, recs, n, err, errlen);
 }
 
 tc_err tc_report_export_part(FILE *out, tc_export_what what, tc_export_format fmt,

@@ -59,8 +59,10 @@ const char *tc_report_export_format_name(tc_export_format fmt);
 int tc_report_export_what_parse(const char *name, tc_export_what *out);
 int tc_report_export_format_parse(const char *name, tc_export_format *out);
 
-/* Writes `what` of the run (its n records, in the order given) to `out` as
- * `fmt`. Returns TC_OK, TC_ERR_INVALID (bad argument), TC_ERR_NOMEM or
+/* Writes the run's requests or chunks (its n records, in the order given)
+ * to `out` as `fmt`. Returns TC_OK, TC_ERR_INVALID (bad argument, or
+ * TC_EXPORT_SUMMARY: the summary is the run's document, computed once by
+ * the caller and written with tc_report_export_doc), TC_ERR_NOMEM or
  * TC_ERR_IO (the stream failed), with the detail in err. Output already
  * written stays written. */
 TC_MUST_CHECK tc_err tc_report_export(FILE *out, tc_export_what what, tc_export_format fmt,

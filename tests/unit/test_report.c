@@ -527,6 +527,26 @@ static char *export_text(tc_export_what what, tc_export_format fmt, const tc_run
     return t;
 }
 
+/* The summary export: the run's document (computed here, as the view
+ * computes it for the command) written by tc_report_export_doc. */
+static char *summary_text(tc_export_format fmt, const tc_run_info *run, const tc_req_record *r,
+                          size_t n)
+{
+    tc_run_metrics m;
+    assert_int_equal(tc_run_metrics_compute(run, r, n, &m), TC_OK);
+    json_t *doc = tc_report_run_json(run, &m);
+    assert_non_null(doc);
+    capture c;
+    char err[128] = "";
+    tc_err e = tc_report_export_doc(cap_open(&c), fmt, doc, err, sizeof err);
+    char *t = cap_close(&c);
+    json_decref(doc);
+    tc_run_metrics_free(&m);
+    if (e != TC_OK)
+        fail_msg("export failed: %s", err);
+    return t;
+}
+
 static void csv_field_quoting(void **state)
 {
     (void)state;
@@ -693,7 +713,7 @@ static void export_summary_both(void **state)
     tc_req_record r[N_RECS];
     tc_run_info run = make_run(1, "lab,el \"q\"\nx");
     build(r, 0);
-    char *t = export_text(TC_EXPORT_SUMMARY, TC_EXPORT_CSV, &run, r, N_RECS);
+    char *t = summary_text(TC_EXPORT_CSV, &run, r, N_RECS);
     /* The note holds a comma, so it is quoted. */
     const char *head = "key,value\nsimulated,true\nnote,\"SIMULATED: ";
     assert_memory_equal(t, head, strlen(head));
@@ -702,7 +722,7 @@ static void export_summary_both(void **state)
     assert_non_null(strstr(t, "\nmetrics.ttft_ms.p50,"));
     assert_non_null(strstr(t, "\nserver,\n")); /* null: empty value */
     free(t);
-    t = export_text(TC_EXPORT_SUMMARY, TC_EXPORT_JSON, &run, r, N_RECS);
+    t = summary_text(TC_EXPORT_JSON, &run, r, N_RECS);
     json_t *doc = json_loads(t, 0, NULL);
     assert_non_null(doc);
     assert_string_equal(json_string_value(get(get(doc, "run"), "label")), "lab,el \"q\"\nx");
@@ -728,6 +748,11 @@ static void export_names(void **state)
     assert_int_equal(tc_report_export(stdout, TC_EXPORT_WHAT_COUNT, TC_EXPORT_CSV, NULL, NULL, 0,
                                       err, sizeof err),
                      TC_ERR_INVALID);
+    /* The summary is not computed a second way here: the caller's document. */
+    tc_run_info run = make_run(1, "x");
+    assert_int_equal(
+        tc_report_export(stdout, TC_EXPORT_SUMMARY, TC_EXPORT_CSV, &run, NULL, 0, err, sizeof err),
+        TC_ERR_INVALID);
 }
 
 /* ---- review fixes ------------------------------------------------------ */
@@ -762,7 +787,7 @@ static void prompt_unknown_is_null_and_na(void **state)
     tc_run_metrics_free(&m);
 
     /* The export of the summary says the same. */
-    t = export_text(TC_EXPORT_SUMMARY, TC_EXPORT_CSV, &run, r, N_RECS);
+    t = summary_text(TC_EXPORT_CSV, &run, r, N_RECS);
     assert_non_null(strstr(t, "\ntokens.prompt,\n"));
     assert_non_null(strstr(t, "\nthroughput.total_tokens_per_s,\n"));
     assert_non_null(strstr(t, "\ntokens.prompt_source,mixed\n"));

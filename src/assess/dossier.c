@@ -1,5 +1,5 @@
 /* Gathering the report's inputs (report_data.h). */
-#include "report/report_data.h"
+#include "assess/dossier.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,6 @@
 
 #include "views/view_stored.h"
 #include "analysis/roofline_run.h"
-#include "report/report_table.h"
 #include "views/view_figures.h"
 #include "views/view_sweep.h"
 #include "views/view_compare.h"
@@ -27,7 +26,7 @@ static int loads_differ(const tc_sweep_point *p, size_t n)
 
 /* Each point's goodput under the report's --slo, as `show RUN --slo`
  * judges a run: its requests streamed again against the objectives. */
-static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char *err,
+static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_dossier_side *s, char *err,
                         size_t errlen)
 {
     for (size_t i = 0; slo && i < s->set.n; i++) {
@@ -41,7 +40,7 @@ static tc_err apply_slo(tc_store *st, const tc_slo *slo, tc_report_side *s, char
 }
 
 /* Every sweep point's timeline (the charted one's is s->series). */
-static tc_err load_point_series(tc_store *st, tc_report_side *s, char *err, size_t errlen)
+static tc_err load_point_series(tc_store *st, tc_dossier_side *s, char *err, size_t errlen)
 {
     s->point_series = calloc(s->set.n, sizeof *s->point_series);
     if (!s->point_series)
@@ -59,7 +58,7 @@ static tc_err load_point_series(tc_store *st, tc_report_side *s, char *err, size
 
 /* A sweep's point of most output tokens/s per GPU among the complete
  * ones: the top of its frontier; -1 when none has a throughput. */
-static int peak_of(const tc_report_side *s)
+static int peak_of(const tc_dossier_side *s)
 {
     int best = -1;
     for (size_t i = 0; i < s->set.n; i++)
@@ -71,27 +70,21 @@ static int peak_of(const tc_report_side *s)
 
 /* The side's cost: a sweep at its peak, one load as it would be run (the
  * mean of its points would price loads nobody runs together); a run or a
- * group of repeats at the mean of its runs. Says which in s->priced. */
-static void price_side(tc_report_side *s, const tc_cost_profile *profile)
+ * group of repeats at the mean of its runs (tc_dossier_priced_at_peak). */
+static void price_side(tc_dossier_side *s, const tc_cost_profile *profile)
 {
-    if (s->is_sweep && s->peak >= 0) {
-        const tc_sweep_point *p = &s->pts[s->peak];
-        char load[32], tps[32];
-        snprintf(s->priced, sizeof s->priced,
-                 "at its peak: run %lld, %s, %s output tokens/s per GPU (the top of its "
-                 "frontier; other interactivities in the frontier section)",
-                 (long long)p->run_id, tc_sweep_offered_text(p, load, sizeof load),
-                 tc_report_sig(tps, sizeof tps, p->tokens_per_s_per_gpu));
-        s->has_cost = tc_cost_compute(profile, &s->f[s->peak].cost_in, &s->cost) == TC_OK;
-        return;
-    }
-    snprintf(s->priced, sizeof s->priced, "%s",
-             s->set.n > 1 ? "at the mean of its runs" : "at its run's steady-state window");
-    s->has_cost = tc_cost_compute(profile, &s->sum.mean, &s->cost) == TC_OK;
+    const tc_cost_measured *m =
+        tc_dossier_priced_at_peak(s) ? &s->f[s->peak].cost_in : &s->sum.mean;
+    s->has_cost = tc_cost_compute(profile, m, &s->cost) == TC_OK;
+}
+
+int tc_dossier_priced_at_peak(const tc_dossier_side *s)
+{
+    return s->is_sweep && s->peak >= 0;
 }
 
 static tc_err load_side(tc_store *st, const char *which, const char *label,
-                        const tc_cost_profile *profile, const tc_slo *slo, tc_report_side *s,
+                        const tc_cost_profile *profile, const tc_slo *slo, tc_dossier_side *s,
                         char *err, size_t errlen)
 {
     s->label = label;
@@ -130,14 +123,14 @@ static tc_err load_side(tc_store *st, const char *which, const char *label,
 
 /* A group that `truecost sweep` made: compare judges two of them on their
  * frontiers. */
-static int is_sweep_group(const tc_report_side *s)
+static int is_sweep_group(const tc_dossier_side *s)
 {
     return s->set.is_group && s->set.n && strcmp(s->set.runs[0].group_kind, "sweep") == 0;
 }
 
 /* compare A B, as `truecost compare` computes it; a failure is a missing
  * section, not an error of the report. */
-static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
+static void load_compare(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d)
 {
     char err[1024];
     tc_compare_opts o = {ask->resamples_compare, ask->seed, ask->has_claim, ask->claim};
@@ -161,7 +154,7 @@ static void load_compare(tc_store *st, const tc_report_ask *ask, tc_report_data 
         snprintf(d->compare_missing, sizeof d->compare_missing, "compare: %s", err);
 }
 
-static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data *d)
+static void load_frontier(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d)
 {
     char err[1024];
     const tc_cost_profile *pa = ask->profile[0];
@@ -200,7 +193,7 @@ static void load_frontier(tc_store *st, const tc_report_ask *ask, tc_report_data
 /* The evidence decide reads for `decide FILE --runs A B` with the same
  * profiles, gap table and soak: with --at and two sweeps also their fleets
  * at the first target, as `decide --at X [--demand D]`. */
-static void evidence_sources(const tc_report_ask *ask, const tc_report_data *d,
+static void evidence_sources(const tc_dossier_ask *ask, const tc_dossier *d,
                              tc_evidence_sources *src)
 {
     memset(src, 0, sizeof *src);
@@ -224,7 +217,7 @@ static void evidence_sources(const tc_report_ask *ask, const tc_report_data *d,
  * its default samples and seed. A bad assessment or gap table is the
  * user's error; other evidence that does not read leaves the section
  * saying why, with no decision (decide would refuse it too). */
-static tc_err load_lockin(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
+static tc_err load_lockin(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, char *err,
                           size_t errlen)
 {
     tc_lockin as;
@@ -244,15 +237,15 @@ static tc_err load_lockin(tc_store *st, const tc_report_ask *ask, tc_report_data
                  why);
         return TC_OK;
     }
-    if (tc_evidence_decide(&as, &d->ev, &d->ov, TC_REPORT_LOCKIN_SAMPLES, TC_REPORT_LOCKIN_SEED,
+    if (tc_evidence_decide(&as, &d->ev, &d->ov, TC_DOSSIER_LOCKIN_SAMPLES, TC_DOSSIER_LOCKIN_SEED,
                            &d->lockin, &d->decision, why, sizeof why) != TC_OK)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %s", ask->assessment, why);
     d->has_lockin = 1;
     return TC_OK;
 }
 
-tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d, char *err,
-                           size_t errlen)
+tc_err tc_dossier_load(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, char *err,
+                       size_t errlen)
 {
     memset(d, 0, sizeof *d);
     d->ask = ask;
@@ -274,7 +267,7 @@ tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_dat
     return ask->assessment ? load_lockin(st, ask, d, err, errlen) : TC_OK;
 }
 
-static void side_free(tc_report_side *s)
+static void side_free(tc_dossier_side *s)
 {
     tc_runset_figures_free(s->f, s->set.n);
     free(s->pts);
@@ -283,7 +276,7 @@ static void side_free(tc_report_side *s)
     tc_runset_free(&s->set);
 }
 
-void tc_report_data_free(tc_report_data *d)
+void tc_dossier_free(tc_dossier *d)
 {
     if (!d)
         return;
@@ -295,68 +288,4 @@ void tc_report_data_free(tc_report_data *d)
     free(d->fr);
     tc_lockin_result_free(&d->lockin);
     memset(d, 0, sizeof *d);
-}
-
-/* Two sweeps: the claim at each target and where it holds, as `compare
- * SWEEP_A SWEEP_B --claim X` judges it. */
-static void frontier_verdict(const tc_report_data *d, char *out, size_t len)
-{
-    if (!d->has_frontier) {
-        snprintf(out, len, "No verdict: two sweeps are compared at equal interactivity, and %s.",
-                 d->frontier_missing);
-        return;
-    }
-    const tc_frontier_result *r = d->fr;
-    size_t n;
-    if (r->has_claim)
-        n = (size_t)snprintf(out, len,
-                             "The claim \"A is %.3g times as cost-efficient as B\", judged at "
-                             "equal interactivity: %s (cost B/A",
-                             r->claim, r->overall);
-    else
-        n = (size_t)snprintf(out, len,
-                             "No claim given (--claim X); at equal interactivity, "
-                             "cost B/A is");
-    for (size_t i = 0; i < r->n_targets && n < len; i++) {
-        const tc_frontier_target *t = &r->t[i];
-        const char *sep = i ? ";" : "";
-        if (t->has_ratio)
-            n += (size_t)snprintf(out + n, len - n, "%s %.3g at %g tokens/s per user%s%s", sep,
-                                  t->ratio, t->x, t->verdict ? ", " : "",
-                                  t->verdict ? t->verdict : "");
-        else {
-            char why[64];
-            n += (size_t)snprintf(out + n, len - n, "%s not known at %g (%s)", sep, t->x,
-                                  tc_frontier_unjudged(t, why, sizeof why));
-        }
-    }
-    if (n < len)
-        snprintf(out + n, len - n, "%s", r->has_claim ? ")." : ".");
-}
-
-void tc_report_verdict(const tc_report_data *d, char *out, size_t len)
-{
-    if (d->by_frontier) {
-        frontier_verdict(d, out, len);
-        return;
-    }
-    if (!d->has_compare) {
-        snprintf(out, len, "No verdict: %s.",
-                 d->two ? d->compare_missing : "one platform, nothing to compare");
-        return;
-    }
-    const tc_compare_result *r = &d->cmp;
-    if (r->claim.given) {
-        snprintf(out, len,
-                 "The claim \"A is %.3g times as %s as B\" is %s: measured %.3g (95%% CI "
-                 "%.3g to %.3g).",
-                 r->claim.x, r->claim.on_cost ? "cost-efficient" : "fast",
-                 tc_claim_verdict_name(r->claim.verdict), r->claim.ci.point, r->claim.ci.lo,
-                 r->claim.ci.hi);
-        return;
-    }
-    snprintf(out, len,
-             "No claim given (--claim X): B's throughput is %.3g times A's (95%% CI %.3g to "
-             "%.3g).",
-             r->tps_ratio.point, r->tps_ratio.lo, r->tps_ratio.hi);
 }

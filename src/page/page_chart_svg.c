@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/tc_buf.h"
-#include "report/report_chart.h"
+#include "page/page_chart.h"
 
 static void xml_escape(tc_buf *b, const char *s)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report_doc.h"
+#include "page/page_doc.h"
 
-#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+#define N(buf, v) tc_page_num(buf, sizeof buf, (v))
 
 /* The value at a dotted path of a fingerprint ("gpus.0.name"), as text,
  * or "not recorded". */
@@ -59,7 +59,7 @@ static const char *json_text(json_t *v, char *out, size_t len)
 }
 
 /* The mean of a figure over a side's runs (NaN when a run lacks it). */
-static double side_mean(const tc_report_side *s, size_t off)
+static double side_mean(const tc_dossier_side *s, size_t off)
 {
     double sum = 0;
     for (size_t i = 0; i < s->set.n; i++) {
@@ -72,9 +72,9 @@ static double side_mean(const tc_report_side *s, size_t off)
 }
 
 /* The cost-verification method's record, one column per side. */
-static void verification(tc_rw *w, const tc_report_data *d)
+static void verification(tc_rw *w, const tc_dossier *d)
 {
-    const tc_report_side *s[2] = {&d->a, &d->b};
+    const tc_dossier_side *s[2] = {&d->a, &d->b};
     const char *head[] = {"record", "A", "B"};
     tc_rw_table(w, "verification", head, 2 + d->two);
     static const char *const names[] = {"GPU",
@@ -91,7 +91,7 @@ static void verification(tc_rw *w, const tc_report_data *d)
         char v[2][96];
         const char *c[3] = {names[r], "", ""};
         for (int k = 0; k < 1 + d->two; k++) {
-            const tc_report_side *x = s[k];
+            const tc_dossier_side *x = s[k];
             const tc_cost_result *cr = &x->cost;
             double per = cr->tokens_per_month > 0 ? 1e6 / cr->tokens_per_month : NAN;
             if (r < 4) {
@@ -124,12 +124,12 @@ static void verification(tc_rw *w, const tc_report_data *d)
     tc_rw_table_end(w);
 }
 
-void tc_report_sec_env(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_env(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "env", "Environment");
     const char *head[] = {"", "A", "B"};
     tc_rw_table(w, "env-table", head, 2 + d->two);
-    const tc_report_side *s[2] = {&d->a, &d->b};
+    const tc_dossier_side *s[2] = {&d->a, &d->b};
     for (size_t i = 0; i < sizeof env_rows / sizeof *env_rows; i++) {
         char v[2][64];
         const char *c[3] = {env_rows[i][0], "", ""};

@@ -5,8 +5,8 @@
 
 #include <plplot/plplot.h>
 
-#include "report/report_chart.h"
-#include "report/report_chart_internal.h"
+#include "page/page_chart.h"
+#include "page/page_chart_internal.h"
 
 static void bar_part(int bar, double y0, double y1, int colour, int part)
 {

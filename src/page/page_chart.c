@@ -1,5 +1,5 @@
 /* PLplot's SVG device driven for the report's charts (report_chart.h). */
-#include "report/report_chart.h"
+#include "page/page_chart.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 
 #include "core/tc_buf.h"
 #include "core/tc_file.h"
-#include "report/report_chart_internal.h"
+#include "page/page_chart_internal.h"
 
 /* Okabe & Ito (2008): told apart with every common colour-vision
  * deficiency. A is blue, B orange, in every chart. */

@@ -9,8 +9,8 @@
  * same in every chart (TC_CHART_A, TC_CHART_B); the axes and text use
  * TC_CHART_FG_HEX, which the page's stylesheet recolours for the dark
  * scheme. */
-#ifndef TC_REPORT_CHART_H
-#define TC_REPORT_CHART_H
+#ifndef TC_PAGE_CHART_H
+#define TC_PAGE_CHART_H
 
 #include <stddef.h>
 

@@ -7,17 +7,17 @@
 #include <string.h>
 
 #include "analysis/frontier.h"
-#include "report/report_chart.h"
-#include "report/report_doc.h"
+#include "page/page_chart.h"
+#include "page/page_doc.h"
 
-#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+#define N(buf, v) tc_page_num(buf, sizeof buf, (v))
 
 typedef struct load_xy {
     double x[TC_FRONTIER_MAX_POINTS], p50[TC_FRONTIER_MAX_POINTS], p99[TC_FRONTIER_MAX_POINTS];
     size_t n;
 } load_xy;
 
-static void latency_chart(tc_rw *w, const tc_report_data *d)
+static void latency_chart(tc_rw *w, const tc_dossier *d)
 {
     tc_chart c = {.title = "TTFT against offered load",
                   .xlabel = "offered load (concurrency, or requests/s open loop)",
@@ -25,7 +25,7 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
                   .simulated = d->simulated};
     static load_xy xy[2];
     char lab[4][48], knee[2][48];
-    const tc_report_side *s[2] = {&d->a, &d->b};
+    const tc_dossier_side *s[2] = {&d->a, &d->b};
     for (int k = 0; k < 1 + d->two; k++) {
         if (!s[k]->is_sweep)
             continue;
@@ -49,16 +49,16 @@ static void latency_chart(tc_rw *w, const tc_report_data *d)
             c.vline[c.n_vline++] = v->x[s[k]->knee];
         }
     }
-    tc_report_draw(w, &c,
-                   "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
-                   "goodput falls or a p99 more than doubles, is marked.");
+    tc_page_draw(w, &c,
+                 "TTFT p50 (solid) and p99 (dashed) at each sweep point; the knee, where "
+                 "goodput falls or a p99 more than doubles, is marked.");
 }
 
 /* Requests/s served and good (meeting the SLO) at each load: where they
  * part, the load is costing latency the users see. */
-static void goodput_chart(tc_rw *w, const tc_report_data *d)
+static void goodput_chart(tc_rw *w, const tc_dossier *d)
 {
-    const tc_report_side *s[2] = {&d->a, &d->b};
+    const tc_dossier_side *s[2] = {&d->a, &d->b};
     int any = 0;
     for (int k = 0; k < 1 + d->two; k++)
         for (size_t i = 0; s[k]->is_sweep && i < s[k]->set.n; i++)
@@ -91,14 +91,14 @@ static void goodput_chart(tc_rw *w, const tc_report_data *d)
         c.s[c.n++] =
             (tc_chart_series){lab[2 * k + 1], x[k], good[k], n, k, TC_CHART_LINEPOINTS, NULL, NULL};
     }
-    tc_report_draw(w, &c,
-                   "Requests/s served (dashed) and good, meeting every SLO (solid), at each sweep "
-                   "point.");
+    tc_page_draw(w, &c,
+                 "Requests/s served (dashed) and good, meeting every SLO (solid), at each sweep "
+                 "point.");
 }
 
 /* One side's distribution (TTFT or ITL) at every sweep point, one CDF
  * line a point, from every request (or gap) of each. */
-static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *s, const char *what,
+static void point_cdfs(tc_rw *w, const tc_dossier *d, const tc_dossier_side *s, const char *what,
                        int itl)
 {
     enum { MAX = TC_CHART_MAX_SERIES };
@@ -119,7 +119,7 @@ static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *
         const tc_sweep_point *p = &s->pts[i];
         const tc_run_series *t = s->point_series ? &s->point_series[i] : &s->series;
         cdfs[c.n] = itl ? &t->itl_cdf : &t->ttft_cdf;
-        size_t n = tc_report_cdf_line(cdfs[c.n], x[c.n], y[c.n]);
+        size_t n = tc_page_cdf_line(cdfs[c.n], x[c.n], y[c.n]);
         char a[32], b[32];
         tc_sweep_offered_text(p, a, sizeof a);
         snprintf(lab[c.n], sizeof lab[0], "%s", a);
@@ -137,11 +137,11 @@ static void point_cdfs(tc_rw *w, const tc_report_data *d, const tc_report_side *
         c.n++;
     }
     (void)d;
-    tc_report_cdf_zeros(&c, cdfs, c.n, alt, sizeof alt);
-    tc_report_draw(w, &c, alt);
+    tc_page_cdf_zeros(&c, cdfs, c.n, alt, sizeof alt);
+    tc_page_draw(w, &c, alt);
 }
 
-static void points_table(tc_rw *w, const tc_report_side *s)
+static void points_table(tc_rw *w, const tc_dossier_side *s)
 {
     const char *head[] = {"run", "tokens/s per GPU", "interactivity", "goodput req/s",
                           "attainment"};
@@ -192,7 +192,7 @@ static void front_of(const tc_frontier_side *s, const tc_frontier_pt *f, const t
         }
 }
 
-static void frontier_charts(tc_rw *w, const tc_report_data *d)
+static void frontier_charts(tc_rw *w, const tc_dossier *d)
 {
     const tc_frontier_result *r = d->fr;
     static front_xy f[2];
@@ -213,9 +213,9 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
         c.s[c.n++] = (tc_chart_series){names[k][1], f[k].all_x,      f[k].all_y, f[k].n_all,
                                        k,           TC_CHART_POINTS, NULL,       NULL};
     }
-    tc_report_draw(w, &c,
-                   "Every sweep point (marks) and each platform's frontier (line): the points not "
-                   "beaten on both interactivity and throughput per GPU.");
+    tc_page_draw(w, &c,
+                 "Every sweep point (marks) and each platform's frontier (line): the points not "
+                 "beaten on both interactivity and throughput per GPU.");
     tc_chart m = {.title = "Cost per million output tokens against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
                   .ylabel = "cost per million output tokens",
@@ -235,9 +235,9 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
     }
     for (size_t i = 0; i < r->n_targets && m.n_vline < 4; i++)
         m.vline[m.n_vline++] = r->t[i].x;
-    tc_report_draw(w, &m,
-                   "Each frontier point's own cost (solid) and the readings at the target "
-                   "interactivities (dashed, dotted lines) with their 95% bands.");
+    tc_page_draw(w, &m,
+                 "Each frontier point's own cost (solid) and the readings at the target "
+                 "interactivities (dashed, dotted lines) with their 95% bands.");
     tc_chart e = {.title = "Energy per output token against interactivity",
                   .xlabel = "interactivity (tokens/s per user)",
                   .ylabel = "J per output token",
@@ -253,18 +253,18 @@ static void frontier_charts(tc_rw *w, const tc_report_data *d)
         tc_rw_missing(w, "No energy chart: no frontier point measured its power (--telemetry).");
     if (!any)
         return;
-    tc_report_draw(w, &e,
-                   "Joules per output token of each frontier point, over its steady-state window.");
+    tc_page_draw(w, &e,
+                 "Joules per output token of each frontier point, over its steady-state window.");
     e.title = "Output tokens/s per provisioned MW against interactivity";
     e.ylabel = "output tokens/s per MW (measured W x PUE)";
     for (int k = 0; k < e.n; k++)
         e.s[k].y = f[k].tpmw;
-    tc_report_draw(w, &e,
-                   "Output tokens/s per megawatt provisioned (measured power x the profile's PUE) "
-                   "of each frontier point.");
+    tc_page_draw(w, &e,
+                 "Output tokens/s per megawatt provisioned (measured power x the profile's PUE) "
+                 "of each frontier point.");
 }
 
-static void targets_table(tc_rw *w, const tc_report_data *d)
+static void targets_table(tc_rw *w, const tc_dossier *d)
 {
     const tc_frontier_result *r = d->fr;
     const char *head[] = {"interactivity", "A reading", "A cost/Mtok", "A 95% CI", "B reading",
@@ -294,7 +294,7 @@ static void targets_table(tc_rw *w, const tc_report_data *d)
     tc_rw_table_end(w);
 }
 
-void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_sweep(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "sweep", "Sweeps: load, frontier, cost at equal interactivity");
     if (!d->a.is_sweep && !(d->two && d->b.is_sweep)) {
@@ -304,7 +304,7 @@ void tc_report_sec_sweep(tc_rw *w, const tc_report_data *d)
     }
     latency_chart(w, d);
     goodput_chart(w, d);
-    const tc_report_side *side[2] = {&d->a, &d->b};
+    const tc_dossier_side *side[2] = {&d->a, &d->b};
     for (int k = 0; k < 1 + d->two; k++) {
         if (!side[k]->is_sweep)
             continue;

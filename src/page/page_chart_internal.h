@@ -1,12 +1,12 @@
 /* What report_chart.c shares with the other chart files: the palette's
  * slots in PLplot's cmap0 and the page's start, frame and end. */
-#ifndef TC_REPORT_CHART_INTERNAL_H
-#define TC_REPORT_CHART_INTERNAL_H
+#ifndef TC_PAGE_CHART_INTERNAL_H
+#define TC_PAGE_CHART_INTERNAL_H
 
 #include <stddef.h>
 
 #include "core/tc_error.h"
-#include "report/report_chart.h"
+#include "page/page_chart.h"
 
 /* cmap0 slots: 0 background, 1 axes and text, 2 grid, 3 shade, then the
  * palette solid from COL and translucent (bands, bars' parts) from BAND. */

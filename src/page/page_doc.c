@@ -1,5 +1,5 @@
 /* The report's page: its head, stylesheet and section order (report_doc.h). */
-#include "report/report_doc.h"
+#include "page/page_doc.h"
 
 #include <libgen.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "core/tc_outfile.h"
 #include "tc_version.h"
-#include "report/report_chart.h"
+#include "page/page_chart.h"
 
 /* No web font, no script, no link: the page needs nothing but itself.
  * The charts' axes and text are drawn in TC_CHART_FG_HEX, recoloured here
@@ -38,7 +38,7 @@ static const char css[] =
     "nav{display:none}figure,table{break-inside:avoid}h2{break-after:avoid}"
     ".banner{border:2px solid #000}}";
 
-static void head(tc_buf *b, const tc_report_data *d, const char *title)
+static void head(tc_buf *b, const tc_dossier *d, const char *title)
 {
     tc_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
@@ -57,7 +57,7 @@ static void head(tc_buf *b, const tc_report_data *d, const char *title)
                    "<li><a href=\"#method\">How it was measured</a></li></ul></nav>\n");
 }
 
-static void title_of(const tc_report_data *d, char *out, size_t len)
+static void title_of(const tc_dossier *d, char *out, size_t len)
 {
     char a[160], b[160];
     size_t o = 0;
@@ -75,22 +75,22 @@ static void title_of(const tc_report_data *d, char *out, size_t len)
         snprintf(out, len, "truecost report: %s", a);
 }
 
-static void sections(tc_rw *w, const tc_report_data *d)
+static void sections(tc_rw *w, const tc_dossier *d)
 {
-    tc_report_sec_summary(w, d);
-    tc_report_sec_runs(w, d);
-    tc_report_sec_sweep(w, d);
-    tc_report_sec_cost(w, d);
-    tc_report_sec_lockin(w, d);
-    tc_report_sec_env(w, d);
-    tc_report_sec_method(w, d);
+    tc_page_sec_summary(w, d);
+    tc_page_sec_runs(w, d);
+    tc_page_sec_sweep(w, d);
+    tc_page_sec_cost(w, d);
+    tc_page_sec_lockin(w, d);
+    tc_page_sec_env(w, d);
+    tc_page_sec_method(w, d);
 }
 
-tc_err tc_report_may_write(const tc_report_out *o, const char *path, char *err, size_t errlen)
+tc_err tc_page_may_write(const tc_page_out *o, const char *path, char *err, size_t errlen)
 {
     tc_err rc =
         tc_output_check(path == o->path ? "-o" : "the chart file", path, o->inputs, err, errlen);
-    if (rc == TC_OK && o->fmt == TC_REPORT_MD && !o->force && access(path, F_OK) == 0)
+    if (rc == TC_OK && o->fmt == TC_PAGE_MD && !o->force && access(path, F_OK) == 0)
         rc = tc_fail(err, errlen, TC_ERR_INVALID,
                      "%s exists: a Markdown report does not write over the files in its folder; "
                      "give -o another name, or --force",
@@ -98,12 +98,11 @@ tc_err tc_report_may_write(const tc_report_out *o, const char *path, char *err, 
     return rc;
 }
 
-tc_err tc_report_doc_write(const tc_report_data *d, const tc_report_out *o, char *err,
-                           size_t errlen)
+tc_err tc_page_write(const tc_dossier *d, const tc_page_out *o, char *err, size_t errlen)
 {
-    tc_report_format fmt = o->fmt;
+    tc_page_format fmt = o->fmt;
     const char *path = o->path;
-    tc_err guard = tc_report_may_write(o, path, err, errlen);
+    tc_err guard = tc_page_may_write(o, path, err, errlen);
     if (guard != TC_OK)
         return guard;
     tc_buf b = {0};
@@ -115,12 +114,12 @@ tc_err tc_report_doc_write(const tc_report_data *d, const tc_report_out *o, char
         *dot = 0;
     tc_rw w = {.fmt = fmt, .b = &b, .dir = dirname(dirbuf), .stem = base, .out = o};
     title_of(d, title, sizeof title);
-    if (fmt == TC_REPORT_HTML)
+    if (fmt == TC_PAGE_HTML)
         head(&b, d, title);
     else
         tc_buf_printf(&b, "# %s\n\n", title);
     sections(&w, d);
-    if (fmt == TC_REPORT_HTML)
+    if (fmt == TC_PAGE_HTML)
         tc_buf_puts(&b, "<footer><p>Written by truecost " TC_VERSION
                         ". Every chart has its numbers in the tables beside it.</p></footer>"
                         "</body></html>\n");

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "core/tc_outfile.h"
-#include "report/report_chart.h"
-#include "report/report_doc.h"
+#include "page/page_chart.h"
+#include "page/page_doc.h"
 #include "report/report_table.h"
 
-const char *tc_report_num(char *buf, size_t len, double v)
+const char *tc_page_num(char *buf, size_t len, double v)
 {
     return tc_report_sig(buf, len, v);
 }
@@ -18,7 +18,7 @@ const char *tc_report_num(char *buf, size_t len, double v)
 static void esc(tc_rw *w, const char *s)
 {
     for (; s && *s; s++) {
-        if (w->fmt == TC_REPORT_MD) {
+        if (w->fmt == TC_PAGE_MD) {
             if (*s == '|' || *s == '*' || *s == '_' || *s == '`' || *s == '<')
                 tc_buf_puts(w->b, "\\");
             tc_buf_append(w->b, *s == '\n' ? " " : s, 1);
@@ -50,7 +50,7 @@ int tc_rw_id(tc_rw *w)
 
 void tc_rw_heading(tc_rw *w, int level, const char *id, const char *text)
 {
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         tc_buf_printf(w->b, "\n%.*s ", level, "######");
         esc(w, text);
         tc_buf_puts(w->b, "\n\n");
@@ -65,7 +65,7 @@ static void vpara(tc_rw *w, const char *cls, const char *fmt, va_list ap)
 {
     char text[2048];
     vsnprintf(text, sizeof text, fmt, ap);
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         tc_buf_puts(w->b, cls ? "> " : "");
         esc(w, text);
         tc_buf_puts(w->b, "\n\n");
@@ -94,7 +94,7 @@ void tc_rw_missing(tc_rw *w, const char *fmt, ...)
 
 void tc_rw_banner(tc_rw *w, const char *text)
 {
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         tc_buf_puts(w->b, "> **");
         esc(w, text);
         tc_buf_puts(w->b, "**\n\n");
@@ -107,7 +107,7 @@ void tc_rw_banner(tc_rw *w, const char *text)
 
 static void cells(tc_rw *w, const char *const *c, int n, const char *tag)
 {
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         tc_buf_puts(w->b, "|");
         for (int i = 0; i < n; i++) {
             tc_buf_puts(w->b, " ");
@@ -128,7 +128,7 @@ static void cells(tc_rw *w, const char *const *c, int n, const char *tag)
 
 void tc_rw_table(tc_rw *w, const char *id, const char *const *head, int n)
 {
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         cells(w, head, n, "th");
         tc_buf_puts(w->b, "|");
         for (int i = 0; i < n; i++)
@@ -148,12 +148,12 @@ void tc_rw_row(tc_rw *w, const char *const *c, int n)
 
 void tc_rw_table_end(tc_rw *w)
 {
-    tc_buf_puts(w->b, w->fmt == TC_REPORT_MD ? "\n" : "</tbody></table></div>\n");
+    tc_buf_puts(w->b, w->fmt == TC_PAGE_MD ? "\n" : "</tbody></table></div>\n");
 }
 
 void tc_rw_details(tc_rw *w, const char *summary)
 {
-    if (w->fmt == TC_REPORT_MD) {
+    if (w->fmt == TC_PAGE_MD) {
         tc_buf_puts(w->b, "**");
         esc(w, summary);
         tc_buf_puts(w->b, "**\n\n");
@@ -166,7 +166,7 @@ void tc_rw_details(tc_rw *w, const char *summary)
 
 void tc_rw_details_end(tc_rw *w)
 {
-    if (w->fmt == TC_REPORT_HTML)
+    if (w->fmt == TC_PAGE_HTML)
         tc_buf_puts(w->b, "</details>\n");
 }
 
@@ -180,7 +180,7 @@ void tc_rw_chart(tc_rw *w, char *svg, const char *alt)
     if (!svg)
         return;
     w->n_charts++;
-    if (w->fmt == TC_REPORT_HTML) {
+    if (w->fmt == TC_PAGE_HTML) {
         tc_buf_puts(w->b, "<figure>");
         tc_buf_puts(w->b, svg);
         tc_buf_puts(w->b, "<figcaption>");
@@ -198,7 +198,7 @@ void tc_rw_chart(tc_rw *w, char *svg, const char *alt)
     tc_buf_puts(&f, svg);
     free(svg);
     if (w->rc == TC_OK && w->out)
-        w->rc = tc_report_may_write(w->out, path, w->err, sizeof w->err);
+        w->rc = tc_page_may_write(w->out, path, w->err, sizeof w->err);
     if (w->rc == TC_OK && tc_buf_status(&f) == TC_OK)
         w->rc = tc_outfile_write(path, f.data, w->err, sizeof w->err);
     tc_buf_free(&f);

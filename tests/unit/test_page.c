@@ -15,10 +15,10 @@
 
 #include "analysis/run_series.h"
 #include "core/tc_file.h"
-#include "report/report_chart.h"
+#include "page/page_chart.h"
 #include "report/report_compare.h"
 #include "report/report_cost.h"
-#include "report/report_doc.h"
+#include "page/page_doc.h"
 #include "report/report_frontier.h"
 #include "views/view_figures.h"
 #include "views/view_sweep.h"
@@ -156,21 +156,21 @@ static double jnum(json_t *o, const char *path)
 /* The Markdown report of a against b (claim 0.9, 1000 resamples) read
  * back; *d stays loaded for the caller to free, pointing at *ask. */
 static char *md_report(fixture *f, const char *a, const char *b, const double *targets,
-                       size_t n_targets, tc_report_ask *ask, tc_report_data *d)
+                       size_t n_targets, tc_dossier_ask *ask, tc_dossier *d)
 {
     char err[1024] = "";
-    *ask = (tc_report_ask){.which = {a, b},
-                           .profile = {&f->p, &f->p},
-                           .targets = targets,
-                           .n_targets = n_targets,
-                           .has_claim = 1,
-                           .claim = 0.9,
-                           .resamples_compare = 1000,
-                           .resamples_frontier = 1000,
-                           .seed = TC_BOOT_SEED};
-    assert_int_equal(tc_report_data_load(f->st, ask, d, err, sizeof err), TC_OK);
-    tc_report_out out = {.fmt = TC_REPORT_MD, .path = f->md, .force = 1}; /* written twice */
-    assert_int_equal(tc_report_doc_write(d, &out, err, sizeof err), TC_OK);
+    *ask = (tc_dossier_ask){.which = {a, b},
+                            .profile = {&f->p, &f->p},
+                            .targets = targets,
+                            .n_targets = n_targets,
+                            .has_claim = 1,
+                            .claim = 0.9,
+                            .resamples_compare = 1000,
+                            .resamples_frontier = 1000,
+                            .seed = TC_BOOT_SEED};
+    assert_int_equal(tc_dossier_load(f->st, ask, d, err, sizeof err), TC_OK);
+    tc_page_out out = {.fmt = TC_PAGE_MD, .path = f->md, .force = 1}; /* written twice */
+    assert_int_equal(tc_page_write(d, &out, err, sizeof err), TC_OK);
     char *md = NULL;
     size_t len = 0;
     assert_int_equal(tc_read_file(f->md, 1 << 24, "the report", &md, &len, err, sizeof err), TC_OK);
@@ -182,8 +182,8 @@ static void report_tables_equal_the_json(void **state)
     fixture *f = *state;
     char err[1024] = "", cell[200];
     const double targets[2] = {60, 90};
-    tc_report_ask ask;
-    tc_report_data d;
+    tc_dossier_ask ask;
+    tc_dossier d;
     char *md = md_report(f, "A", "B", targets, 2, &ask, &d);
 
     /* cost PEAK --profile P: a sweep is priced at its peak, the point of
@@ -266,7 +266,7 @@ static void report_tables_equal_the_json(void **state)
     free(fr);
     tc_frontier_side_free(&fa);
     tc_frontier_side_free(&fb);
-    tc_report_data_free(&d);
+    tc_dossier_free(&d);
     free(md);
 }
 
@@ -276,8 +276,8 @@ static void report_of_two_runs_has_compare_summary(void **state)
     fixture *f = *state;
     char err[1024] = "", cell[200];
     const double targets[1] = {60};
-    tc_report_ask ask;
-    tc_report_data d;
+    tc_dossier_ask ask;
+    tc_dossier d;
     char *md = md_report(f, "3", "6", targets, 1, &ask, &d);
     assert_false(d.by_frontier);
     /* compare 3 6 --profile-a P --profile-b P --claim 0.9, as cli_compare does it. */
@@ -301,7 +301,7 @@ static void report_of_two_runs_has_compare_summary(void **state)
 
     json_decref(cj);
     tc_compare_result_free(&c);
-    tc_report_data_free(&d);
+    tc_dossier_free(&d);
     free(md);
 }
 
@@ -343,7 +343,7 @@ static void cdf_from_every_value_with_zeros_placed(void **state)
     assert_int_equal(c.total, 100);
     assert_int_equal(c.zero, 10);
     static double x[TC_SERIES_CDF_BINS + 1], y[TC_SERIES_CDF_BINS + 1];
-    size_t n = tc_report_cdf_line(&c, x, y);
+    size_t n = tc_page_cdf_line(&c, x, y);
     assert_true(n >= 50); /* far more than the six quantiles it drew before */
     assert_true(fabs(y[0] - 10) < 1e-9);
     assert_true(x[0] > 1.9 && x[0] <= 2); /* from the smallest gap above 0, not 3 decades below */
@@ -360,7 +360,7 @@ static void cdf_from_every_value_with_zeros_placed(void **state)
     ch.s[ch.n++] = (tc_chart_series){"a", x, y, n, TC_CHART_A, TC_CHART_LINE, NULL, NULL};
     const tc_series_cdf *cdfs[1] = {&c};
     char alt[400] = "";
-    tc_report_cdf_zeros(&ch, cdfs, 1, alt, sizeof alt);
+    tc_page_cdf_zeros(&ch, cdfs, 1, alt, sizeof alt);
     assert_int_equal(ch.n_vline, 1);
     assert_true(ch.vline[0] == x[0]);
     assert_string_equal(ch.vline_label[0], "0 ms");

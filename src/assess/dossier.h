@@ -4,8 +4,8 @@
  * prices it, the comparison of `compare`, the frontier readings of
  * `frontier`, and the timeline of the run charted per side. What cannot
  * be computed is kept as a sentence saying what is missing. */
-#ifndef TC_REPORT_DATA_H
-#define TC_REPORT_DATA_H
+#ifndef TC_DOSSIER_H
+#define TC_DOSSIER_H
 
 #include <stddef.h>
 
@@ -20,7 +20,7 @@
 #include "analysis/run_series.h"
 #include "analysis/sweep.h"
 
-typedef struct tc_report_side {
+typedef struct tc_dossier_side {
     const char *label; /* "A" or "B" */
     tc_runset set;
     tc_figures *f;       /* set.n, stored figures (no records) */
@@ -40,12 +40,9 @@ typedef struct tc_report_side {
     int has_cost;
     tc_set_summary sum;
     tc_cost_result cost;
-    /* What cost prices, in words: a sweep at its peak (not the mean of
-     * loads nobody would run together), a group at its runs' mean. */
-    char priced[200];
-} tc_report_side;
+} tc_dossier_side;
 
-typedef struct tc_report_ask {
+typedef struct tc_dossier_ask {
     const char *which[2];              /* the RUN|GROUP|SWEEP arguments; [1] may be NULL */
     const tc_cost_profile *profile[2]; /* may be NULL */
     const double *targets;             /* interactivities for the frontier */
@@ -63,12 +60,12 @@ typedef struct tc_report_ask {
     double demand;                 /* > 0: output tokens per month the fleets are sized for */
     const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
     const char *command;           /* the command line, for the method section */
-} tc_report_ask;
+} tc_dossier_ask;
 
-typedef struct tc_report_data {
-    const tc_report_ask *ask;
+typedef struct tc_dossier {
+    const tc_dossier_ask *ask;
     int two;
-    tc_report_side a, b;
+    tc_dossier_side a, b;
     int simulated; /* any side */
     int has_compare;
     tc_compare_result cmp;
@@ -91,23 +88,24 @@ typedef struct tc_report_data {
     tc_lockin_result lockin;
     tc_decide_result decision;
     char lockin_missing[1200];
-} tc_report_data;
+} tc_dossier;
 
 /* Lock-in as `lockin` and `decide` draw it by default. */
-#define TC_REPORT_LOCKIN_SAMPLES TC_LOCKIN_DEFAULT_SAMPLES
-#define TC_REPORT_LOCKIN_SEED 1
+#define TC_DOSSIER_LOCKIN_SAMPLES TC_LOCKIN_DEFAULT_SAMPLES
+#define TC_DOSSIER_LOCKIN_SEED 1
 
-/* Gathers everything into *d (free with tc_report_data_free, also after
+/* Gathers everything into *d (free with tc_dossier_free, also after
  * a failure). TC_OK, or a side that cannot be found or read (the store's
  * errors, with err naming it), or an assessment or gap table that does
  * not parse (TC_ERR_PARSE, TC_ERR_INVALID); sections that cannot be computed are not
  * errors: their *_missing says why. */
-TC_MUST_CHECK tc_err tc_report_data_load(tc_store *st, const tc_report_ask *ask, tc_report_data *d,
-                                         char *err, size_t errlen);
-void tc_report_data_free(tc_report_data *d);
+TC_MUST_CHECK tc_err tc_dossier_load(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d,
+                                     char *err, size_t errlen);
+void tc_dossier_free(tc_dossier *d);
 
-/* The summary sentence of the verdict into out: the claim's verdict as
- * `compare --json` gives it ("supported", ...), else the ratios. */
-void tc_report_verdict(const tc_report_data *d, char *out, size_t len);
+/* Whether the side's cost prices a sweep at its peak (point s->peak, not
+ * the mean of loads nobody would run together); else a run's window or a
+ * group's mean. */
+int tc_dossier_priced_at_peak(const tc_dossier_side *s);
 
 #endif

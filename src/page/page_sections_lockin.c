@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/report_chart.h"
-#include "report/report_doc.h"
+#include "page/page_chart.h"
+#include "page/page_doc.h"
 
-#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+#define N(buf, v) tc_page_num(buf, sizeof buf, (v))
 #define BINS 40
 
 static void row2(tc_rw *w, const char *name, const char *value)
@@ -54,7 +54,7 @@ static void figures(tc_rw *w, const tc_lockin_result *r)
     tc_rw_table_end(w);
 }
 
-static void histogram(tc_rw *w, const tc_report_data *d)
+static void histogram(tc_rw *w, const tc_dossier *d)
 {
     const tc_lockin_result *r = &d->lockin;
     if (r->samples < 2 || !(r->max > r->min)) {
@@ -84,10 +84,10 @@ static void histogram(tc_rw *w, const tc_report_data *d)
              "%zu samples of the lock-in cost in %d bins; median %s against a hardware saving of "
              "%s.",
              r->samples, BINS, N(p50, r->total.p50), N(sav, r->hardware_saving));
-    tc_report_draw(w, &c, alt);
+    tc_page_draw(w, &c, alt);
 }
 
-static void tornado(tc_rw *w, const tc_report_data *d)
+static void tornado(tc_rw *w, const tc_dossier *d)
 {
     const tc_lockin_result *r = &d->lockin;
     if (!r->n_sensitivity) {
@@ -139,7 +139,7 @@ static void gap_rows(tc_rw *w, const tc_gaps_summary *g)
                    g->gap_rows);
 }
 
-static void gaps(tc_rw *w, const tc_report_data *d)
+static void gaps(tc_rw *w, const tc_dossier *d)
 {
     if (!d->ev.has_gaps) {
         tc_rw_missing(w, "No operator gap table: give --gaps FILE (a saved 'truecost gaps "
@@ -169,7 +169,7 @@ static void gaps(tc_rw *w, const tc_report_data *d)
     gap_rows(w, g);
 }
 
-static void checklist(tc_rw *w, const tc_report_data *d)
+static void checklist(tc_rw *w, const tc_dossier *d)
 {
     const tc_decide_result *x = &d->decision;
     tc_rw_para(w, "Decision: %s.", tc_decide_verdict_name(x->verdict));
@@ -190,7 +190,7 @@ static void checklist(tc_rw *w, const tc_report_data *d)
         tc_rw_para(w, "%s", x->reasons[i]);
 }
 
-void tc_report_sec_lockin(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_lockin(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "lockin", "Lock-in and the decision");
     if (!d->ask->assessment) {

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "analysis/frontier.h"
-#include "report/report_chart.h"
-#include "report/report_doc.h"
+#include "page/page_chart.h"
+#include "page/page_doc.h"
 
-#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+#define N(buf, v) tc_page_num(buf, sizeof buf, (v))
 
-void tc_report_draw(tc_rw *w, const tc_chart *c, const char *alt)
+void tc_page_draw(tc_rw *w, const tc_chart *c, const char *alt)
 {
     char *svg = NULL, err[512];
     if (tc_chart_svg(c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
@@ -21,12 +21,12 @@ void tc_report_draw(tc_rw *w, const tc_chart *c, const char *alt)
         tc_rw_chart_failed(w, err);
 }
 
-static int side_colour(const tc_report_side *s)
+static int side_colour(const tc_dossier_side *s)
 {
     return strcmp(s->label, "B") == 0 ? TC_CHART_B : TC_CHART_A;
 }
 
-size_t tc_report_cdf_line(const tc_series_cdf *c, double *x, double *y)
+size_t tc_page_cdf_line(const tc_series_cdf *c, double *x, double *y)
 {
     if (!c->total || !c->n)
         return 0;
@@ -51,13 +51,12 @@ size_t tc_report_cdf_line(const tc_series_cdf *c, double *x, double *y)
     return m;
 }
 
-void tc_report_cdf_zeros(tc_chart *c, const tc_series_cdf *const *cdfs, int n, char *alt,
-                         size_t len)
+void tc_page_cdf_zeros(tc_chart *c, const tc_series_cdf *const *cdfs, int n, char *alt, size_t len)
 {
     double left = INFINITY, most = 0;
     for (int i = 0; i < n; i++)
         if (cdfs[i]->zero && cdfs[i]->n) {
-            int first = 0; /* where its line starts (tc_report_cdf_line) */
+            int first = 0; /* where its line starts (tc_page_cdf_line) */
             while (first < cdfs[i]->n - 1 && cdfs[i]->count[first] == 0)
                 first++;
             left = fmin(left, cdfs[i]->edge_ms[first]);
@@ -77,7 +76,7 @@ void tc_report_cdf_zeros(tc_chart *c, const tc_series_cdf *const *cdfs, int n, c
 
 /* Each side's charted run: the CDF of every request's TTFT, or of every
  * inter-token gap. */
-static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, int itl)
+static void cdf_chart(tc_rw *w, const tc_dossier *d, const char *what, int itl)
 {
     tc_chart c = {.xlabel = "latency (ms)",
                   .ylabel = "requests at or below (%)",
@@ -91,12 +90,12 @@ static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, int i
     if (itl)
         c.ylabel = "gaps at or below (%)";
     for (int k = 0; k < 1 + d->two; k++) {
-        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_dossier_side *s = k ? &d->b : &d->a;
         cdfs[k] = itl ? &s->series.itl_cdf : &s->series.ttft_cdf;
         const tc_summary *sum = itl ? &s->f[s->charted].m.itl_ms : &s->f[s->charted].m.ttft_ms;
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
-        size_t n = tc_report_cdf_line(cdfs[k], x[k], y[k]);
+        size_t n = tc_page_cdf_line(cdfs[k], x[k], y[k]);
         c.s[c.n++] =
             (tc_chart_series){labels[k], x[k], y[k], n, side_colour(s), TC_CHART_LINE, NULL, NULL};
         char p50[32], p99[32];
@@ -105,13 +104,13 @@ static void cdf_chart(tc_rw *w, const tc_report_data *d, const char *what, int i
                  l ? " " : "", labels[k], what, cdfs[k]->total, itl ? "gaps" : "requests",
                  N(p50, sum->p50), N(p99, sum->p99));
     }
-    tc_report_cdf_zeros(&c, cdfs, 1 + d->two, alt, sizeof alt);
-    tc_report_draw(w, &c, alt);
+    tc_page_cdf_zeros(&c, cdfs, 1 + d->two, alt, sizeof alt);
+    tc_page_draw(w, &c, alt);
 }
 
 /* The ITL histogram of each side's charted run, from its gaps (log-spaced
  * bins), as the share of the run's gaps in each bin. */
-static void itl_hist(tc_rw *w, const tc_report_data *d)
+static void itl_hist(tc_rw *w, const tc_dossier *d)
 {
     tc_chart c = {.title = "Inter-token latency histogram",
                   .logx = 1,
@@ -122,7 +121,7 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
     char labels[2][96], alt[600] = "";
     size_t len = 0;
     for (int k = 0; k < 1 + d->two; k++) {
-        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_dossier_side *s = k ? &d->b : &d->a;
         const tc_run_series *t = &s->series;
         snprintf(labels[k], sizeof labels[k], "%s run %lld", s->label,
                  (long long)s->set.runs[s->charted].id);
@@ -148,10 +147,10 @@ static void itl_hist(tc_rw *w, const tc_report_data *d)
         tc_rw_missing(w, "No ITL histogram: the charted runs have fewer than two distinct gaps.");
         return;
     }
-    tc_report_draw(w, &c, alt);
+    tc_page_draw(w, &c, alt);
 }
 
-void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
+void tc_page_pair_charts(tc_rw *w, const tc_dossier *d)
 {
     cdf_chart(w, d, "TTFT", 0);
     cdf_chart(w, d, "Inter-token latency", 1);
@@ -159,7 +158,7 @@ void tc_report_pair_charts(tc_rw *w, const tc_report_data *d)
 }
 
 /* Run i of side s over time: tokens/s, requests in flight, watts. */
-static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_series *t)
+static void timeline(tc_rw *w, const tc_dossier_side *s, size_t i, const tc_run_series *t)
 {
     if (!t->n) {
         tc_rw_missing(w, "No timeline: run %lld has no measured request that ended.",
@@ -183,7 +182,7 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     snprintf(alt, sizeof alt, "Output tokens/s in %d bins of %.3g s%s.", t->n, t->bin_s,
              t->has_window ? "; the steady-state window is shaded"
                            : "; the run reached no steady-state window");
-    tc_report_draw(w, &c, alt);
+    tc_page_draw(w, &c, alt);
     c.ylabel = "requests in flight";
     snprintf(title, sizeof title, "%s run %lld: requests in flight", s->label,
              (long long)s->set.runs[i].id);
@@ -192,7 +191,7 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     const char *win = t->has_window ? "; the steady-state window is shaded"
                                     : "; the run reached no steady-state window";
     snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin%s.", win);
-    tc_report_draw(w, &c, alt);
+    tc_page_draw(w, &c, alt);
     if (!t->has_watts) {
         tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
                       (long long)s->set.runs[i].id);
@@ -203,16 +202,16 @@ static void timeline(tc_rw *w, const tc_report_side *s, size_t i, const tc_run_s
     c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
                                TC_CHART_LINE, NULL,   NULL};
     snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
-    tc_report_draw(w, &c, alt);
+    tc_page_draw(w, &c, alt);
 }
 
-void tc_report_side_charts(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+void tc_page_side_charts(tc_rw *w, const tc_dossier *d, const tc_dossier_side *s)
 {
     (void)d;
     timeline(w, s, s->charted, &s->series);
 }
 
-void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_report_side *s)
+void tc_page_point_timelines(tc_rw *w, const tc_dossier *d, const tc_dossier_side *s)
 {
     (void)d;
     for (size_t i = 0; s->point_series && i < s->set.n; i++) {
@@ -228,19 +227,19 @@ void tc_report_point_timelines(tc_rw *w, const tc_report_data *d, const tc_repor
                      (long long)s->set.runs[i].id, p->concurrency);
         tc_rw_details(w, summary);
         timeline(w, s, i, &s->point_series[i]);
-        tc_report_errors(w, s, i);
+        tc_page_errors(w, s, i);
         tc_rw_details_end(w);
     }
 }
 
-void tc_report_cost_chart(tc_rw *w, const tc_report_data *d)
+void tc_page_cost_chart(tc_rw *w, const tc_dossier *d)
 {
     tc_chart_bars c = {.title = "Cost per million output tokens, by term",
                        .simulated = d->simulated,
                        .n_parts = 3,
                        .part_label = {"hardware", "electricity", "operations"}};
     char ylabel[64];
-    const tc_report_side *s[2] = {&d->a, &d->b};
+    const tc_dossier_side *s[2] = {&d->a, &d->b};
     for (int k = 0; k < 1 + d->two; k++) {
         if (!s[k]->has_cost)
             continue;

@@ -8,9 +8,10 @@
 
 #include "analysis/bootstrap.h"
 #include "tc_version.h"
-#include "report/report_doc.h"
+#include "page/page_doc.h"
+#include "report/report_table.h"
 
-#define N(buf, v) tc_report_num(buf, sizeof buf, (v))
+#define N(buf, v) tc_page_num(buf, sizeof buf, (v))
 
 static void ci_text(char *out, size_t len, const tc_boot_ci *ci)
 {
@@ -20,7 +21,7 @@ static void ci_text(char *out, size_t len, const tc_boot_ci *ci)
 
 /* Two sweeps: the claim where it holds, then the cost ratio at each
  * target with its interval and verdict, as `compare`'s frontier document. */
-static void frontier_rows(tc_rw *w, const tc_report_data *d)
+static void frontier_rows(tc_rw *w, const tc_dossier *d)
 {
     const tc_frontier_result *r = d->fr;
     const char *row[2] = {"verdict", r->has_claim ? r->overall : "no claim given"};
@@ -46,7 +47,7 @@ static void frontier_rows(tc_rw *w, const tc_report_data *d)
 
 /* One platform alone: a sweep's peak and knee, or the throughput of its
  * run (or its repeats' mean), each saying which figure it is. */
-static void one_side_rows(tc_rw *w, const tc_report_side *s)
+static void one_side_rows(tc_rw *w, const tc_dossier_side *s)
 {
     char v[300], a[32], b[32], load[32];
     if (s->is_sweep && s->peak >= 0) {
@@ -78,14 +79,14 @@ static void one_side_rows(tc_rw *w, const tc_report_side *s)
     tc_rw_row(w, row, 2);
 }
 
-void tc_report_sec_summary(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_summary(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "summary", "Summary");
     if (d->simulated)
         tc_rw_banner(w, "SIMULATED: this report contains runs against truecost sim, not a real "
                         "server. Its numbers show the method, not any hardware.");
     char sentence[1300];
-    tc_report_verdict(d, sentence, sizeof sentence);
+    tc_page_verdict(d, sentence, sizeof sentence);
     if (d->has_lockin)
         tc_rw_para(w, "%s Weighed with the lock-in and the checklist, the decision is: %s.",
                    sentence, tc_decide_verdict_name(d->decision.verdict));
@@ -137,7 +138,7 @@ static void load_text(const tc_sweep_point *p, char *out, size_t len)
 }
 
 /* One row per run (a sweep's points, a group's repeats). */
-static void runs_table(tc_rw *w, const tc_report_side *s)
+static void runs_table(tc_rw *w, const tc_dossier_side *s)
 {
     static const char *head[] = {"run",          "load",        "completed",     "failed",
                                  "output tok/s", "TTFT p50 ms", "TTFT p99 ms",   "ITL p50 ms",
@@ -172,7 +173,7 @@ static void runs_table(tc_rw *w, const tc_report_side *s)
     tc_rw_table_end(w);
 }
 
-void tc_report_errors(tc_rw *w, const tc_report_side *s, size_t i)
+void tc_page_errors(tc_rw *w, const tc_dossier_side *s, size_t i)
 {
     const tc_run_metrics *m = &s->f[i].m;
     if (!m->requests.failed) {
@@ -195,12 +196,12 @@ void tc_report_errors(tc_rw *w, const tc_report_side *s, size_t i)
     tc_rw_table_end(w);
 }
 
-void tc_report_sec_runs(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_runs(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "runs", "Runs and their distributions");
-    tc_report_pair_charts(w, d);
+    tc_page_pair_charts(w, d);
     for (int k = 0; k < 1 + d->two; k++) {
-        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_dossier_side *s = k ? &d->b : &d->a;
         char h[300];
         snprintf(h, sizeof h, "%s: %s (%zu run%s%s)", s->label, s->set.name, s->set.n,
                  s->set.n == 1 ? "" : "s", s->is_sweep ? ", a sweep" : "");
@@ -209,13 +210,13 @@ void tc_report_sec_runs(tc_rw *w, const tc_report_data *d)
         if (s->is_sweep)
             tc_rw_para(w, "Drawn below: run %lld, %s.", (long long)s->set.runs[s->charted].id,
                        s->knee >= 0 ? "the knee of the sweep" : "its highest load (no knee)");
-        tc_report_side_charts(w, d, s);
-        tc_report_errors(w, s, s->charted);
-        tc_report_point_timelines(w, d, s);
+        tc_page_side_charts(w, d, s);
+        tc_page_errors(w, s, s->charted);
+        tc_page_point_timelines(w, d, s);
     }
 }
 
-static void cost_row(tc_rw *w, const tc_report_side *s)
+static void cost_row(tc_rw *w, const tc_dossier_side *s)
 {
     char c[6][300];
     const tc_cost_result *r = &s->cost;
@@ -230,7 +231,24 @@ static void cost_row(tc_rw *w, const tc_report_side *s)
     tc_rw_row(w, row, 6);
 }
 
-void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
+/* What the side's cost prices, in words. */
+static void priced(tc_rw *w, const tc_dossier_side *s)
+{
+    if (!tc_dossier_priced_at_peak(s)) {
+        tc_rw_para(w, "%s is priced %s.", s->label,
+                   s->set.n > 1 ? "at the mean of its runs" : "at its run's steady-state window");
+        return;
+    }
+    const tc_sweep_point *p = &s->pts[s->peak];
+    char load[32], tps[32];
+    tc_rw_para(w,
+               "%s is priced at its peak: run %lld, %s, %s output tokens/s per GPU (the top of "
+               "its frontier; other interactivities in the frontier section).",
+               s->label, (long long)p->run_id, tc_sweep_offered_text(p, load, sizeof load),
+               tc_report_sig(tps, sizeof tps, p->tokens_per_s_per_gpu));
+}
+
+void tc_page_sec_cost(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "cost", "Cost per million output tokens");
     if (!d->a.profile) {
@@ -246,10 +264,10 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
     if (d->two && d->b.has_cost)
         cost_row(w, &d->b);
     tc_rw_table_end(w);
-    const tc_report_side *side[2] = {&d->a, &d->b};
+    const tc_dossier_side *side[2] = {&d->a, &d->b};
     for (int k = 0; k < 1 + d->two; k++)
         if (side[k]->has_cost)
-            tc_rw_para(w, "%s is priced %s.", side[k]->label, side[k]->priced);
+            priced(w, side[k]);
     if (d->by_frontier) {
         tc_rw_para(w, "Two sweeps are compared at equal interactivity: the cost ratio that "
                       "counts is the one at each target, in the summary and the frontier "
@@ -263,17 +281,17 @@ void tc_report_sec_cost(tc_rw *w, const tc_report_data *d)
                       d->has_compare ? "give each platform's profile (--profile-a, --profile-b)"
                                      : d->compare_missing);
     }
-    tc_report_cost_chart(w, d);
+    tc_page_cost_chart(w, d);
 }
 
 /* The command lines that made each side's runs, each once (a sweep's
  * points share one), as stored with them. */
-static void measured_by(tc_rw *w, const tc_report_data *d)
+static void measured_by(tc_rw *w, const tc_dossier *d)
 {
     const char *head[] = {"side", "runs", "command"};
     tc_rw_table(w, "commands", head, 3);
     for (int k = 0; k < 1 + d->two; k++) {
-        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_dossier_side *s = k ? &d->b : &d->a;
         for (size_t i = 0; i < s->set.n; i++) {
             const char *cmd = s->set.runs[i].command;
             size_t j = 0, count = 0;
@@ -293,7 +311,7 @@ static void measured_by(tc_rw *w, const tc_report_data *d)
     tc_rw_table_end(w);
 }
 
-void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
+void tc_page_sec_method(tc_rw *w, const tc_dossier *d)
 {
     tc_rw_heading(w, 2, "method", "How it was measured");
     tc_rw_para(w, "This report: %s", d->ask->command ? d->ask->command : "truecost report");
@@ -301,7 +319,7 @@ void tc_report_sec_method(tc_rw *w, const tc_report_data *d)
                           "arrival", "requests", "seed"};
     tc_rw_table(w, "method-table", head, 7);
     for (int k = 0; k < 1 + d->two; k++) {
-        const tc_report_side *s = k ? &d->b : &d->a;
+        const tc_dossier_side *s = k ? &d->b : &d->a;
         const tc_run_info *r = &s->set.runs[0];
         char n[32], mt[32], rq[32], sd[32];
         snprintf(n, sizeof n, "%zu", s->set.n);
