@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cli_frontier.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_roofline.h"
 #include "cli_runset.h"
 #include "report/report_compare.h"

@@ -6,7 +6,7 @@
 #include "analysis/cost.h"
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_runset.h"
 #include "report/report_cost.h"
 

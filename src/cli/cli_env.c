@@ -8,7 +8,7 @@
 #include "views/view_env_pair.h"
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "envinfo/env_fingerprint.h"
 #include "report/report_env.h"
 

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 
 int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
 {

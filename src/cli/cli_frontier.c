@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_frontier.h"
-#include "cli_results.h"
+#include "cli_read.h"
 
 typedef struct frontier_args {
     const char *db, *profile, *profile_a, *profile_b, *at, *slo_text, *pos[2];

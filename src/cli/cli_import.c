@@ -3,7 +3,7 @@
 
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "core/tc_outfile.h"
 #include "report/report_import.h"
 

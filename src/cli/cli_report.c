@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cli_frontier.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "page/page_doc.h"
 
 typedef struct report_args {

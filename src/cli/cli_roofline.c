@@ -6,7 +6,7 @@
 #include "analysis/roofline_run.h"
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_roofline.h"
 #include "report/report_roofline.h"
 #include "views/view_roofline.h"

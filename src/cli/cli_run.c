@@ -11,7 +11,7 @@
 #include "core/tc_text.h"
 #include "core/tc_time.h"
 #include "cli.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_run.h"
 #include "cli_runset.h"
 #include "measure/measure_run.h"
@@ -327,9 +327,11 @@ static int measured(run_plan *p, const tc_measure_outcome *o)
     store_figures(p->store, &o->info);
     /* A stopped run's cut-off requests are no error rate: it says it was
      * interrupted, and exits as a stopped run does. */
-    int code = tc_cli_print_run(p->store, &o->info,
-                                p->quiet || p->a->repeat > 1 ? TC_PRINT_NONE : p->a->json,
-                                o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
+    tc_show_form form = p->quiet || p->a->repeat > 1 ? TC_SHOW_NONE
+                        : p->a->json                 ? TC_SHOW_JSON
+                                                     : TC_SHOW_TABLE;
+    int code = tc_cli_show_run(p->store, &o->info, form,
+                               o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
     if (o->load.interrupted)
         return tc_cli_signal_exit();
     return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;
@@ -422,9 +424,10 @@ static int measure_all(run_plan *p)
 static int print_group(const run_plan *p)
 {
     tc_runset set = {0};
-    int code = tc_cli_runset_find(p->store, p->group, &set);
+    char err[512];
+    int code = tc_cli_check(tc_view_runset(p->store, p->group, &set, err, sizeof err), err);
     if (!code)
-        code = tc_cli_print_group(p->store, &set, p->a->json);
+        code = tc_cli_show_group(p->store, &set, p->a->json);
     tc_runset_free(&set);
     return code;
 }

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_run.h"
 #include "analysis/slo.h"
 #include "core/tc_time.h"

@@ -12,9 +12,4 @@ int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out);
 /* tc_view_runset_figures; on failure prints why and returns TC_EXIT_RUNTIME. */
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f);
 
-/* Prints the group's runs and throughput spread as a table, or as one
- * JSON document (report/report_group.h) on stdout. Returns 0 or
- * TC_EXIT_RUNTIME (said). */
-int tc_cli_print_group(tc_store *st, const tc_runset *set, int json);
-
 #endif

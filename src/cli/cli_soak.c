@@ -11,7 +11,7 @@
 #include "analysis/soak.h"
 #include "cli.h"
 #include "cli_opts.h"
-#include "cli_results.h"
+#include "cli_read.h"
 #include "cli_run.h"
 #include "core/tc_number.h"
 #include "measure/measure_soak.h"
@@ -122,41 +122,6 @@ static int check_args(const soak_args *s, const run_args *a)
     return 0;
 }
 
-/* ---- printing ----------------------------------------------------------------- */
-
-int tc_cli_print_soak(tc_store *st, const tc_run_info *run, int json, int *found)
-{
-    tc_soak_stored s;
-    char err[512];
-    if (tc_view_soak(st, run->id, &s, found, err, sizeof err) != TC_OK) {
-        tc_cli_error("show: run %lld: %s", (long long)run->id, err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (!*found)
-        return 0;
-    tc_soak_view v = {.run = run,
-                      .plan = &s.plan,
-                      .windows = s.windows,
-                      .n_windows = s.n_windows,
-                      .outages = s.outages,
-                      .n_outages = s.n_outages,
-                      .verdict = &s.verdict,
-                      .terminal = isatty(STDOUT_FILENO)};
-    int code = 0;
-    if (json) {
-        json_t *doc = tc_report_soak_json(&v);
-        code = doc && json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 ? 0 : TC_EXIT_RUNTIME;
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else if (tc_report_soak_text(stdout, &v) != TC_OK) {
-        code = TC_EXIT_RUNTIME;
-    }
-    if (!code && !s.verdict.pass)
-        code = TC_EXIT_CHECK;
-    tc_soak_stored_free(&s);
-    return code;
-}
-
 typedef struct soak_ctx {
     run_plan *p;
     const soak_args *s;
@@ -225,6 +190,16 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
 }
 
 /* ---- the soak ---------------------------------------------------------------- */
+
+/* The soak's verdict, windows and outages, as show prints them; a FAIL
+ * exits TC_EXIT_CHECK. */
+static int print_soak(tc_store *st, const tc_run_info *run, int json)
+{
+    char err[512];
+    tc_show s = tc_cli_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
+    int code = tc_cli_shown(tc_report_show_soak(st, run, &s, err, sizeof err), &s, err);
+    return code ? code : s.soak_found && !s.soak_pass ? TC_EXIT_CHECK : 0;
+}
 
 /* A resumed soak: its stored plan (the thresholds stay as stored) and
  * the next window. 0, or the exit status after saying why. */
@@ -298,7 +273,7 @@ static int soak(run_plan *p, const soak_args *s)
         return TC_EXIT_RUNTIME;
     }
     p->runs_stored = res.runs;
-    int found = 0, code = c.has_run ? tc_cli_print_soak(p->store, &c.run, s->json, &found) : 0;
+    int code = c.has_run ? print_soak(p->store, &c.run, s->json) : 0;
     if (res.interrupted)
         return tc_cli_signal_exit();
     return c.code ? c.code : code;

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "cli_read.h"
 #include "core/tc_json.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void tc_cli_error(const char *fmt, ...)
 {
@@ -168,4 +170,57 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
     }
     *port = (uint16_t)p;
     return 0;
+}
+
+int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
+{
+    char path[TC_STORE_PATH_MAX], err[1024];
+    *out = NULL;
+    if (!db) {
+        if (tc_store_default_path(path, sizeof path, err, sizeof err) != TC_OK) {
+            tc_cli_error("%s", err);
+            return TC_EXIT_RUNTIME;
+        }
+        db = path;
+    }
+    if (tc_store_open(db, mode, out, err, sizeof err) != TC_OK) {
+        tc_cli_error("%s", err);
+        return TC_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+tc_show tc_cli_show_on(tc_show_form form)
+{
+    return (tc_show){.out = stdout,
+                     .form = form,
+                     .color = getenv("NO_COLOR") == NULL,
+                     .terminal = isatty(STDOUT_FILENO)};
+}
+
+int tc_cli_shown(tc_err rc, const tc_show *s, const char *err)
+{
+    for (int i = 0; i < s->n_notes; i++)
+        tc_cli_error("%s", s->notes[i]);
+    return tc_cli_check(rc, err);
+}
+
+int tc_cli_show_run(tc_store *st, const tc_run_info *run, tc_show_form form, double max_error_rate,
+                    const tc_slo *slo)
+{
+    char err[512];
+    tc_show s = tc_cli_show_on(form);
+    int code = tc_cli_shown(tc_report_show_run(st, run, slo, &s, err, sizeof err), &s, err);
+    if (code || s.error_rate <= max_error_rate)
+        return code;
+    tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate %.3g",
+                 (long long)s.failed, (long long)s.measured, s.error_rate * 100, max_error_rate);
+    return TC_EXIT_CHECK;
+}
+
+int tc_cli_show_group(tc_store *st, const tc_runset *set, int json)
+{
+    char err[512];
+    tc_show s = tc_cli_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
+    return tc_cli_shown(tc_report_show_group(st, set, &s, err, sizeof err), &s, err);
 }
