@@ -344,6 +344,11 @@ static tc_err csv_error(const char *name, const tc_csv_reader *r, tc_err rc, cha
         return tc_fail(err, errlen, TC_ERR_PARSE,
                        "%s:%d: a cell longer than %u bytes: no kernel name is that long", name,
                        r->problem_line, TC_KERNELS_MAX_NAME);
+    if (rc == TC_ERR_PARSE && r->problem == TC_CSV_UNCLOSED_QUOTE)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s:%d: a quoted cell opened on this line is never closed (close it; "
+                       "inside a quoted cell write a quote as \"\")",
+                       name, r->problem_line);
     return rc;
 }
 
