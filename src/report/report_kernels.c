@@ -150,18 +150,16 @@ static void fallback(FILE *out, const tc_kernel_profile *p, const char *whose, i
         return;
     char s[32], sh[32], g[32], name[80];
     fprintf(out,
-            "Probable fallback%s: no fused attention kernel, while softmax takes %s ms (%s) "
-            "beside %s ms of GEMM",
-            whose, ms(s, sizeof s, f->softmax_ns),
+            "Probable fallback%s: no fused attention kernel%s,\n  while softmax takes %s ms "
+            "(%s) beside %s ms of GEMM",
+            whose, fell_back ? " (the incumbent runs one)" : "", ms(s, sizeof s, f->softmax_ns),
             pct(sh, sizeof sh, (double)f->softmax_ns / (double)p->t->total_ns),
             ms(g, sizeof g, f->gemm_ns));
     if (f->batched)
-        fprintf(out, " (batched: %s)", clip(f->batched->name, 60, name, sizeof name));
-    fprintf(out,
-            ": attention runs as batched GEMM + softmax, the math path, instead of a fused "
-            "kernel%s; check that flash or memory-efficient attention is built and enabled "
-            "for this GPU and dtype\n",
-            fell_back ? " (the incumbent runs fused attention)" : "");
+        fprintf(out, " (batched: %s)", clip(f->batched->name, 50, name, sizeof name));
+    fputs(": attention runs as batched GEMM + softmax,\n  the math path. Check that flash or "
+          "memory-efficient attention is built and enabled for this GPU and dtype.\n",
+          out);
 }
 
 static void matched(FILE *out, const tc_kernel_compare *c, size_t top)
@@ -213,12 +211,11 @@ static void tuning(FILE *out, const tc_kernel_compare *c)
     for (size_t i = 0; i < c->n_tune; i++) {
         const tc_kernel_tune *e = &c->tune[i];
         char s[32], sh[32], name[80];
-        fprintf(out,
-                "  %zu. %s: saves %s ms (%s of the alternative's kernel time)%s; %zu kernel%s x %s "
-                "= %s person-days\n",
-                i + 1, tc_kernels_class_name(e->klass), ms(s, sizeof s, e->saving_ns),
+        fprintf(out, "  %zu. %s: saves %s ms, %s of the alternative's kernel time%s\n", i + 1,
+                tc_kernels_class_name(e->klass), ms(s, sizeof s, e->saving_ns),
                 pct(sh, sizeof sh, (double)e->saving_ns / (double)c->b->t->total_ns),
-                e->suspect_fallback ? " [attention fallback]" : "", e->n_kernels,
+                e->suspect_fallback ? " [attention fallback]" : "");
+        fprintf(out, "     %zu kernel%s x %s = %s person-days:\n", e->n_kernels,
                 e->n_kernels == 1 ? "" : "s", per, days(d, sizeof d, &e->days));
         for (size_t k = 0; k < e->n_kernels; k++)
             fprintf(out, "       %s\n", clip(e->kernels[k]->name, 74, name, sizeof name));
