@@ -401,6 +401,31 @@ static void builtin_classes(void **state)
     assert_true(tc_kernels_glob("*", ""));
 }
 
+/* docs/commands/kernels.md lists every built-in rule, in order. */
+static void rules_documented(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TC_FIXTURES_DIR "/../../docs/commands/kernels.md", "rb");
+    assert_non_null(f);
+    static char page[1 << 17];
+    size_t len = fread(page, 1, sizeof page - 1, f);
+    fclose(f);
+    page[len] = '\0';
+    size_t n;
+    const tc_kernel_rule *r = tc_kernels_builtin_rules(&n);
+    const char *at = strstr(page, "## Classes: the rule table");
+    assert_non_null(at);
+    for (size_t i = 0; i < n; i++) {
+        char quoted[300];
+        snprintf(quoted, sizeof quoted, "`%s`", r[i].pattern);
+        const char *found = strstr(at, quoted);
+        if (!found)
+            fail_msg("rule %zu (%s) is not in docs/commands/kernels.md, or out of order", i,
+                     r[i].pattern);
+        at = found;
+    }
+}
+
 static void normalised_names(void **state)
 {
     (void)state;
@@ -761,6 +786,7 @@ int main(void)
         cmocka_unit_test(rocprof_v1_stats),
         cmocka_unit_test(pytorch_formats),
         cmocka_unit_test(builtin_classes),
+        cmocka_unit_test(rules_documented),
         cmocka_unit_test(normalised_names),
         cmocka_unit_test(fallback_pair),
         cmocka_unit_test(tuning_kernels),
