@@ -376,8 +376,10 @@ static tc_err read_rows(const char *name, const char *text, size_t len, const he
                         tc_kernel_table *t, char *err, size_t errlen)
 {
     tc_csv_reader r;
-    /* The reader starts at the header line; its line count from there. */
-    tc_csv_reader_init(&r, name, text + f->offset, len - f->offset, 0);
+    /* The reader starts at the header line, its line count from there; one
+     * record per line (LF or CRLF), as the header was found, so that a
+     * lone CR is a byte of its cell in both. */
+    tc_csv_reader_init(&r, name, text + f->offset, len - f->offset, TC_CSV_LINES);
     r.line = f->line;
     r.max_cell_len = TC_KERNELS_MAX_NAME;
     const tc_csv_row *row;
@@ -386,6 +388,10 @@ static tc_err read_rows(const char *name, const char *text, size_t len, const he
     if (rc == TC_OK && row) /* the header, kept while the rows are read */
         rc = copy_row(name, row, &h, err, errlen);
     reading rd = {name, &h, f->fmt, f->c, t};
+    /* The columns of the header as read here, never the finder's alone. */
+    if (rc == TC_OK && (!match_header(&h, &rd.fmt, &rd.c) || rd.fmt != f->fmt))
+        rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s:%d: the header does not read as CSV", name,
+                     f->line);
     while (rc == TC_OK && (rc = tc_csv_next(&r, &row, err, errlen)) == TC_OK && row &&
            !nsys_end(&rd, row)) {
         rc = tc_kernels_count_row(t, name, row->line, err, errlen);

@@ -141,10 +141,10 @@ static void nsys_kern_sum(void **state)
 static void nsys_variants(void **state)
 {
     (void)state;
-    tc_kernel_table t = parse_ok(
-        "Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,StdDev,Name\n"
-        "75.0,1500,3,500.0,400,600,100.0,volta_sgemm_128x64_nn\n"
-        "25.0,500,1,500.0,500,500,0.0,\"void at::native::reduce_kernel<512, 1>(int)\"\n");
+    tc_kernel_table t =
+        parse_ok("Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,StdDev,Name\n"
+                 "75.0,1500,3,500.0,400,600,100.0,volta_sgemm_128x64_nn\n"
+                 "25.0,500,1,500.0,500,500,0.0,\"void at::native::reduce_kernel<512, 1>(int)\"\n");
     assert_int_equal(t.format, TC_KFMT_NSYS);
     assert_int_equal(class_ns(&t, TC_KCLASS_GEMM), 1500);
     assert_int_equal(class_ns(&t, TC_KCLASS_REDUCTION), 500);
@@ -208,21 +208,22 @@ static void rocprofv3_kernel_trace(void **state)
 {
     (void)state;
     char text[4096];
-    snprintf(text, sizeof text,
-             "%s"
-             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,1,10,\"void addition_kernel<float>(float*, "
-             "float const*, float const*, int, int)\",1,1551874061244694,1551874061255734,0,0,8,"
-             "0,16,64,1,1,1024,1024,1\n"
-             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,2,13,\"__amd_rocclr_fillBufferAligned\","
-             "2,1551874061259214,1551874061270254,0,0,8,0,16,64,1,1,1024,1024,1\n"
-             "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,3,10,\"void addition_kernel<float>(float*, "
-             "float const*, float const*, int, int)\",3,1551874061300000,1551874061300100,0,0,8,0,"
-             "16,64,1,1,1024,1024,1\n",
-             TRACE_HEADER);
+    snprintf(
+        text, sizeof text,
+        "%s"
+        "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,1,10,\"void addition_kernel<float>(float*, "
+        "float const*, float const*, int, int)\",1,1551874061244694,1551874061255734,0,0,8,"
+        "0,16,64,1,1,1024,1024,1\n"
+        "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,2,13,\"__amd_rocclr_fillBufferAligned\","
+        "2,1551874061259214,1551874061270254,0,0,8,0,16,64,1,1,1024,1024,1\n"
+        "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,852831,3,10,\"void addition_kernel<float>(float*, "
+        "float const*, float const*, int, int)\",3,1551874061300000,1551874061300100,0,0,8,0,"
+        "16,64,1,1,1024,1024,1\n",
+        TRACE_HEADER);
     tc_kernel_table t = parse_ok(text);
     assert_int_equal(t.format, TC_KFMT_ROCPROF_TRACE);
-    const tc_kernel *add =
-        kernel_named(&t, "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+    const tc_kernel *add = kernel_named(
+        &t, "void addition_kernel<float>(float*, float const*, float const*, int, int)");
     /* (1551874061255734 - 1551874061244694) + (1551874061300100 - 1551874061300000) */
     assert_int_equal(add->time_ns, 11040 + 100);
     assert_int_equal(add->calls, 2);
@@ -263,11 +264,11 @@ static void rocprofv3_kernel_trace(void **state)
 static void rocprof_v1_stats(void **state)
 {
     (void)state;
-    tc_kernel_table t = parse_ok(
-        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
-        "\"copy_kernel(float*, float*, int, int) [clone .kd]\",1,165920,165920,60.0\n"
-        "\"MIOpenBatchNormFwdTrainSpatial.kd\",2,110000,55000,39.76\n"
-        "\"Cijk_Ailk_Bljk_SB_MT64x64x8_SN.kd\",1,640,640,0.23\n");
+    tc_kernel_table t =
+        parse_ok("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+                 "\"copy_kernel(float*, float*, int, int) [clone .kd]\",1,165920,165920,60.0\n"
+                 "\"MIOpenBatchNormFwdTrainSpatial.kd\",2,110000,55000,39.76\n"
+                 "\"Cijk_Ailk_Bljk_SB_MT64x64x8_SN.kd\",1,640,640,0.23\n");
     assert_int_equal(t.format, TC_KFMT_ROCPROF_V1);
     assert_int_equal(kernel_named(&t, "copy_kernel(float*, float*, int, int)")->time_ns, 165920);
     assert_int_equal(class_ns(&t, TC_KCLASS_COPY), 165920);
@@ -460,7 +461,8 @@ static void normalised_names(void **state)
 static const char PAIR_NV[] =
     "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
     "60.0,600000,100,6000.0,6000.0,6000,6000,0.0,ampere_fp16_s16816gemm_fp16_128x128_tn\n"
-    "25.0,250000,50,5000.0,5000.0,5000,5000,0.0,\"void flash_fwd_kernel<128, 64>(Flash_fwd_params)\"\n"
+    "25.0,250000,50,5000.0,5000.0,5000,5000,0.0,\"void flash_fwd_kernel<128, "
+    "64>(Flash_fwd_params)\"\n"
     "10.0,100000,200,500.0,500.0,500,500,0.0,\"void vllm::rms_norm_kernel<half, 8>(half*, int)\"\n"
     "5.0,50000,100,500.0,500.0,500,500,0.0,\"void at::native::vectorized_elementwise_kernel<4, "
     "at::native::CUDAFunctor_add<half> >(int)\"\n";
@@ -620,9 +622,9 @@ static void rules_file(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        assert_int_equal(tc_kernels_rules_parse("r.csv", bad[i].text, strlen(bad[i].text), &r,
-                                                err, sizeof err),
-                         TC_ERR_PARSE);
+        assert_int_equal(
+            tc_kernels_rules_parse("r.csv", bad[i].text, strlen(bad[i].text), &r, err, sizeof err),
+            TC_ERR_PARSE);
         for (int k = 0; k < 3 && bad[i].frags[k]; k++)
             has_all(err, bad[i].frags[k], NULL);
     }
@@ -655,7 +657,8 @@ static void bad_inputs(void **state)
         {"  \n\n\t\n", {"bad.csv", "empty", NULL}},
         {"Calls,Percentage\n1,2\n", {"bad.csv", "no header with a kernel name", NULL}},
         {"Name,Calls,Percentage\nk,1,2\n", {"bad.csv:1", "no time column", "Name, Calls"}},
-        {"Time (%),Total Time (ns),Instances\n1,2,3\n", {"bad.csv:1", "no kernel name column", NULL}},
+        {"Time (%),Total Time (ns),Instances\n1,2,3\n",
+         {"bad.csv:1", "no kernel name column", NULL}},
         {"Time (%),Total Time (ns),Instances,Name\n1,12us,3,k\n",
          {"bad.csv:2", "units mixed", "the column's unit is ns"}},
         {"\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\nk,1,1.5ms,1,1\n",
@@ -672,14 +675,16 @@ static void bad_inputs(void **state)
         {"Time (%),Total Time (ns),Instances,Name\n1,12,3,\"\"\n",
          {"bad.csv:2", "without a kernel name", NULL}},
         {"Time (%),Total Time (ns),Instances,Name\n", {"bad.csv", "no kernel rows", NULL}},
-        {"Time (%),Total Time (ns),Instances,Name\n1,0,3,k\n", {"bad.csv", "every kernel time is 0", NULL}},
+        {"Time (%),Total Time (ns),Instances,Name\n1,0,3,k\n",
+         {"bad.csv", "every kernel time is 0", NULL}},
         {"Time (%),Total Time (ns),Num Calls,Name\n90,100,3,cudaMalloc\n10,10,1,cuLaunchKernel\n",
          {"bad.csv", "runtime API call", "cudaMalloc"}},
         {"\"Kind\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\"\nK,k,200,100\n",
          {"bad.csv:2", "ends before it starts", NULL}},
         {"Time (%),Total Time (ns),Instances,Name\n1,99999999999999999999,3,k\n",
          {"bad.csv:2", "beyond", NULL}},
-        {" Time (%)  Total Time (ns)  Instances  Name\n --------  ---------------  ---------  ----\n"
+        {" Time (%)  Total Time (ns)  Instances  Name\n --------  ---------------  ---------  "
+         "----\n"
          "    100.0          326,795          6  k\n",
          {"bad.csv", "nsys's text table", "--format csv"}},
         {"Processing [r.sqlite] with [cuda_gpu_kern_sum.py]...\nSKIPPED: r.sqlite does not contain "
@@ -692,6 +697,11 @@ static void bad_inputs(void **state)
             if (!strstr(err, cases[i].frags[k]))
                 fail_msg("case %zu: '%s' not in '%s'", i, cases[i].frags[k], err);
     }
+    /* Found by fuzz_kernels: a lone CR inside the header of PyTorch's CSV
+     * (the header finder and the reader must split it alike). */
+    static const char lone_cr[] = "name,seltotal_timf_camtime_\x90\r\x90"
+                                  "al,self_cuda_time_total,count\naten::mm,1,2,3,!\nk,se\n";
+    has_all(parse_bad(lone_cr, sizeof lone_cr - 1), "bad.csv:3", "2 cells", NULL);
     /* A NUL byte. */
     has_all(parse_bad("Name\0x", 6), "NUL byte", NULL);
 }
