@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep soak runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor agent sim help"
+_truecost_commands="run sweep soak runs show export import cost compare frontier report roofline gaps kernels lockin decide monitor env doctor agent sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -39,6 +39,7 @@ _truecost_options() {
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
+    kernels) echo "--top --rules --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
               --perf --profile --profile-a --profile-b --at --demand --soak --db --help" ;;
@@ -113,7 +114,7 @@ _truecost() {
     # The value of the option before the cursor.
     case $prev in
     --profile | --profile-a | --profile-b | --prompts | --db | --gaps | --ops | --support | \
-        --risk-patterns | --gpu-specs | --assessment | --truth | --port-file | -o | --output | --nvml-lib | \
+        --risk-patterns | --rules | --gpu-specs | --assessment | --truth | --port-file | -o | --output | --nvml-lib | \
         --rocm-lib | --model-store)
         _truecost_files "$cur"
         return 0 ;;
@@ -155,7 +156,7 @@ _truecost() {
         --prompt | --label | --repeat | --api-key-env | --timeout | --max-error-rate | \
         --sample-ms | --idle-s | --claim | --resamples | --seed | --gpu | --model-bytes | \
         --params | --kv-bytes | --samples | --running-saving-per-month | --perf-ratio | \
-        --gaps-top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
+        --gaps-top | --top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
         --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes | \
         --telemetry-interval | --telemetry-token-env | --token-env | --window | \
         --max-downtime | --max-drift | --resume | --drift | --leak-kb-per-request)
@@ -164,8 +165,8 @@ _truecost() {
 
     if [[ $cur == -* ]]; then
         _truecost_words "$(_truecost_options "$cmd")" "$cur"
-    elif [[ $cmd == lockin || $cmd == decide || $cmd == env ]]; then
-        _truecost_files "$cur" # the assessment FILE; env --diff's files
+    elif [[ $cmd == lockin || $cmd == decide || $cmd == env || $cmd == kernels ]]; then
+        _truecost_files "$cur" # the assessment FILE; env --diff's files; the kernel tables
     fi
     return 0
 }

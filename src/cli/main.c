@@ -32,6 +32,8 @@ static const tc_cmd commands[] = {
      tc_cmd_roofline},
     {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",
      tc_cmd_gaps},
+    {"kernels", "profiler kernel tables: time per class, fallback suspects, the tuning list",
+     tc_cmd_kernels},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
      tc_cmd_lockin},
     {"decide", "stay, pilot, hybrid or migrate: the checklist from evidence, with reasons",

@@ -80,10 +80,16 @@ static tc_err problem(tc_csv_reader *r, tc_csv_problem what, int line, char *err
  * anything else on that line. */
 static int nul_on_line(const tc_csv_reader *r)
 {
-    for (size_t p = r->pos; !line_end_at(r, p); p++)
-        if (r->text[p] == '\0')
-            return 1;
-    return 0;
+    const char *s = r->text + r->pos, *end = r->text + r->len;
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *z = memchr(s, '\0', (size_t)((nl ? nl : end) - s));
+    if (!z)
+        return 0;
+    /* A NUL before the LF: on this line unless a CR ends the line first. */
+    for (const char *cr = s; (cr = memchr(cr, '\r', (size_t)(z - cr))) != NULL; cr++)
+        if (line_end_at(r, (size_t)(cr - r->text)))
+            return 0;
+    return 1;
 }
 
 /* A blank line, or a comment line when comments are on: skipped whole. */
@@ -106,10 +112,22 @@ static int skippable_line(tc_csv_reader *r)
 /* Appends one byte of a quoted cell, within max_cell_len. */
 static tc_err cell_byte(tc_csv_reader *r, char c, char *err, size_t errlen)
 {
-    if (r->max_cell_len && r->cell.len >= r->max_cell_len)
+    if (r->max_cell_len && r->cell.len - r->cell_start >= r->max_cell_len)
         return problem(r, TC_CSV_CELL_TOO_LONG, r->line, err, errlen);
     tc_buf_append(&r->cell, &c, 1);
     return TC_OK;
+}
+
+/* The bytes from r->pos that hold no quote, line end or NUL: they go into
+ * a quoted cell as they are, in one append (a byte at a time was most of
+ * the time of reading a kernel trace of long quoted names). */
+static size_t quoted_run(const tc_csv_reader *r)
+{
+    size_t p = r->pos;
+    while (p < r->len && r->text[p] != '"' && r->text[p] != '\n' && r->text[p] != '\r' &&
+           r->text[p] != '\0')
+        p++;
+    return p - r->pos;
 }
 
 /* A quoted cell, the opening quote at r->pos. Line breaks inside are kept
@@ -121,6 +139,14 @@ static tc_err quoted_cell(tc_csv_reader *r, char *err, size_t errlen)
     for (;;) {
         if (r->pos >= r->len || ((r->flags & TC_CSV_LINES) && at_line_end(r)))
             return problem(r, TC_CSV_UNCLOSED_QUOTE, opened, err, errlen);
+        size_t run = quoted_run(r);
+        if (run) { /* the bytes up to the next quote or line end, at once */
+            if (r->max_cell_len && r->cell.len - r->cell_start + run > r->max_cell_len)
+                return problem(r, TC_CSV_CELL_TOO_LONG, r->line, err, errlen);
+            tc_buf_append(&r->cell, r->text + r->pos, run);
+            r->pos += run;
+            continue;
+        }
         char c = r->text[r->pos++];
         if (c == '"' && (r->pos >= r->len || r->text[r->pos] != '"'))
             break;
@@ -145,10 +171,15 @@ static tc_err quoted_cell(tc_csv_reader *r, char *err, size_t errlen)
 static tc_err plain_cell(tc_csv_reader *r, char *err, size_t errlen)
 {
     size_t start = r->pos;
-    while (!at_line_end(r) && r->text[r->pos] != ',') {
+    for (;;) { /* to a comma or the line end; only 4 bytes need a look */
+        while (r->pos < r->len && r->text[r->pos] != ',' && r->text[r->pos] != '\n' &&
+               r->text[r->pos] != '\r' && r->text[r->pos] != '"')
+            r->pos++;
+        if (r->pos >= r->len || r->text[r->pos] == ',' || at_line_end(r))
+            break;
         if (r->text[r->pos] == '"')
             return problem(r, TC_CSV_QUOTE_IN_CELL, r->line, err, errlen);
-        r->pos++;
+        r->pos++; /* a lone CR of TC_CSV_LINES: a byte of the cell */
     }
     size_t end = r->pos;
     while (end > start && (r->text[end - 1] == ' ' || r->text[end - 1] == '\t'))
@@ -159,20 +190,27 @@ static tc_err plain_cell(tc_csv_reader *r, char *err, size_t errlen)
     return TC_OK;
 }
 
+/* Ends the cell being read: its NUL, and its start kept. The cells of a
+ * record share one buffer, so a record costs no allocation once the
+ * reader has seen one as wide. */
 static tc_err push_cell(tc_csv_reader *r)
 {
-    char **grown = realloc(r->row.fields, (r->row.n + 1) * sizeof *grown);
-    if (!grown)
-        return TC_ERR_NOMEM;
-    r->row.fields = grown;
-    char *copy = strdup(r->cell.data ? r->cell.data : "");
-    if (!copy || tc_buf_status(&r->cell) != TC_OK) {
-        free(copy);
-        return TC_ERR_NOMEM;
+    if (r->row.n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        size_t *starts = realloc(r->starts, cap * sizeof *starts);
+        if (!starts)
+            return TC_ERR_NOMEM;
+        r->starts = starts;
+        char **fields = realloc(r->row.fields, cap * sizeof *fields);
+        if (!fields)
+            return TC_ERR_NOMEM;
+        r->row.fields = fields;
+        r->cap = cap;
     }
-    r->row.fields[r->row.n++] = copy;
-    tc_buf_reset(&r->cell);
-    return TC_OK;
+    r->starts[r->row.n++] = r->cell_start;
+    tc_buf_append(&r->cell, "", 1); /* the cell's NUL */
+    r->cell_start = r->cell.len;
+    return tc_buf_status(&r->cell);
 }
 
 static tc_err read_record(tc_csv_reader *r, char *err, size_t errlen)
@@ -192,6 +230,8 @@ static tc_err read_record(tc_csv_reader *r, char *err, size_t errlen)
         r->pos++; /* the comma */
     }
     eat_line_end(r);
+    for (size_t i = 0; i < r->row.n; i++) /* the buffer no longer moves */
+        r->row.fields[i] = r->cell.data + r->starts[i];
     return TC_OK;
 }
 
@@ -206,8 +246,9 @@ static void row_clear(tc_csv_row *row)
 tc_err tc_csv_next(tc_csv_reader *r, const tc_csv_row **row, char *err, size_t errlen)
 {
     *row = NULL;
-    row_clear(&r->row);
+    r->row.n = 0;
     tc_buf_reset(&r->cell);
+    r->cell_start = 0;
     for (;;) {
         if (r->pos >= r->len)
             return TC_OK;
@@ -227,7 +268,11 @@ void tc_csv_reader_free(tc_csv_reader *r)
 {
     if (!r)
         return;
-    row_clear(&r->row);
+    free(r->row.fields);
+    free(r->starts);
+    r->row = (tc_csv_row){0};
+    r->starts = NULL;
+    r->cap = 0;
     tc_buf_free(&r->cell);
 }
 
@@ -242,15 +287,21 @@ void tc_csv_free(tc_csv *csv)
     csv->n = 0;
 }
 
-/* Moves the reader's record to the end of out. */
-static tc_err take_row(tc_csv *out, tc_csv_reader *r)
+/* Copies the reader's record to the end of out (its cells each their own
+ * allocation, as tc_csv_free frees them). */
+static tc_err take_row(tc_csv *out, const tc_csv_reader *r)
 {
     tc_csv_row *grown = realloc(out->rows, (out->n + 1) * sizeof *grown);
     if (!grown)
         return TC_ERR_NOMEM;
     out->rows = grown;
-    out->rows[out->n++] = r->row;
-    r->row = (tc_csv_row){0};
+    tc_csv_row *dst = &out->rows[out->n++];
+    *dst = (tc_csv_row){.line = r->row.line};
+    if (!(dst->fields = malloc((r->row.n ? r->row.n : 1) * sizeof *dst->fields)))
+        return TC_ERR_NOMEM;
+    for (; dst->n < r->row.n; dst->n++)
+        if (!(dst->fields[dst->n] = strdup(r->row.fields[dst->n])))
+            return TC_ERR_NOMEM;
     return TC_OK;
 }
 

@@ -58,8 +58,11 @@ typedef struct tc_csv_reader {
     /* internal */
     size_t pos;
     int line;
-    tc_buf cell;
-    tc_csv_row row;
+    tc_buf cell;       /* the record's cells, each ended by a NUL */
+    size_t cell_start; /* where the cell being read starts in `cell` */
+    size_t *starts;    /* where each cell of the record starts in `cell` */
+    size_t cap;        /* room in starts and row.fields */
+    tc_csv_row row;    /* its fields point into `cell` */
 } tc_csv_reader;
 
 /* Sets up *r over `len` bytes of `text` (skipping a byte-order mark). */
@@ -70,7 +73,8 @@ void tc_csv_reader_init(tc_csv_reader *r, const char *name, const char *text, si
  * until the next call), or is NULL at the end. Returns TC_OK, TC_ERR_PARSE
  * (r->problem says what; err "NAME:LINE: ..." in the gap table's words) or
  * TC_ERR_NOMEM ("NAME: out of memory"). */
-TC_MUST_CHECK tc_err tc_csv_next(tc_csv_reader *r, const tc_csv_row **row, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_csv_next(tc_csv_reader *r, const tc_csv_row **row, char *err,
+                                 size_t errlen);
 
 /* Frees what the reader holds; accepts NULL. */
 void tc_csv_reader_free(tc_csv_reader *r);
@@ -79,8 +83,8 @@ void tc_csv_reader_free(tc_csv_reader *r);
  * tc_csv_free). Returns TC_OK, TC_ERR_PARSE ("NAME: contains a NUL byte:
  * not a text file", or a record's problem as tc_csv_next says it),
  * TC_ERR_INVALID (NULL arguments) or TC_ERR_NOMEM. */
-TC_MUST_CHECK tc_err tc_csv_parse(const char *name, const char *text, size_t len, int flags, tc_csv *out,
-                    char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_csv_parse(const char *name, const char *text, size_t len, int flags,
+                                  tc_csv *out, char *err, size_t errlen);
 
 /* Frees every row and zeroes *csv; accepts NULL. */
 void tc_csv_free(tc_csv *csv);
