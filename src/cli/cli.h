@@ -28,10 +28,53 @@ typedef struct tc_cmd {
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } tc_cmd;
 
+/* The commands, in the order `truecost --help` lists them (cli_commands.c:
+ * the one list), and the one named name (NULL: none). */
+extern const tc_cmd tc_cli_commands[];
+extern const int tc_cli_n_commands;
+const tc_cmd *tc_cli_find_command(const char *name);
+
+/* "unknown command 'name'" with a guess, on stderr; TC_EXIT_USAGE. */
+int tc_cli_unknown_command(const char *name);
+
+/* ---- help (cli_help.c, cli_completion.c) ---- */
+
 /* Prints the --help text of subcommand `cmd` on out: docs/help/CMD.txt,
  * compiled in (the man page shows the same text). Returns TC_EXIT_OK, or
  * TC_EXIT_RUNTIME when there is none. */
 int tc_cli_help(const char *cmd, FILE *out);
+
+/* truecost's own usage (the command list) and version. */
+void tc_cli_print_usage(FILE *out);
+void tc_cli_print_version(void);
+
+/* 1 when a command's argv asks for its help: -h or --help before "--".
+ * main answers it for every command, so no command parses it. */
+int tc_cli_wants_help(int argc, char **argv);
+
+/* What an option of a help text takes, by the word after it (FILE, PATH:
+ * a file; DIR: a folder; another word: a value; none: nothing). Ordered:
+ * where an option is listed twice the later kind wins. */
+typedef enum tc_help_kind { TC_HELP_FLAG, TC_HELP_VALUE, TC_HELP_DIR, TC_HELP_FILE } tc_help_kind;
+typedef struct tc_help_opt {
+    char name[40];
+    tc_help_kind kind;
+} tc_help_opt;
+
+/* The options that cmd's --help names (its usage lines and option list),
+ * at most max, into out; their count, or -1 when cmd has no help. */
+int tc_cli_help_options(const char *cmd, tc_help_opt *out, int max);
+const char *tc_cli_help_kind_name(tc_help_kind k);
+
+/* 1 when a word of cmd's usage lines that is no option's value satisfies
+ * is_file (a positional FILE argument). */
+int tc_cli_help_file_args(const char *cmd, int (*is_file)(const char *word, size_t len));
+
+/* The bash completion script on out; an exit status. */
+int tc_cli_completion(FILE *out);
+
+/* truecost help [CMD | --list | --options CMD | --completion]. */
+int tc_cmd_help(int argc, char **argv);
 
 /* "truecost: <message>\n" on stderr. */
 void tc_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,7 +14,6 @@ typedef struct agent_args {
     char *host_owned;
     const char *port_file, *token_env;
     long long interval_ms;
-    int help;
 } agent_args;
 
 static int opt_listen(const char *val, void *ctx)
@@ -43,7 +42,7 @@ static int parse(int argc, char **argv, agent_args *a)
         TC_OPT_TELEM_SOURCES(t),
         TC_OPT_END,
     };
-    if (tc_cli_parse("agent", argc, argv, opts, a, &a->help, NULL, 0, NULL) < 0)
+    if (tc_cli_parse("agent", argc, argv, opts, a, NULL, 0, NULL) < 0)
         return -1;
     a->cfg.interval_ms = (int)a->interval_ms;
     if (a->token_env) {
@@ -109,8 +108,6 @@ int tc_cmd_agent(int argc, char **argv)
     int bad = parse(argc, argv, &a) < 0, rc = TC_EXIT_OK;
     if (bad)
         rc = tc_cli_usage_hint("agent");
-    else if (a.help)
-        rc = tc_cli_help("agent", stdout);
     else
         rc = start(&a);
     free(a.host_owned);

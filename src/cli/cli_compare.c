@@ -18,7 +18,7 @@
 
 typedef struct compare_args {
     const char *run_a, *run_b, *profile, *profile_a, *profile_b, *db, *specs, *at;
-    int json, help;
+    int json;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
     double claim;              /* NaN: no --claim */
@@ -43,12 +43,10 @@ static int parse_args(int argc, char **argv, compare_args *a)
         TC_OPT_END,
     };
     const char *runs[2] = {NULL, NULL};
-    if (tc_cli_parse("compare", argc, argv, opts, a, &a->help, runs, 2, NULL) < 0)
+    if (tc_cli_parse("compare", argc, argv, opts, a, runs, 2, NULL) < 0)
         return -1;
     a->run_a = runs[0];
     a->run_b = runs[1];
-    if (a->help)
-        return 0;
     tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (!a->run_b) {
         tc_cli_error("compare: give two runs, RUN_A and RUN_B (ids, labels or groups; see "
@@ -158,10 +156,6 @@ int tc_cmd_compare(int argc, char **argv)
     compare_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("compare");
-    if (a.help) {
-        tc_cli_help("compare", stdout);
-        return 0;
-    }
     tc_cost_profile pa, pb;
     if (load_profiles(&a, &pa, &pb) < 0)
         return TC_EXIT_USAGE;

@@ -12,7 +12,7 @@
 
 typedef struct cost_args {
     const char *run, *profile, *db;
-    int json, help;
+    int json;
 } cost_args;
 
 static int parse_args(int argc, char **argv, cost_args *a)
@@ -24,10 +24,8 @@ static int parse_args(int argc, char **argv, cost_args *a)
         TC_OPT_S("profile", 0, &a->profile),
         TC_OPT_END,
     };
-    if (tc_cli_parse("cost", argc, argv, opts, NULL, &a->help, &a->run, 1, NULL) < 0)
+    if (tc_cli_parse("cost", argc, argv, opts, NULL, &a->run, 1, NULL) < 0)
         return -1;
-    if (a->help)
-        return 0;
     if (!a->run) {
         tc_cli_error("cost: which run? give its id or label (see 'truecost runs')");
         return -1;
@@ -65,10 +63,6 @@ int tc_cmd_cost(int argc, char **argv)
     cost_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("cost");
-    if (a.help) {
-        tc_cli_help("cost", stdout);
-        return 0;
-    }
     tc_cost_profile p;
     char err[1024];
     if (tc_cost_profile_load(a.profile, &p, err, sizeof err) != TC_OK) {

@@ -14,7 +14,7 @@
 typedef struct decide_args {
     const char *file;
     long long samples, seed;
-    int json, help;
+    int json;
     tc_cli_evidence_opts ev;
 } decide_args;
 
@@ -42,10 +42,8 @@ static int parse_args(int argc, char **argv, decide_args *a)
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_END,
     };
-    if (tc_cli_parse("decide", argc, argv, opts, a, &a->help, &a->file, 1, NULL) < 0)
+    if (tc_cli_parse("decide", argc, argv, opts, a, &a->file, 1, NULL) < 0)
         return -1;
-    if (a->help)
-        return 0;
     if (!a->file) {
         tc_cli_error("decide: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
@@ -79,10 +77,6 @@ int tc_cmd_decide(int argc, char **argv)
     decide_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("decide");
-    if (a.help) {
-        tc_cli_help("decide", stdout);
-        return 0;
-    }
     tc_lockin as;
     char err[1024];
     tc_err rc = tc_lockin_load(a.file, &as, err, sizeof err);

@@ -11,7 +11,7 @@
 #define MAX_URLS 8
 
 typedef struct doc_args {
-    int json, help;
+    int json;
     tc_doctor_config cfg;
     const char *urls[MAX_URLS + 1]; /* URL arguments, NULL-ended */
 } doc_args;
@@ -28,7 +28,7 @@ static int parse(int argc, char **argv, doc_args *a)
         TC_OPT_S("rocm-lib", 0, &a->cfg.rocm_lib),
         TC_OPT_END,
     };
-    int n = tc_cli_parse("doctor", argc, argv, opts, NULL, &a->help, a->urls, MAX_URLS, NULL);
+    int n = tc_cli_parse("doctor", argc, argv, opts, NULL, a->urls, MAX_URLS, NULL);
     if (n > 0) /* servers on other ports than the usual ones: checked instead of them */
         a->cfg.server_urls = a->urls;
     return n < 0 ? -1 : 0;
@@ -39,10 +39,6 @@ int tc_cmd_doctor(int argc, char **argv)
     doc_args a;
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("doctor");
-    if (a.help) {
-        tc_cli_help("doctor", stdout);
-        return TC_EXIT_OK;
-    }
     tc_doctor_report *r = malloc(sizeof *r); /* large: not on the stack */
     char err[512];
     if (!r) {

@@ -14,7 +14,7 @@
 
 typedef struct env_args {
     tc_env_config cfg;
-    int json, diff, help, no_server;
+    int json, diff, no_server;
     const char *db; /* --diff of stored runs: the results database */
     const char *key_env;
     const char *files[2];
@@ -58,7 +58,7 @@ static int parse(int argc, char **argv, env_args *a, const char **pos)
         TC_OPT_TELEM_SOURCES(t),
         TC_OPT_END,
     };
-    int n = tc_cli_parse("env", argc, argv, opts, NULL, &a->help, pos, argc, NULL);
+    int n = tc_cli_parse("env", argc, argv, opts, NULL, pos, argc, NULL);
     if (n < 0 || positionals(a, pos, n) < 0)
         return -1;
     a->cfg.find_local = !a->cfg.url && !a->cfg.root && !a->no_server;
@@ -129,10 +129,6 @@ int tc_cmd_env(int argc, char **argv)
     free(pos);
     if (bad)
         return tc_cli_usage_hint("env");
-    if (a.help) {
-        tc_cli_help("env", stdout);
-        return TC_EXIT_OK;
-    }
     if (a.diff)
         return run_diff(&a);
     char err[1024] = "";

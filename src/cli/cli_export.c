@@ -108,10 +108,6 @@ int tc_cmd_export(int argc, char **argv)
     int samples;
     if (tc_cli_read_args("export", argc, argv, 1, &a) < 0)
         return tc_cli_usage_hint("export");
-    if (a.help) {
-        tc_cli_help("export", stdout);
-        return 0;
-    }
     if (export_kind(&a, &j, &samples))
         return tc_cli_usage_hint("export");
     tc_runset set = {0};

@@ -18,7 +18,7 @@ typedef struct frontier_args {
     tc_slo slo;
     long long resamples, seed;
     double claim, demand; /* claim NaN: none */
-    int json, help;
+    int json;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
 } frontier_args;
@@ -35,10 +35,8 @@ static int parse(int argc, char **argv, frontier_args *a)
         TC_OPT_DEMAND(&a->demand),     TC_OPT_S("slo", 0, &a->slo_text),
         TC_OPT_F("json", 0, &a->json), TC_OPT_END,
     };
-    if (tc_cli_parse("frontier", argc, argv, opts, a, &a->help, a->pos, 2, NULL) < 0)
+    if (tc_cli_parse("frontier", argc, argv, opts, a, a->pos, 2, NULL) < 0)
         return -1;
-    if (a->help)
-        return 0;
     tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (!a->pos[0] || !a->profile_a) {
         tc_cli_error("frontier: give a sweep (or run, or group) and --profile FILE (or "
@@ -72,10 +70,6 @@ int tc_cmd_frontier(int argc, char **argv)
     frontier_args a;
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("frontier");
-    if (a.help) {
-        tc_cli_help("frontier", stdout);
-        return 0;
-    }
     tc_cost_profile pa, pb;
     if (load_profile(a.profile_a, &pa) < 0 || (a.profile_b && load_profile(a.profile_b, &pb) < 0))
         return TC_EXIT_USAGE;

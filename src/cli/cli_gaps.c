@@ -12,7 +12,7 @@
 
 typedef struct gaps_args {
     const char *ops, *support, *risks, *dtype;
-    int json, help;
+    int json;
 } gaps_args;
 
 static int parse_args(int argc, char **argv, gaps_args *a)
@@ -26,11 +26,9 @@ static int parse_args(int argc, char **argv, gaps_args *a)
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_END,
     };
-    if (tc_cli_parse("gaps", argc, argv, opts, NULL, &a->help, NULL, 0,
+    if (tc_cli_parse("gaps", argc, argv, opts, NULL, NULL, 0,
                      " (give files with --ops and --support)") < 0)
         return -1;
-    if (a->help)
-        return 0;
     if (!a->ops || !a->support) {
         tc_cli_error("gaps: --ops FILE and --support FILE are required (examples in examples/)");
         return -1;
@@ -65,10 +63,6 @@ int tc_cmd_gaps(int argc, char **argv)
     gaps_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("gaps");
-    if (a.help) {
-        tc_cli_help("gaps", stdout);
-        return 0;
-    }
     tc_gap_files f;
     char err[1024];
     tc_err rc = tc_gaps_files_load(a.ops, a.support, a.risks, a.dtype, &f, err, sizeof err);

@@ -17,7 +17,7 @@
 typedef struct kernels_args {
     const char *files[2], *rules;
     long long top;
-    int json, help, n;
+    int json, n;
 } kernels_args;
 
 static int parse_args(int argc, char **argv, kernels_args *a)
@@ -30,11 +30,11 @@ static int parse_args(int argc, char **argv, kernels_args *a)
         TC_OPT_F("json", 0, &a->json),
         TC_OPT_END,
     };
-    a->n = tc_cli_parse("kernels", argc, argv, opts, NULL, &a->help, a->files, 2,
+    a->n = tc_cli_parse("kernels", argc, argv, opts, NULL, a->files, 2,
                         " (give one kernel table, or two: incumbent, alternative)");
     if (a->n < 0)
         return -1;
-    if (!a->help && a->n == 0) {
+    if (a->n == 0) {
         tc_cli_error("kernels: a kernel table is required (FILE, or FILE FILE_B to compare an "
                      "incumbent with an alternative)");
         return -1;
@@ -78,10 +78,6 @@ int tc_cmd_kernels(int argc, char **argv)
     kernels_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("kernels");
-    if (a.help) {
-        tc_cli_help("kernels", stdout);
-        return 0;
-    }
     tc_kernel_files f;
     char err[1024];
     tc_err rc = tc_kernels_files_load(a.files[0], a.files[1], a.rules, &f, err, sizeof err);

@@ -14,7 +14,7 @@
 typedef struct lockin_args {
     const char *file;
     long long samples, seed;
-    int json, help;
+    int json;
     tc_lockin_overrides o;
     tc_cli_evidence_opts ev;
 } lockin_args;
@@ -81,7 +81,7 @@ static int take_perf(const char *value, void *ctx)
 static int check_args(lockin_args *a)
 {
     tc_cli_profiles_resolve(a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b);
-    if (!a->help && !a->file) {
+    if (!a->file) {
         tc_cli_error("lockin: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
     }
@@ -98,7 +98,7 @@ static int check_args(lockin_args *a)
                      "--running-saving-per-month, not both");
         return -1;
     }
-    return a->help ? 0 : tc_cli_evidence_check(&a->ev);
+    return tc_cli_evidence_check(&a->ev);
 }
 
 static int parse_args(int argc, char **argv, lockin_args *a)
@@ -123,7 +123,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_S("db", 0, &a->ev.db),
         TC_OPT_END,
     };
-    if (tc_cli_parse("lockin", argc, argv, opts, a, &a->help, &a->file, 1, NULL) < 0)
+    if (tc_cli_parse("lockin", argc, argv, opts, a, &a->file, 1, NULL) < 0)
         return -1;
     return check_args(a);
 }
@@ -153,10 +153,6 @@ int tc_cmd_lockin(int argc, char **argv)
     lockin_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("lockin");
-    if (a.help) {
-        tc_cli_help("lockin", stdout);
-        return TC_EXIT_OK;
-    }
     tc_lockin as;
     char err[1024];
     tc_err rc = tc_lockin_load(a.file, &as, err, sizeof err);

@@ -16,7 +16,7 @@
 typedef struct mon_args {
     const char *backend;
     long long interval_ms, count;
-    int json, help;
+    int json;
     tc_telem_config cfg;
 } mon_args;
 
@@ -41,7 +41,7 @@ static int parse(int argc, char **argv, mon_args *a)
         TC_OPT_TELEM_SOURCES(&a->cfg),
         TC_OPT_END,
     };
-    return tc_cli_parse("monitor", argc, argv, opts, NULL, &a->help, NULL, 0, NULL) < 0 ? -1 : 0;
+    return tc_cli_parse("monitor", argc, argv, opts, NULL, NULL, 0, NULL) < 0 ? -1 : 0;
 }
 
 /* Energy since the first sample, per device. */
@@ -102,10 +102,6 @@ int tc_cmd_monitor(int argc, char **argv)
     mon_args a;
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("monitor");
-    if (a.help) {
-        tc_cli_help("monitor", stdout);
-        return TC_EXIT_OK;
-    }
     tc_telem_set *s = NULL;
     char notes[2048], err[512];
     if (tc_telem_set_open(a.backend, &a.cfg, &s, notes, sizeof notes, err, sizeof err) != TC_OK) {

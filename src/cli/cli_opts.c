@@ -71,11 +71,11 @@ static int takes_value(const tc_cli_opt *o)
 }
 
 int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
-                 int *help, const char **pos, int max_pos, const char *extra_hint)
+                 const char **pos, int max_pos, const char *extra_hint)
 {
     struct option longs[MAX_OPTS + 2];
-    char shorts[2 * MAX_OPTS + 3] = "h";
-    size_t n = 0, ns = 1;
+    char shorts[2 * MAX_OPTS + 2] = "";
+    size_t n = 0, ns = 0;
     for (; opts[n].name && n < MAX_OPTS; n++) {
         longs[n] =
             (struct option){opts[n].name, takes_value(&opts[n]) ? required_argument : no_argument,
@@ -87,17 +87,12 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
         }
     }
     shorts[ns] = '\0';
-    longs[n] = (struct option){"help", no_argument, NULL, 'h'};
-    longs[n + 1] = (struct option){NULL, 0, NULL, 0};
+    longs[n] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
     opterr = 0;
     int opt;
     while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         const tc_cli_opt *o = NULL;
-        if (opt == 'h') {
-            *help = 1;
-            continue;
-        }
         if (opt >= 256 && opt < 256 + (int)n)
             o = &opts[opt - 256];
         for (size_t i = 0; !o && opt != '?' && opt != ':' && i < n; i++)
@@ -153,8 +148,7 @@ int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
         int n = 2;
         if (takes && !strchr(arg, '=') && i + 1 < argc)
             one[n++] = argv[++i];
-        int help = 0;
-        if (tc_cli_parse(cmd, n, one, opts, ctx, &help, NULL, 0, NULL) < 0)
+        if (tc_cli_parse(cmd, n, one, opts, ctx, NULL, 0, NULL) < 0)
             return -1;
     }
     rest[*n_rest] = NULL;

@@ -82,14 +82,14 @@ typedef struct tc_cli_opt {
         .name = NULL                                                                               \
     }
 
-/* Parses argv[1..] (argv[0] is the subcommand) against opts plus
- * -h/--help, which sets *help. Positional arguments go to pos[0..max_pos-1]
- * (unset ones stay as they were). Returns the number of positional
- * arguments, or -1 after printing the error (an unknown option, a missing
- * or bad value, more than max_pos arguments: "unexpected argument 'X'"
- * followed by extra_hint when not NULL). ctx is handed to TC_OPT_CALL. */
+/* Parses argv[1..] (argv[0] is the subcommand) against opts (-h and
+ * --help never reach it: main answers them for every command). Positional arguments go to
+ * pos[0..max_pos-1] (unset ones stay as they were). Returns the number of positional arguments, or
+ * -1 after printing the error (an unknown option, a missing or bad value, more than max_pos
+ * arguments: "unexpected argument 'X'" followed by extra_hint when not NULL). ctx is handed to
+ * TC_OPT_CALL. */
 int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
-                 int *help, const char **pos, int max_pos, const char *extra_hint);
+                 const char **pos, int max_pos, const char *extra_hint);
 
 /* For a command that wraps run's options (sweep, soak): the options of
  * `opts` are parsed one at a time, with the table's checks, into ctx;

@@ -20,7 +20,7 @@ typedef struct report_args {
     long long resamples, seed;
     double claim;  /* NaN: none */
     double demand; /* 0: the profiles' (frontier) or the assessment's (lock-in) */
-    int help, force;
+    int force;
     double targets[TC_FRONTIER_MAX_TARGETS];
     size_t n_targets;
 } report_args;
@@ -98,9 +98,9 @@ static int parse(int argc, char **argv, report_args *a)
         TC_OPT_F("force", 0, &a->force),
         TC_OPT_END,
     };
-    if (tc_cli_parse("report", argc, argv, opts, a, &a->help, a->pos, 2, NULL) < 0)
+    if (tc_cli_parse("report", argc, argv, opts, a, a->pos, 2, NULL) < 0)
         return -1;
-    return a->help ? 0 : check(a);
+    return check(a);
 }
 
 static int load_profile(const char *path, tc_cost_profile *p)
@@ -131,10 +131,6 @@ int tc_cmd_report(int argc, char **argv)
     char path[1024], err[1024];
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("report");
-    if (a.help) {
-        tc_cli_help("report", stdout);
-        return 0;
-    }
     tc_cost_profile pa, pb;
     const char *fa = a.profile_a, *fb = a.profile_b;
     if (load_profile(fa, &pa) < 0 || load_profile(fb, &pb) < 0)

@@ -14,7 +14,7 @@
 typedef struct roof_args {
     const char *run, *gpu, *specs, *db;
     double model_bytes, params, kv_bytes;
-    int json, list, help;
+    int json, list;
 } roof_args;
 
 static int parse_params_opt(const char *text, void *ctx)
@@ -41,10 +41,8 @@ static int parse_args(int argc, char **argv, roof_args *a)
         TC_OPT_F("list", 0, &a->list),
         TC_OPT_END,
     };
-    if (tc_cli_parse("roofline", argc, argv, opts, a, &a->help, &a->run, 1, NULL) < 0)
+    if (tc_cli_parse("roofline", argc, argv, opts, a, &a->run, 1, NULL) < 0)
         return -1;
-    if (a->help)
-        return 0;
     if (a->list && a->run) {
         tc_cli_error("roofline: --list takes no run");
         return -1;
@@ -156,10 +154,6 @@ int tc_cmd_roofline(int argc, char **argv)
     roof_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("roofline");
-    if (a.help) {
-        tc_cli_help("roofline", stdout);
-        return 0;
-    }
     tc_roofline_table t = {0};
     int code = tc_cli_roofline_table_load(a.specs, &t);
     if (!code)

@@ -474,10 +474,6 @@ int tc_cmd_run(int argc, char **argv)
     run_args a;
     if (tc_cli_run_parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("run");
-    if (a.help) {
-        tc_cli_help("run", stdout);
-        return TC_EXIT_OK;
-    }
     run_plan p = {0};
     int code = tc_cli_run_open(&a, &p);
     if (!code && a.shard_n)

@@ -346,7 +346,7 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
         TC_OPT_TELEM_SOURCES(&a->telem),
         TC_OPT_END,
     };
-    if (tc_cli_parse("run", argc, argv, opts, a, &a->help, &a->url, 1, " (one URL at most)") < 0 ||
+    if (tc_cli_parse("run", argc, argv, opts, a, &a->url, 1, " (one URL at most)") < 0 ||
         check_remote(a) < 0)
         return -1;
     int known = !strcmp(a->telemetry, "auto") || !strcmp(a->telemetry, "none");

@@ -21,7 +21,7 @@ int tc_cli_read_args(const char *cmd, int argc, char **argv, int positional, rea
         TC_OPT_S("slo", 0, &a->slo),
         TC_OPT_END,
     };
-    if (tc_cli_parse(cmd, argc, argv, opts, NULL, &a->help, &a->run, positional, NULL) < 0)
+    if (tc_cli_parse(cmd, argc, argv, opts, NULL, &a->run, positional, NULL) < 0)
         return -1;
     if (strcmp(cmd, "export") != 0 && (a->what || a->format || a->output)) {
         tc_cli_error("%s: --what, --format and -o belong to 'truecost export'", cmd);
@@ -35,7 +35,7 @@ int tc_cli_read_args(const char *cmd, int argc, char **argv, int positional, rea
         tc_cli_error("export: use --format json");
         return -1;
     }
-    if (positional && !a->run && !a->help) {
+    if (positional && !a->run) {
         tc_cli_error("%s: which run? give its id or label (see 'truecost runs')", cmd);
         return -1;
     }
@@ -47,10 +47,6 @@ int tc_cmd_runs(int argc, char **argv)
     read_args a;
     if (tc_cli_read_args("runs", argc, argv, 0, &a) < 0)
         return tc_cli_usage_hint("runs");
-    if (a.help) {
-        tc_cli_help("runs", stdout);
-        return 0;
-    }
     tc_store *st;
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)

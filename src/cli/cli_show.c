@@ -37,10 +37,6 @@ int tc_cmd_show(int argc, char **argv)
     read_args a;
     if (tc_cli_read_args("show", argc, argv, 1, &a) < 0)
         return tc_cli_usage_hint("show");
-    if (a.help) {
-        tc_cli_help("show", stdout);
-        return 0;
-    }
     tc_slo slo;
     char err[512];
     if (a.slo && tc_slo_parse(a.slo, &slo, err, sizeof err) != TC_OK) {

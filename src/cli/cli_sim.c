@@ -15,7 +15,6 @@ typedef struct sim_args {
     char *host_owned;
     const char *port_file;
     long long max_batch, max_body, eos_after, leak_kb, close_after;
-    int help;
 } sim_args;
 
 static int opt_listen(const char *val, void *ctx)
@@ -90,7 +89,7 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_I("close-after", 0, &a->close_after, 0, 1000000000),
         TC_OPT_END,
     };
-    if (tc_cli_parse("sim", argc, argv, opts, a, &a->help, NULL, 0, NULL) < 0)
+    if (tc_cli_parse("sim", argc, argv, opts, a, NULL, 0, NULL) < 0)
         return -1;
     c->timing.max_batch = (int)a->max_batch;
     c->max_body_bytes = (size_t)a->max_body;
@@ -177,12 +176,9 @@ int tc_cmd_sim(int argc, char **argv)
 {
     sim_args a;
     int bad = parse(argc, argv, &a) < 0;
-    if (bad || a.help) {
+    if (bad) {
         free(a.host_owned);
-        if (bad)
-            return tc_cli_usage_hint("sim");
-        tc_cli_help("sim", stdout);
-        return TC_EXIT_OK;
+        return tc_cli_usage_hint("sim");
     }
     char err[512];
     tc_sim_server *srv = NULL;

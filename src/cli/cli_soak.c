@@ -404,10 +404,6 @@ int tc_cmd_soak(int argc, char **argv)
     free(rest);
     if (bad)
         return tc_cli_usage_hint("soak");
-    if (a.help) {
-        tc_cli_help("soak", stdout);
-        return TC_EXIT_OK;
-    }
     if (check_args(&s, &a) < 0)
         return tc_cli_usage_hint("soak");
     if (s.resume && !a.url && !as_started && only_resume_options(argc, argv)) {

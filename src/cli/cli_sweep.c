@@ -270,10 +270,6 @@ int tc_cmd_sweep(int argc, char **argv)
     if (split_args(argc, argv, &s, rest, &n_rest) < 0 ||
         tc_cli_run_parse_args(n_rest, rest, &a) < 0)
         return tc_cli_usage_hint("sweep");
-    if (a.help) {
-        tc_cli_help("sweep", stdout);
-        return TC_EXIT_OK;
-    }
     if (check_sweep_args(&s, &a) < 0)
         return tc_cli_usage_hint("sweep");
     a.max_concurrency = s.max_concurrency;

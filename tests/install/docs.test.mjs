@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
-import { SOURCE_DIR, run, subcommands } from './helpers.mjs';
+import { BIN, SOURCE_DIR, run, subcommands } from './helpers.mjs';
 
 const read = (rel) => readFileSync(join(SOURCE_DIR, rel), 'utf8');
 
@@ -91,7 +91,7 @@ test('every relative link in README.md and docs/ resolves, anchors included', ()
 });
 
 test('the man page generator reads the docs', () => {
-  const r = run(process.execPath, [join(SOURCE_DIR, 'scripts/man.mjs'), '--root', SOURCE_DIR,
+  const r = run(process.execPath, [join(SOURCE_DIR, 'scripts/man.mjs'), '--root', SOURCE_DIR, '--bin', BIN,
                                    '--version', 'test', '--date', '2000-01-01']);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^\.TH TRUECOST 1 "2000-01-01" "truecost test"/m);

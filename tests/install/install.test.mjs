@@ -5,7 +5,7 @@
 // subcommands, each subcommand's options (those of its --help) and files.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, existsSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUILD_DIR, SOURCE_DIR, run, subcommands, helpOptions } from './helpers.mjs';
@@ -86,6 +86,19 @@ function complete(...words) {
   assert.equal(r.stderr, '');
   return r.stdout.split('\n').filter(Boolean);
 }
+
+test('the completion and the man page\'s command list are the binary\'s own', () => {
+  const script = run(at('bin/truecost'), ['help', '--completion']);
+  assert.equal(script.status, 0, script.stderr);
+  assert.equal(readFileSync(at('share/bash-completion/completions/truecost'), 'utf8'), script.stdout);
+  const list = run(at('bin/truecost'), ['help', '--list']);
+  assert.equal(list.status, 0, list.stderr);
+  assert.deepEqual(list.stdout.trim().split('\n').map((l) => l.split('\t')[0]), subcommands());
+  const opts = run(at('bin/truecost'), ['help', '--options', 'cost']);
+  assert.match(opts.stdout, /^--profile\tfile$/m);
+  assert.match(opts.stdout, /^--json\tflag$/m);
+  assert.equal(run(at('bin/truecost'), ['help', '--options', 'nosuch']).status, 1);
+});
 
 test('the completion completes subcommands', () => {
   assert.deepEqual(complete('com'), ['compare']);

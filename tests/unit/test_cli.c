@@ -210,6 +210,31 @@ static void run_workload_shapes(void **state)
 
 /* The open loop's options: each bad value or lone option is a usage
  * error that names it and the fix; good ones land in run_args. */
+/* The options of a help text, as the completion and the man page take
+ * them: each once, with what it takes read from the word after it. */
+static void help_text_options(void **state)
+{
+    (void)state;
+    tc_help_opt o[96];
+    int n = tc_cli_help_options("report", o, 96);
+    assert_true(n > 10);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(o[i].name, "--profile-a") || !strcmp(o[i].name, "--db") ||
+            !strcmp(o[i].name, "-o") || !strcmp(o[i].name, "--output"))
+            seen++, assert_int_equal(o[i].kind, TC_HELP_FILE);
+        if (!strcmp(o[i].name, "--force"))
+            seen++, assert_int_equal(o[i].kind, TC_HELP_FLAG);
+        if (!strcmp(o[i].name, "--resamples"))
+            seen++, assert_int_equal(o[i].kind, TC_HELP_VALUE);
+        for (int k = 0; k < i; k++)
+            assert_string_not_equal(o[i].name, o[k].name);
+    }
+    assert_int_equal(seen, 6);
+    assert_int_equal(tc_cli_help_options("nosuch", o, 96), -1);
+    assert_int_equal(tc_cli_help_kind_name(TC_HELP_DIR)[0], 'd');
+}
+
 static void run_checks_open_loop_options(void **state)
 {
     (void)state;
@@ -275,7 +300,7 @@ static void parses_option_tables(void **state)
 {
     (void)state;
     const char *db = NULL, *pos[2] = {NULL, NULL};
-    int json = 0, help = 0;
+    int json = 0;
     long long n = 0;
     double rate = 0;
     const tc_cli_opt opts[] = {
@@ -289,7 +314,7 @@ static void parses_option_tables(void **state)
     char *ok[] = {"x", "A",          "--db",    "f.db", "-n",      "7", "--json",
                   "B", "--rate=0.5", "--fault", "a",    "--fault", "b", NULL};
     seen_calls = 0;
-    assert_int_equal(tc_cli_parse("x", 13, ok, opts, NULL, &help, pos, 2, NULL), 2);
+    assert_int_equal(tc_cli_parse("x", 13, ok, opts, NULL, pos, 2, NULL), 2);
     assert_string_equal(db, "f.db");
     assert_int_equal(json, 1);
     assert_int_equal(n, 7);
@@ -297,27 +322,35 @@ static void parses_option_tables(void **state)
     assert_int_equal(seen_calls, 2);
     assert_string_equal(pos[0], "A");
     assert_string_equal(pos[1], "B");
-    assert_int_equal(help, 0);
 
     char *too_many[] = {"x", "A", "B", "C", NULL};
-    assert_int_equal(tc_cli_parse("x", 4, too_many, opts, NULL, &help, pos, 2, NULL), -1);
+    assert_int_equal(tc_cli_parse("x", 4, too_many, opts, NULL, pos, 2, NULL), -1);
     char *out_of_range[] = {"x", "-n", "11", NULL};
-    assert_int_equal(tc_cli_parse("x", 3, out_of_range, opts, NULL, &help, pos, 2, NULL), -1);
+    assert_int_equal(tc_cli_parse("x", 3, out_of_range, opts, NULL, pos, 2, NULL), -1);
     char *unknown[] = {"x", "--nope", NULL};
-    assert_int_equal(tc_cli_parse("x", 2, unknown, opts, NULL, &help, pos, 2, NULL), -1);
+    assert_int_equal(tc_cli_parse("x", 2, unknown, opts, NULL, pos, 2, NULL), -1);
     char *missing[] = {"x", "--db", NULL};
-    assert_int_equal(tc_cli_parse("x", 2, missing, opts, NULL, &help, pos, 2, NULL), -1);
+    assert_int_equal(tc_cli_parse("x", 2, missing, opts, NULL, pos, 2, NULL), -1);
     char *refused[] = {"x", "--fault", "bad", NULL};
-    assert_int_equal(tc_cli_parse("x", 3, refused, opts, NULL, &help, pos, 2, NULL), -1);
-    char *helped[] = {"x", "--help", NULL};
-    assert_int_equal(tc_cli_parse("x", 2, helped, opts, NULL, &help, pos, 2, NULL), 0);
-    assert_int_equal(help, 1);
+    assert_int_equal(tc_cli_parse("x", 3, refused, opts, NULL, pos, 2, NULL), -1);
+    /* --help is main's, for every command, anywhere before "--"; to the
+     * table it is an unknown option. */
+    char *helped[] = {"x", "--db", "f", "--help", NULL};
+    assert_true(tc_cli_wants_help(4, helped));
+    char *short_help[] = {"x", "-h", NULL};
+    assert_true(tc_cli_wants_help(2, short_help));
+    char *after_dashes[] = {"x", "--", "cmd", "--help", NULL};
+    assert_false(tc_cli_wants_help(4, after_dashes));
+    char *plain[] = {"x", "--db", "f", NULL};
+    assert_false(tc_cli_wants_help(3, plain));
+    assert_int_equal(
+        tc_cli_parse("x", 2, (char *[]){"x", "--help", NULL}, opts, NULL, pos, 2, NULL), -1);
 
     /* whole-number bounds are exact up to LLONG_MAX (a double bound is not) */
     long long seed = 0;
     const tc_cli_opt seeds[] = {TC_OPT_I("seed", 0, &seed, 0, LLONG_MAX), TC_OPT_END};
     char *big[] = {"x", "--seed", "9223372036854775807", NULL};
-    assert_int_equal(tc_cli_parse("x", 3, big, seeds, NULL, &help, pos, 0, NULL), 0);
+    assert_int_equal(tc_cli_parse("x", 3, big, seeds, NULL, pos, 0, NULL), 0);
     assert_true(seed == LLONG_MAX);
 }
 
@@ -393,6 +426,7 @@ int main(void)
         cmocka_unit_test(run_checks_api_name),
         cmocka_unit_test(run_workload_shapes),
         cmocka_unit_test(parses_option_tables),
+        cmocka_unit_test(help_text_options),
         cmocka_unit_test(run_checks_open_loop_options),
         cmocka_unit_test(command_line_quoted_and_redacted),
         cmocka_unit_test(command_line_reads_back),
