@@ -15,220 +15,58 @@
 #include "cli_run.h"
 #include "cli_runset.h"
 #include "measure/measure_run.h"
-#include "measure/measure_setup.h"
-#include "measure/measure_workload.h"
+#include "measure/measure_plan.h"
 #include "store/store.h"
 
 /* ---- setting up ---------------------------------------------------------- */
 
-/* The endpoint, its server and the model; prints the error and returns the
- * exit status on failure, else 0. */
-static int find_endpoint(const run_args *a, tc_endpoint *ep)
+/* A setup error: the user's to fix (usage), or not. */
+static int setup_failed(tc_err rc, const char *err)
 {
-    char err[1024];
-    if (a->url) {
-        if (tc_endpoint_parse(a->url, ep, err, sizeof err) != TC_OK) {
-            tc_cli_error("run: %s", err);
-            return TC_EXIT_USAGE;
-        }
-    } else if (tc_probe_find_local(ep, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    return 0;
+    tc_cli_error("run: %s", err);
+    return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }
 
-static int find_server(const run_args *a, const char *key, const tc_endpoint *ep, tc_probe *probe,
-                       tc_api *api, char *model, size_t model_len)
+/* What the plan says though nothing failed; the calibration not with --json. */
+static void say_plan(const run_plan *p)
 {
-    char err[1024];
-    tc_err rc = tc_probe_server(ep, key, 5.0, probe, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (!a->url)
-        fprintf(stderr, "truecost: no URL given; found %s at %s\n",
-                tc_server_kind_name(probe->kind), ep->stored);
-    if (!a->api || strcmp(a->api, "auto") == 0 || tc_api_parse(a->api, api) < 0) {
-        *api = tc_server_default_api(probe->kind); /* a bad name was refused with the options */
-    } else if (!tc_probe_speaks(probe, *api)) {
-        tc_cli_error("run: --api %s: the server at %s (%s) does not serve that API; try --api "
-                     "%s or --api auto",
-                     a->api, ep->stored, tc_server_kind_name(probe->kind),
-                     tc_api_name(tc_server_default_api(probe->kind)));
-        return TC_EXIT_RUNTIME;
-    }
-    if (tc_probe_pick_model(probe, a->model, model, model_len, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_USAGE;
-    }
-    return 0;
+    const tc_measure_plan *m = &p->m;
+    for (int i = 0; i < m->n_notes; i++)
+        fprintf(stderr, "truecost: %s\n", m->notes[i]);
+    if (m->calibration[0] && !p->a->json)
+        fprintf(stderr, "truecost: %s\n", m->calibration);
 }
 
-/* The API key (measure/ decides which may be sent where), and saying so. */
-static int api_key(const run_args *a, const tc_endpoint *ep, const char **key)
-{
-    tc_measure_key how;
-    if (tc_measure_api_key(a->key_env, ep, key, &how) != TC_OK) {
-        tc_cli_error("run: --api-key-env %s: the variable is not set or empty", a->key_env);
-        return -1;
-    }
-    if (how == TC_MEASURE_KEY_WITHHELD)
-        fprintf(stderr,
-                "truecost: not sending $OPENAI_API_KEY to %s over plain http; pass "
-                "--api-key-env OPENAI_API_KEY to send it anyway\n",
-                ep->stored);
-    else if (how == TC_MEASURE_KEY_DEFAULT)
-        fprintf(stderr, "truecost: sending $OPENAI_API_KEY as a Bearer token to %s\n", ep->stored);
-    return 0;
-}
-
-/* An open loop without --max-concurrency keeps as many requests in flight
- * as its arrivals need, up to this, or what the open-file limit allows. */
-#define OPEN_LOOP_CEILING 10000
-
-/* Room for a socket per request in flight; a usage error when the hard
- * limit does not allow it. An open loop without a cap sets its ceiling
- * (a->concurrency) to what the limit allows. */
-static int enough_files(run_args *a)
-{
-    unsigned long long need, limit;
-    long long concurrency = a->concurrency;
-    if (a->rate > 0)
-        a->concurrency = concurrency = a->max_concurrency ? a->max_concurrency : OPEN_LOOP_CEILING;
-    tc_err rc = tc_measure_open_files(concurrency, &need, &limit);
-    if (rc == TC_ERR_INVALID && a->rate > 0 && !a->max_concurrency && limit > 64 + 16) {
-        a->concurrency = concurrency = (long long)limit - 64;
-        rc = tc_measure_open_files(concurrency, &need, &limit);
-    }
-    if (rc == TC_ERR_INVALID && a->rate > 0)
-        tc_cli_error("run: --max-concurrency %lld needs about %llu open files, but the limit is "
-                     "%llu; raise it (ulimit -n) or lower --max-concurrency",
-                     concurrency, need, limit);
-    else if (rc == TC_ERR_INVALID)
-        tc_cli_error("run: -c %lld needs about %llu open files, but the limit is %llu; raise it "
-                     "(ulimit -n) or lower -c",
-                     concurrency, need, limit);
-    return rc == TC_OK ? 0 : -1;
-}
-
-static int load_prompts(const run_args *a, tc_prompts *p)
+/* The group the runs join: a shard's siblings, or a --repeat group. */
+static int check_group(const run_args *a, run_plan *p)
 {
     char err[512];
-    if (a->isl) /* synthetic: made once the server is known (prepare_workload) */
-        return 0;
-    tc_err rc = a->prompts_file ? tc_prompts_load(a->prompts_file, p, err, sizeof err)
-                                : tc_prompts_single(a->prompt ? a->prompt : TC_DEFAULT_PROMPT, p);
-    if (rc != TC_OK) {
-        tc_cli_error("run: %s", rc == TC_ERR_NOMEM ? "out of memory" : err);
-        return -1;
-    }
-    return 0;
-}
-
-/* The group of a --repeat run, new; a plain run's label, no group's. */
-static int check_group(const run_args *a, tc_store *st, char *group, size_t len)
-{
-    size_t n;
-    char err[512];
-    if (tc_measure_group(st, a->label, (int)a->repeat, group, len, &n, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (n > 0 && group[0])
-        tc_cli_error("run: group '%s' already has %zu run(s); choose another --label", group, n);
-    else if (n > 0)
-        tc_cli_error("run: --label '%s' names a group of %zu repeated runs; commands would take "
-                     "the name for the group: choose another label",
-                     a->label, n);
-    return n > 0 ? TC_EXIT_USAGE : 0;
-}
-
-/* A shard's group: --label's, holding only shards of as many (N) and
- * fewer than N of them, so a shard joins its siblings, never a --repeat
- * group or a finished sharded run. */
-static int check_shard_group(const run_args *a, run_plan *p)
-{
-    tc_run_info *runs = NULL;
-    size_t n = 0;
-    char err[512];
-    snprintf(p->group, sizeof p->group, "%s", a->label);
-    p->group_kind = "shard";
-    if (tc_store_find_group(p->store, p->group, &runs, &n, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    int code = 0;
-    for (size_t k = 0; k < n && !code; k++)
-        if (strcmp(runs[k].group_kind, "shard") != 0) {
-            tc_cli_error("run: --label '%s' names a group that is not sharded; choose another "
-                         "--label for the shards",
-                         a->label);
-            code = TC_EXIT_USAGE;
-        }
-    if (!code && n >= (size_t)a->shard_n) {
-        tc_cli_error("run: group '%s' already has %zu shard run(s) of %d: choose another --label "
-                     "for a new sharded run",
-                     a->label, n, a->shard_n);
-        code = TC_EXIT_USAGE;
-    }
-    free(runs);
-    return code;
+    tc_err rc;
+    if (a->shard_n) {
+        snprintf(p->group, sizeof p->group, "%s", a->label);
+        p->group_kind = "shard";
+        rc = tc_measure_plan_shard_group(p->store, a->label, a->shard_n, err, sizeof err);
+    } else
+        rc = tc_measure_plan_group(p->store, a->label, (int)a->repeat, p->group, sizeof p->group,
+                                   err, sizeof err);
+    return rc == TC_OK ? 0 : setup_failed(rc, err);
 }
 
 /* ---- what measure/ says ---------------------------------------------------- */
 
-/* Synthetic prompts: calibrated against the server, then made. Prints
- * the calibration and why EOS cannot be ignored, when it cannot. */
-static int prepare_workload(run_plan *p)
-{
-    const run_args *a = p->a;
-    if (!a->isl)
-        return 0;
-    tc_workload_ask ask = {.preset = a->workload,
-                           .seed = (uint64_t)a->seed,
-                           .isl = a->isl,
-                           .osl = a->osl,
-                           .isl_range = a->isl_range};
-    tc_workload_server srv = {.endpoint = p->ep,
-                              .api = p->api,
-                              .model = p->model,
-                              .api_key = p->key,
-                              .timeout_s = a->timeout_s,
-                              .probe = &p->probe};
-    tc_calib_result cal;
-    char err[1024];
-    if (tc_measure_workload(&ask, &srv, &p->prompts, &p->shape, &cal, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    const tc_run_workload *w = &p->shape;
-    if (!a->json)
-        fprintf(stderr,
-                "truecost: prompts of %lld-%lld tokens: %.3f tokens per word + %.1f per prompt "
-                "(the server's %s for %lld and %lld words: %lld and %lld)\n",
-                (long long)w->isl_min, (long long)w->isl, w->tokens_per_word, w->overhead_tokens,
-                w->calibration, (long long)cal.words[0], (long long)cal.words[1],
-                (long long)cal.tokens[0], (long long)cal.tokens[1]);
-    if (w->eos_note[0])
-        fprintf(stderr, "truecost: %s\n", w->eos_note);
-    return 0;
-}
-
 static void on_started(void *ctx, const tc_run_info *run, int rep)
 {
     const run_plan *p = ctx;
-    const char *sim = p->probe.simulated ? " (SIMULATED)" : "";
-    char safe[4 * sizeof p->model];
-    const char *model = tc_text_term(p->model, safe, sizeof safe);
+    const char *sim = p->m.probe.simulated ? " (SIMULATED)" : "";
+    char safe[4 * sizeof p->m.model];
+    const char *model = tc_text_term(p->m.model, safe, sizeof safe);
     if (!p->a->json && p->a->repeat > 1)
         fprintf(stderr, "truecost: run %lld (%d of %lld in group '%s'): %s %s at %s%s\n",
-                (long long)run->id, rep + 1, p->a->repeat, p->group, tc_api_name(p->api), model,
-                p->ep.stored, sim);
+                (long long)run->id, rep + 1, p->a->repeat, p->group, tc_api_name(p->m.api), model,
+                p->m.ep.stored, sim);
     else if (!p->a->json)
         fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)run->id,
-                tc_api_name(p->api), model, p->ep.stored, sim);
+                tc_api_name(p->m.api), model, p->m.ep.stored, sim);
 }
 
 static void on_progress(void *ctx, const tc_runner_progress *q)
@@ -357,10 +195,10 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
 {
     const run_args *a = p->a;
     *cfg = (tc_measure_config){
-        .load = {.endpoint = p->ep,
-                 .api = p->api,
-                 .model = p->model,
-                 .prompts = &p->prompts,
+        .load = {.endpoint = p->m.ep,
+                 .api = p->m.api,
+                 .model = p->m.model,
+                 .prompts = &p->m.prompts,
                  .max_tokens = a->max_tokens,
                  .warmup = (int)a->warmup,
                  .requests = a->requests,
@@ -371,7 +209,7 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
                  .burstiness = a->burstiness,
                  .seed = (uint64_t)a->seed,
                  .timeout_s = a->timeout_s,
-                 .api_key = p->key},
+                 .api_key = p->m.key},
         .label = a->label,
         .command = tc_cli_command_line(),
         .group = p->group,
@@ -380,8 +218,8 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
         .group_runs_before = p->group_runs_before,
         .gpus = p->gpus,
         .repeat = (int)a->repeat,
-        .simulated = p->probe.simulated,
-        .server_version = p->probe.server_version,
+        .simulated = p->m.probe.simulated,
+        .server_version = p->m.probe.server_version,
         .telemetry = a->telemetry,
         .telem = a->telem,
         .sample_ms = (int)a->sample_ms,
@@ -390,7 +228,7 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
         .remote_ms = (int)a->telemetry_ms,
         .remote_token = a->telemetry_token,
         .idle_s = a->idle_s,
-        .workload = a->isl ? &p->shape : NULL,
+        .workload = a->isl ? &p->m.shape : NULL,
         .max_concurrency = (int)a->max_concurrency,
         .shard = a->shard_n > 0,
         .start_at_wall_ns = a->start_at_wall_ns,
@@ -436,22 +274,30 @@ int tc_cli_run_open(run_args *a, run_plan *p)
 {
     p->a = a;
     p->progress = !a->no_progress && isatty(STDERR_FILENO);
-    int code = enough_files(a) < 0 ? TC_EXIT_USAGE : 0;
-    if (!code)
-        code = find_endpoint(a, &p->ep);
-    if (!code && api_key(a, &p->ep, &p->key) < 0)
-        code = TC_EXIT_USAGE;
-    if (!code && load_prompts(a, &p->prompts) < 0)
-        code = TC_EXIT_USAGE;
-    if (!code && a->shard_n > 1)
-        tc_prompts_stride(&p->prompts, (size_t)(a->shard_i - 1), (size_t)a->shard_n);
-    if (!code)
-        code = find_server(a, p->key, &p->ep, &p->probe, &p->api, p->model, sizeof p->model);
-    if (!code)
-        code = prepare_workload(p);
-    if (!code)
-        code = tc_cli_open_store(a->db, TC_STORE_WRITE, &p->store);
-    return code;
+    tc_measure_ask ask = {.url = a->url,
+                          .api = a->api,
+                          .model = a->model,
+                          .key_env = a->key_env,
+                          .prompt = a->prompt,
+                          .prompts_file = a->prompts_file,
+                          .workload = a->workload,
+                          .isl = a->isl,
+                          .osl = a->osl,
+                          .isl_range = a->isl_range,
+                          .seed = (uint64_t)a->seed,
+                          .timeout_s = a->timeout_s,
+                          .concurrency = a->concurrency,
+                          .max_concurrency = a->max_concurrency,
+                          .rate = a->rate,
+                          .shard_i = a->shard_i,
+                          .shard_n = a->shard_n};
+    char err[1024];
+    tc_err rc = tc_measure_plan_open(&ask, &p->m, err, sizeof err);
+    say_plan(p);
+    a->concurrency = p->m.concurrency; /* an open loop's ceiling, as the file limit allows */
+    if (rc != TC_OK)
+        return setup_failed(rc, err);
+    return tc_cli_open_store(a->db, TC_STORE_WRITE, &p->store);
 }
 
 int tc_cli_run_measure(run_plan *p)
@@ -465,8 +311,7 @@ void tc_cli_run_close(run_plan *p, int code)
     if (p->store && p->runs_stored && code < TC_EXIT_SIGINT)
         store_older_figures(p->store);
     tc_store_close(p->store);
-    tc_prompts_free(&p->prompts);
-    tc_probe_free(&p->probe);
+    tc_measure_plan_close(&p->m);
 }
 
 int tc_cmd_run(int argc, char **argv)
@@ -476,10 +321,8 @@ int tc_cmd_run(int argc, char **argv)
         return tc_cli_usage_hint("run");
     run_plan p = {0};
     int code = tc_cli_run_open(&a, &p);
-    if (!code && a.shard_n)
-        code = check_shard_group(&a, &p);
-    else if (!code)
-        code = check_group(&a, p.store, p.group, sizeof p.group);
+    if (!code)
+        code = check_group(&a, &p);
     /* A shard that comes late stretches the merged window: say so. */
     int64_t late_ns = a.start_at_wall_ns ? tc_wall_ns() - a.start_at_wall_ns : 0;
     if (!code && late_ns > 1000000000)

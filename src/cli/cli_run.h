@@ -5,6 +5,7 @@
 #include "bench/bench_probe.h"
 #include "bench/bench_prompts.h"
 #include "bench/bench_url.h"
+#include "measure/measure_plan.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "telemetry/telem.h"
@@ -57,13 +58,7 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a);
  * callbacks print with. */
 typedef struct run_plan {
     const run_args *a;
-    tc_endpoint ep;
-    tc_probe probe;
-    tc_api api;
-    char model[256];
-    const char *key;
-    tc_prompts prompts;
-    tc_run_workload shape; /* of synthetic prompts (a->isl > 0) */
+    tc_measure_plan m; /* the server, model, key, prompts (measure/measure_plan.h) */
     char group[128];
     tc_store *store;
     int progress;        /* a progress line on stderr */

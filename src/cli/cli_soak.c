@@ -137,8 +137,8 @@ static void on_started(void *ctx, const tc_run_info *run, int rep)
     (void)rep;
     if (!c->s->json)
         fprintf(stderr, "truecost: soak run %lld%s: %s at %s%s\n", (long long)run->id,
-                c->s->resume ? " (resumed)" : "", tc_api_name(c->p->api), c->p->ep.stored,
-                c->p->probe.simulated ? " (SIMULATED)" : "");
+                c->s->resume ? " (resumed)" : "", tc_api_name(c->p->m.api), c->p->m.ep.stored,
+                c->p->m.probe.simulated ? " (SIMULATED)" : "");
 }
 
 static void on_progress(void *ctx, const tc_soak_status *st)
