@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/roofline.h"
 #include "core/tc_error.h"
 #include "record/record_model.h"
 
@@ -139,6 +140,7 @@ typedef struct tc_fit_terms {
     double params;                    /* of the model */
     double weight_bytes;              /* of the whole model, before any split */
     const char *weights_from;         /* static: "tensors", "parameters x dtype" */
+    char weights_dtype[16];           /* the dtype counted ("" for the tensors\' own) */
     double weight_bytes_per_param;    /* weight_bytes / params */
     double trainable;                 /* parameters trained (0 serving) */
     double kv_bytes_per_token;        /* of one sequence, before any split */
@@ -189,6 +191,13 @@ typedef struct tc_fit_card {
     int64_t max_batch;       /* training: micro-batch at --seq */
     int64_t min_gpus;        /* cards needed at this setting (up to 1024); 0: none is enough */
 } tc_fit_card;
+
+/* A card from a spec table row (analysis/roofline.h): its capacity is
+ * usable_memory_mib MiB when the row gives it, else memory_gb GiB (GPU
+ * memory's "GB" are binary). 0, or -1 when the row gives neither. */
+int tc_fit_card_from_spec(const tc_gpu_spec *s, tc_fit_card *out);
+/* A card of `gib` GiB named "--vram N GiB". */
+void tc_fit_card_vram(double gib, tc_fit_card *out);
 
 /* Judges a card of capacity_bytes (name and capacity_from kept as given)
  * for model m under o, whose terms are t. */

@@ -2,8 +2,10 @@
  * found by searching the setting, since the terms grow with it (the
  * compute buffer not always in proportion). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/tc_number.h"
 #include "fit.h"
 
 #define SEARCH_CAP (INT64_C(1) << 40)
@@ -101,4 +103,30 @@ void tc_fit_judge(const tc_model_shape *m, const tc_fit_options *o, const tc_fit
         c->max_batch = largest(m, o, S_BATCH, c->budget_bytes, SEARCH_CAP);
     }
     c->min_gpus = c->verdict == TC_FIT_NO ? fewest_gpus(m, o, c->budget_bytes) : o->gpus;
+}
+
+int tc_fit_card_from_spec(const tc_gpu_spec *s, tc_fit_card *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", s->name);
+    if (s->usable_memory_mib > 0) {
+        out->capacity_bytes = s->usable_memory_mib * 1048576.0;
+        out->capacity_from = "usable_memory_mib";
+    } else if (s->memory_gb > 0) {
+        out->capacity_bytes = s->memory_gb * TC_FIT_GIB;
+        out->capacity_from = "memory_gb as GiB";
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+void tc_fit_card_vram(double gib, tc_fit_card *out)
+{
+    char n[32];
+    memset(out, 0, sizeof *out);
+    tc_number_sig(n, sizeof n, gib, 4);
+    snprintf(out->name, sizeof out->name, "--vram %s GiB", n);
+    out->capacity_bytes = gib * TC_FIT_GIB;
+    out->capacity_from = "--vram";
 }

@@ -119,6 +119,12 @@ static tc_err weights(const tc_model_shape *m, const tc_fit_options *o, tc_fit_t
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "the model gives no dtype (torch_dtype): give --dtype f16, bf16, int8, ...");
     }
+    const char *counted = o->task == TC_FIT_QLORA  ? "nf4"
+                          : o->task == TC_FIT_FULL ? (dt ? dt : "bf16")
+                          : dt                     ? dt
+                          : m->weight_bytes > 0    ? ""
+                                                   : m->dtype;
+    snprintf(t->weights_dtype, sizeof t->weights_dtype, "%s", counted);
     t->weight_bytes_per_param = t->weight_bytes / (double)m->params;
     return TC_OK;
 }

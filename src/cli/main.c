@@ -32,6 +32,8 @@ static const tc_cmd commands[] = {
      tc_cmd_roofline},
     {"gaps", "the operator gap table: status, risk and time share of each operator, and T_op",
      tc_cmd_gaps},
+    {"fit", "will a model and its workload fit a card's memory: each term, verdict per card",
+     tc_cmd_fit},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
      tc_cmd_lockin},
     {"decide", "stay, pilot, hybrid or migrate: the checklist from evidence, with reasons",

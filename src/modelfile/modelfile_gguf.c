@@ -384,6 +384,7 @@ tc_err tc_modelfile_gguf_parse(const char *file, const unsigned char *b, size_t 
     m.format = TC_MODEL_GGUF;
     m.files = 1;
     m.tied_embeddings = -1;
+    m.params_from = TC_MODEL_FROM_TENSORS;
     meta md;
     memset(&md, 0, sizeof md);
     md.alignment = 32; /* GGUF's default */
