@@ -23,8 +23,9 @@ typedef enum tc_modelfile_kind {
 } tc_modelfile_kind;
 
 /* The kind of the file whose first len bytes are head (of a file of
- * file_size bytes): GGUF's magic; safetensors' 8-byte length then '{'; a
- * JSON object with "weight_map" (an index) or without (a config). */
+ * file_size bytes): GGUF's magic; safetensors' 8-byte length (below 2^40)
+ * then '{'; a JSON object with "weight_map" (an index) or without (a
+ * config). */
 tc_modelfile_kind tc_modelfile_detect(const unsigned char *head, size_t len,
                                       unsigned long long file_size);
 
