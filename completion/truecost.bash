@@ -3,7 +3,7 @@
 # values of the options that take one of a few words.
 # Installed as share/bash-completion/completions/truecost; or: source it.
 
-_truecost_commands="run sweep soak runs show export import cost compare frontier report roofline gaps lockin decide monitor env doctor agent sim help"
+_truecost_commands="run sweep soak runs show export import cost compare frontier report roofline gaps fit lockin decide monitor env doctor agent sim help"
 
 # The options of each subcommand (tests/install checks them against --help).
 _truecost_telem="--sysfs-root --nvml-lib --rocm-lib --nvidia-smi --rocm-smi"
@@ -39,6 +39,10 @@ _truecost_options() {
     roofline)
         echo "--gpu --gpu-specs --model-bytes --params --kv-bytes --list --json --db --help" ;;
     gaps) echo "--ops --support --risk-patterns --dtype --json --help" ;;
+    fit)
+        echo "--gpu --gpu-specs --vram --gpus --task --ctx --concurrency --kv-dtype --dtype --batch
+              --seq --lora-rank --lora-targets --optimizer --checkpointing --utilization
+              --overhead --run --db --server-log --json --help" ;;
     lockin)
         echo "--samples --seed --json --running-saving-per-month --perf-ratio --gaps-top --gaps
               --perf --profile --profile-a --profile-b --at --soak --db --help" ;;
@@ -114,7 +118,7 @@ _truecost() {
     case $prev in
     --profile | --profile-a | --profile-b | --prompts | --db | --gaps | --ops | --support | \
         --risk-patterns | --gpu-specs | --assessment | --truth | --port-file | -o | --output | --nvml-lib | \
-        --rocm-lib | --model-store)
+        --rocm-lib | --model-store | --server-log)
         _truecost_files "$cur"
         return 0 ;;
     --root | --sysfs-root)
@@ -149,7 +153,23 @@ _truecost() {
         fi
         return 0 ;;
     --dtype)
-        _truecost_words "fp32 fp16 bf16 fp8 int8 int4" "$cur"
+        if [[ $cmd == fit ]]; then
+            _truecost_words "f32 f16 bf16 int8 int4 nf4" "$cur"
+        else
+            _truecost_words "fp32 fp16 bf16 fp8 int8 int4" "$cur"
+        fi
+        return 0 ;;
+    --task)
+        _truecost_words "serve lora qlora full" "$cur"
+        return 0 ;;
+    --kv-dtype)
+        _truecost_words "f16 bf16 q8_0 q4_0 fp8" "$cur"
+        return 0 ;;
+    --optimizer)
+        _truecost_words "adamw adamw-8bit adamw-bf16 sgd" "$cur"
+        return 0 ;;
+    --checkpointing)
+        _truecost_words "none selective full" "$cur"
         return 0 ;;
     --model | -n | --requests | --duration | --warmup | -c | --concurrency | --max-tokens | \
         --prompt | --label | --repeat | --api-key-env | --timeout | --max-error-rate | \
@@ -158,14 +178,16 @@ _truecost() {
         --gaps-top | --interval | --count | --user | --listen | --ttft-ms | --prefill-tps | \
         --decode-tps | --jitter-ms | --max-batch | --fault | --max-body-bytes | \
         --telemetry-interval | --telemetry-token-env | --token-env | --window | \
-        --max-downtime | --max-drift | --resume | --drift | --leak-kb-per-request)
+        --max-downtime | --max-drift | --resume | --drift | --leak-kb-per-request | --vram | \
+        --gpus | --ctx | --batch | --seq | --lora-rank | --lora-targets | --utilization | \
+        --overhead | --run)
         return 0 ;; # a value only you know
     esac
 
     if [[ $cur == -* ]]; then
         _truecost_words "$(_truecost_options "$cmd")" "$cur"
-    elif [[ $cmd == lockin || $cmd == decide || $cmd == env ]]; then
-        _truecost_files "$cur" # the assessment FILE; env --diff's files
+    elif [[ $cmd == lockin || $cmd == decide || $cmd == env || $cmd == fit ]]; then
+        _truecost_files "$cur" # the assessment FILE; env --diff's files; fit's MODEL
     fi
     return 0
 }

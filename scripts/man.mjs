@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 // The subcommands, in the order of `truecost --help`.
 export const COMMANDS = ['run', 'sweep', 'soak', 'runs', 'show', 'export', 'import', 'cost', 'compare', 'frontier', 'report',
-  'roofline', 'gaps', 'lockin', 'decide', 'monitor', 'doctor', 'env', 'agent', 'sim'];
+  'roofline', 'gaps', 'fit', 'lockin', 'decide', 'monitor', 'doctor', 'env', 'agent', 'sim'];
 
 function fail(msg) {
   process.stderr.write(`man.mjs: ${msg}\n`);

@@ -12,8 +12,8 @@ static const char *const TASKS[] = {"serve", "lora", "qlora", "full"};
 static const char *const OPTIMIZERS[] = {"adamw", "adamw-8bit", "adamw-bf16", "sgd"};
 static const char *const CKPTS[] = {"none", "selective", "full"};
 static const char *const ENGINES[] = {"llama.cpp", "vllm", "pytorch"};
-static const char *const TERMS[] = {"weights",  "kv_cache",  "compute_buffer",   "overhead",
-                                    "adapters", "gradients", "optimizer_states", "activations"};
+static const char *const TERMS[] = {"weights",   "kv_cache",         "compute_buffer", "adapters",
+                                    "gradients", "optimizer_states", "activations",    "overhead"};
 static const char *const VERDICTS[] = {"fits", "tight", "does not fit"};
 #define N_OF(a) ((int)(sizeof a / sizeof a[0]))
 

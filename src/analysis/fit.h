@@ -114,20 +114,21 @@ void tc_fit_resolve(tc_fit_options *o, const tc_model_shape *m, int engine_given
 /* The engine's fixed overhead per card, in bytes (fit.c says why). */
 double tc_fit_engine_overhead(tc_fit_engine e);
 
+/* In the order the documents list them. */
 typedef enum tc_fit_term_id {
     TC_FIT_WEIGHTS = 0,
     TC_FIT_KV_CACHE,
     TC_FIT_COMPUTE,
-    TC_FIT_OVERHEAD,
     TC_FIT_ADAPTERS,
     TC_FIT_GRADIENTS,
     TC_FIT_OPTIMIZER,
     TC_FIT_ACTIVATIONS,
+    TC_FIT_OVERHEAD,
     TC_FIT_N_TERMS
 } tc_fit_term_id;
 
-/* "weights", "kv_cache", "compute_buffer", "overhead", "adapters",
- * "gradients", "optimizer_states", "activations". */
+/* "weights", "kv_cache", "compute_buffer", "adapters", "gradients",
+ * "optimizer_states", "activations", "overhead". */
 const char *tc_fit_term_name(tc_fit_term_id t);
 /* 1 when --gpus N divides the term across the cards. */
 int tc_fit_term_split(tc_fit_term_id t);
@@ -156,8 +157,8 @@ double tc_fit_kv_bytes_per_token(const tc_model_shape *m, double kv_bytes);
  * per layer (gate only where the FFN is gated). */
 double tc_fit_lora_params(const tc_model_shape *m, int64_t rank, unsigned targets);
 /* Activations of a micro-batch (Korthikanti et al. 2022, 16-bit): per
- * layer s·b·h·(34 + 5·a·s/h) without recomputation, 34·s·b·h selective,
- * 2·s·b·h full (plus one layer rebuilt at a time); plus 4·s·b·V for the
+ * layer s*b*h*(34 + 5*a*s/h) without recomputation, 34*s*b*h selective,
+ * 2*s*b*h full (plus one layer rebuilt at a time); plus 4*s*b*V for the
  * fp32 logits. */
 double tc_fit_activation_bytes(const tc_model_shape *m, int64_t batch, int64_t seq, tc_fit_ckpt c);
 /* The engine's compute buffer for the setting (fit.c: the estimate). */

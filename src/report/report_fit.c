@@ -39,10 +39,10 @@ static const char *optimizer_formula(const tc_fit_options *o, const tc_fit_terms
 static const char *activations_formula(const tc_fit_options *o)
 {
     if (o->checkpointing == TC_FIT_CKPT_SELECTIVE)
-        return "layers x 34·s·b·h + 4·s·b·vocab";
+        return "layers x 34*s*b*h + 4*s*b*vocab";
     if (o->checkpointing == TC_FIT_CKPT_FULL)
-        return "layers x 2·s·b·h + s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab";
-    return "layers x s·b·h·(34 + 5·a·s/h) + 4·s·b·vocab";
+        return "layers x 2*s*b*h + s*b*h*(34 + 5*a*s/h) + 4*s*b*vocab";
+    return "layers x s*b*h*(34 + 5*a*s/h) + 4*s*b*vocab";
 }
 
 const char *tc_report_fit_formula(const tc_fit_options *o, const tc_fit_terms *t, tc_fit_term_id id)
