@@ -42,7 +42,9 @@ static int number_at(const char *p, const char *e, double *v, const char **after
     char *end;
     *v = strtod(buf, &end);
     *after = p;
-    return *end ? -1 : 0;
+    /* Beyond 10^15 (MiB, tokens) no engine printed it: not a memory line,
+     * and no count to hold in 64 bits. */
+    return *end || !(*v <= 1e15) ? -1 : 0;
 }
 
 /* The bytes of one unit at p (GiB, MiB, KiB, GB, MB, KB, B); 0 none.

@@ -119,7 +119,8 @@ static int check_data(tc_gguf_cursor *c, tinfo *t, size_t n, uint64_t data_at, u
                                 tname(c, &t[i], a, sizeof a), (unsigned long long)t[i].bytes,
                                 (unsigned long long)t[i].off, (unsigned long long)data);
     }
-    qsort(t, n, sizeof *t, by_offset);
+    if (n > 1)
+        qsort(t, n, sizeof *t, by_offset);
     for (size_t i = 0; i + 1 < n; i++)
         if (t[i].bytes && t[i].off + t[i].bytes > t[i + 1].off)
             return tc_gguf_fail(c, t[i + 1].at,

@@ -431,6 +431,12 @@ static void logs_without_memory_lines(void **state)
     assert_int_equal(tc_fit_log_parse("server.log", text, strlen(text), &l, err, sizeof err),
                      TC_ERR_PARSE);
     assert_non_null(strstr(err, "server.log: none of llama.cpp's or vLLM's memory lines"));
+    /* Found by fuzz_server_log: a count past 64 bits is no memory line. */
+    text = "GPU KV cache size: 444444444444444444444444444444444444444 tokens\n"
+           "Maximum concurrency for 111111111111111111111111111111111111111111 tokens per "
+           "request: 2x\n";
+    assert_int_equal(tc_fit_log_parse("server.log", text, strlen(text), &l, err, sizeof err),
+                     TC_ERR_PARSE);
     /* A number without its unit is no memory line. */
     text = "load_tensors:        CUDA0 model buffer size =  3577.56\n";
     assert_int_equal(tc_fit_log_parse("server.log", text, strlen(text), &l, err, sizeof err),

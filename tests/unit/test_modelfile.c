@@ -208,6 +208,21 @@ static void gguf_bytes_by_hand(void **state)
 }
 
 /* The reader asks for more bytes while the header goes on. */
+/* Found by fuzz_gguf: a file of no tensors is read (nothing to sort). */
+static void gguf_without_tensors(void **state)
+{
+    (void)state;
+    wbuf w = gguf(llama_meta, N_META, TINY, 0);
+    tc_model_shape m;
+    char err[512] = "";
+    if (parse_all(&w, &m, err, sizeof err) != TC_OK)
+        fail_msg("%s", err);
+    assert_int_equal(m.tensors, 0);
+    assert_int_equal(m.params, 0);
+    assert_int_equal(m.layers, 2);
+    free(w.b);
+}
+
 static void gguf_grows_its_read(void **state)
 {
     (void)state;
@@ -757,19 +772,13 @@ static void detects_kinds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gguf_bytes_by_hand),
-        cmocka_unit_test(gguf_grows_its_read),
-        cmocka_unit_test(gguf_from_a_path),
-        cmocka_unit_test(gguf_header_errors),
-        cmocka_unit_test(gguf_metadata_errors),
-        cmocka_unit_test(gguf_tensor_errors),
-        cmocka_unit_test(safetensors_bytes_by_hand),
-        cmocka_unit_test(safetensors_errors),
-        cmocka_unit_test(llama2_7b_by_hand),
-        cmocka_unit_test(other_families_by_hand),
-        cmocka_unit_test(config_errors),
-        cmocka_unit_test(sharded_with_config),
-        cmocka_unit_test(detects_kinds),
+        cmocka_unit_test(gguf_bytes_by_hand),     cmocka_unit_test(gguf_without_tensors),
+        cmocka_unit_test(gguf_grows_its_read),    cmocka_unit_test(gguf_from_a_path),
+        cmocka_unit_test(gguf_header_errors),     cmocka_unit_test(gguf_metadata_errors),
+        cmocka_unit_test(gguf_tensor_errors),     cmocka_unit_test(safetensors_bytes_by_hand),
+        cmocka_unit_test(safetensors_errors),     cmocka_unit_test(llama2_7b_by_hand),
+        cmocka_unit_test(other_families_by_hand), cmocka_unit_test(config_errors),
+        cmocka_unit_test(sharded_with_config),    cmocka_unit_test(detects_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
