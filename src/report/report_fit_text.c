@@ -95,6 +95,17 @@ static void print_terms(FILE *out, const tc_fit_report *r)
                     bytes(b, sizeof b, r->terms->bytes[i]),
                     tc_report_fit_formula(r->opts, r->terms, (tc_fit_term_id)i));
     fprintf(out, "  %-17s %11s\n", "total", bytes(b, sizeof b, r->terms->total));
+    if (r->opts->gpus > 1) /* what --gpus divides, and what each card keeps whole */
+        for (int split = 1; split >= 0; split--) {
+            if (split)
+                fprintf(out, "  split across the %lld cards:", (long long)r->opts->gpus);
+            else
+                fputs("  whole on each card:", out);
+            for (int i = 0; i < TC_FIT_N_TERMS; i++)
+                if (r->terms->used[i] && tc_fit_term_split((tc_fit_term_id)i) == split)
+                    fprintf(out, " %s", tc_fit_term_name((tc_fit_term_id)i));
+            fputc('\n', out);
+        }
 }
 
 /* "largest that fits" of one card. */
