@@ -42,6 +42,10 @@ typedef struct tc_gpu_spec {
     char source[256]; /* where the figures come from; "" = none given */
     int builtin;      /* 1: the built-in table; 0: a user's file */
     int line;         /* line of the row in its file */
+    /* The optional 10th column: the memory the driver reports as the
+     * card's total (nvidia-smi memory.total, rocm-smi VRAM Total Memory),
+     * in MiB; 0 = unknown. truecost fit reads it. */
+    double usable_memory_mib;
 } tc_gpu_spec;
 
 /* Rows in the order they were added. Zero-initialise, then add. */
@@ -53,8 +57,9 @@ typedef struct tc_roofline_table {
 /* Parses CSV `text` (len bytes, from `file`, used in messages) and appends
  * its rows, user rows unless `builtin`. Strict: '#' comment lines and blank
  * lines are skipped; the first other line must be the header
- * TC_ROOF_COLUMNS; every row has those 9 fields (RFC 4180 quoting on one
- * line), a name, a bandwidth and a match; numbers are plain and > 0.
+ * TC_ROOF_COLUMNS, optionally followed by ",usable_memory_mib"; every row
+ * has the header's fields (RFC 4180 quoting on one line), a name, a
+ * bandwidth and a match; numbers are plain and > 0.
  * Returns TC_OK, TC_ERR_PARSE with "FILE:LINE: column COL: why" in err (no
  * row of this text is kept), TC_ERR_NOMEM or TC_ERR_INVALID (NULL). */
 TC_MUST_CHECK tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file,

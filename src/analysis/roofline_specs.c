@@ -20,15 +20,16 @@
 extern const unsigned char tc_gpu_specs_csv[];
 extern const size_t tc_gpu_specs_csv_len;
 
-#define N_COLUMNS 9
+#define N_COLUMNS 9    /* a user's file may stop here */
+#define MAX_COLUMNS 10 /* ... or add usable_memory_mib (truecost fit) */
 /* A field of a spec table is short; the bound keeps messages short too. */
 #define FIELD_MAX 255
 /* A spec file is a few kilobytes; anything near this is not one. */
 #define FILE_MAX (1u << 20)
 
-static const char *const COLUMN[N_COLUMNS] = {
+static const char *const COLUMN[MAX_COLUMNS] = {
     "name",          "vendor",           "memory_gb", "bandwidth_gb_s", "fp16_dense_tflops",
-    "board_power_w", "launch_price_usd", "match",     "source"};
+    "board_power_w", "launch_price_usd", "match",     "source",         "usable_memory_mib"};
 
 /* Where the reader is, for messages. */
 typedef struct csv_pos {
@@ -36,6 +37,7 @@ typedef struct csv_pos {
     int line;
     char *err;
     size_t errlen;
+    int columns; /* the header's: N_COLUMNS or MAX_COLUMNS */
 } csv_pos;
 
 static const char *skip_blanks(const char *p, const char *end)
@@ -69,9 +71,10 @@ static tc_err csv_problem(const tc_csv_reader *r, const csv_pos *at, int seen_he
                                       [TC_CSV_NUL_BYTE] = "a NUL byte: not a text file"};
     csv_pos pos = *at;
     pos.line = r->problem_line;
-    int column = seen_header && r->problem != TC_CSV_NUL_BYTE && r->problem_cell < N_COLUMNS
-                     ? (int)r->problem_cell
-                     : -1;
+    int column =
+        seen_header && r->problem != TC_CSV_NUL_BYTE && r->problem_cell < (size_t)at->columns
+            ? (int)r->problem_cell
+            : -1;
     return fail_at(&pos, column, "%s", why[r->problem]);
 }
 
@@ -160,7 +163,8 @@ static tc_err make_row(const csv_pos *pos, char *const *fields, tc_gpu_spec *row
         (rc = number_column(pos, fields, 5, &row->board_power_w)) ||
         (rc = number_column(pos, fields, 6, &row->launch_price_usd)) ||
         (rc = text_column(pos, fields, 7, row->match, sizeof row->match)) ||
-        (rc = text_column(pos, fields, 8, row->source, sizeof row->source)))
+        (rc = text_column(pos, fields, 8, row->source, sizeof row->source)) ||
+        (pos->columns > N_COLUMNS && (rc = number_column(pos, fields, 9, &row->usable_memory_mib))))
         return rc;
     if (row->bandwidth_gb_s <= 0)
         return fail_at(pos, 3, "%s", "empty: the decode ceiling needs the memory bandwidth");
@@ -171,12 +175,15 @@ static tc_err make_row(const csv_pos *pos, char *const *fields, tc_gpu_spec *row
     return TC_OK;
 }
 
-static tc_err check_header(const csv_pos *pos, char *const *fields, size_t n)
+static tc_err check_header(csv_pos *pos, char *const *fields, size_t n)
 {
-    int ok = n == N_COLUMNS;
-    for (size_t i = 0; ok && i < N_COLUMNS; i++)
+    int ok = n == N_COLUMNS || n == MAX_COLUMNS;
+    for (size_t i = 0; ok && i < n; i++)
         ok = strcmp(fields[i], COLUMN[i]) == 0;
-    return ok ? TC_OK : fail_at(pos, -1, "the header must be '%s'", TC_ROOF_COLUMNS);
+    pos->columns = (int)n;
+    return ok ? TC_OK
+              : fail_at(pos, -1, "the header must be '%s' (then ,usable_memory_mib if you like)",
+                        TC_ROOF_COLUMNS);
 }
 
 static tc_err push_row(tc_roofline_table *t, const tc_gpu_spec *row)
@@ -194,17 +201,18 @@ static tc_err push_row(tc_roofline_table *t, const tc_gpu_spec *row)
 }
 
 /* One record: the header first, then the rows. */
-static tc_err csv_record(tc_roofline_table *t, const csv_pos *pos, const tc_csv_row *rec,
+static tc_err csv_record(tc_roofline_table *t, csv_pos *pos, const tc_csv_row *rec,
                          int *seen_header, int builtin)
 {
     if (!*seen_header) {
         *seen_header = 1;
         return check_header(pos, rec->fields, rec->n);
     }
-    if (rec->n != N_COLUMNS) {
-        char what[64];
-        snprintf(what, sizeof what, "%zu fields, expected %d", rec->n, N_COLUMNS);
-        return fail_at(pos, -1, "%s (" TC_ROOF_COLUMNS ")", what);
+    if (rec->n != (size_t)pos->columns) {
+        char what[256];
+        snprintf(what, sizeof what, "%zu fields, expected %d (" TC_ROOF_COLUMNS "%s)", rec->n,
+                 pos->columns, pos->columns > N_COLUMNS ? ",usable_memory_mib" : "");
+        return fail_at(pos, -1, "%s", what);
     }
     tc_gpu_spec row;
     tc_err rc = make_row(pos, rec->fields, &row);
@@ -221,12 +229,12 @@ tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file, const c
 {
     if (!t || !file || (!text && len))
         return TC_ERR_INVALID;
-    csv_pos pos = {file, 0, err, errlen};
+    csv_pos pos = {file, 0, err, errlen, N_COLUMNS};
     int before = t->n, seen_header = 0;
     /* One record a line, as a hand-edited table is; # starts a comment. */
     tc_csv_reader r;
     tc_csv_reader_init(&r, file, text, len, TC_CSV_COMMENTS | TC_CSV_LINES);
-    r.max_cells = N_COLUMNS;
+    r.max_cells = MAX_COLUMNS;
     r.max_cell_len = FIELD_MAX;
     const tc_csv_row *rec;
     tc_err rc;
@@ -234,6 +242,7 @@ tc_err tc_roofline_table_add_csv(tc_roofline_table *t, const char *file, const c
         pos.line = rec->line;
         if ((rc = csv_record(t, &pos, rec, &seen_header, builtin)) != TC_OK)
             break;
+        r.max_cells = (size_t)pos.columns; /* read per cell: a longer row is "too many" */
     }
     if (rc == TC_ERR_PARSE && r.problem != TC_CSV_NONE)
         rc = csv_problem(&r, &pos, seen_header);

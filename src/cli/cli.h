@@ -145,6 +145,7 @@ int tc_cmd_compare(int argc, char **argv);
 int tc_cmd_roofline(int argc, char **argv);
 int tc_cmd_gaps(int argc, char **argv);
 int tc_cmd_kernels(int argc, char **argv);
+int tc_cmd_fit(int argc, char **argv);
 int tc_cmd_lockin(int argc, char **argv);
 int tc_cmd_decide(int argc, char **argv);
 int tc_cmd_monitor(int argc, char **argv);

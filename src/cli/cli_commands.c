@@ -31,6 +31,8 @@ const tc_cmd tc_cli_commands[] = {
      tc_cmd_gaps},
     {"kernels", "profiler kernel tables: time per class, fallback suspects, the tuning list",
      tc_cmd_kernels},
+    {"fit", "will a model and its workload fit a card's memory: each term, verdict per card",
+     tc_cmd_fit},
     {"lockin", "the one-time cost of leaving an ecosystem, weighed against the hardware saving",
      tc_cmd_lockin},
     {"decide", "stay, pilot, hybrid or migrate: the checklist from evidence, with reasons",

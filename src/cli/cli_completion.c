@@ -48,8 +48,8 @@ static void kinds(FILE *out)
     }
 }
 
-/* A word of a usage line naming a file argument: FILE, FILE_B, ... not
- * after an option (whose value it would be). */
+/* A word of a usage line naming a file argument: FILE, FILE_B, MODEL (a
+ * model file) ... not after an option (whose value it would be). */
 static int file_word(const char *w, size_t n)
 {
     char word[32];
@@ -60,7 +60,7 @@ static int file_word(const char *w, size_t n)
         else if (strchr("[]()|,.:", w[i]) == NULL)
             return 0;
     word[k] = '\0';
-    return strstr(word, "FILE") != NULL;
+    return strstr(word, "FILE") != NULL || strcmp(word, "MODEL") == 0;
 }
 
 static void file_args(FILE *out)
