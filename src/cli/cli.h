@@ -124,10 +124,6 @@ int tc_cli_signal_exit(void);
 const char *tc_cli_command_line(void);
 /* 1 unless the line had to be cut to fit (it then cannot be taken back). */
 int tc_cli_command_line_whole(void);
-/* Takes a line of tc_cli_command_line's back into words (at most max,
- * their bytes in buf): the count, or -1 when it does not split (a quote
- * left open, more words or bytes than room). */
-int tc_cli_command_words(const char *line, char **words, int max, char *buf, size_t len);
 
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes
  * argv[0] = the subcommand's name and returns an exit status. */

@@ -118,19 +118,6 @@ static int telemetry_failed(const run_plan *p, const tc_measure_outcome *o)
     return code;
 }
 
-/* Its figures, computed once now and kept beside its records, so that
- * show and runs never read every chunk again. Failing to keep them costs
- * only time later: they are computed from the records then. */
-static void store_figures(tc_store *st, const tc_run_info *run)
-{
-    char err[512];
-    if (tc_view_save_figures(st, run, err, sizeof err) != TC_OK)
-        fprintf(stderr,
-                "truecost: note: the run's figures were not stored (%s); show computes "
-                "them from its records\n",
-                err);
-}
-
 /* Runs from an older truecost get their figures once, by a writer. */
 static void store_older_figures(tc_store *st)
 {
@@ -162,7 +149,11 @@ static int measured(run_plan *p, const tc_measure_outcome *o)
                 (long long)o->load.abandoned);
     if (o->finish_err[0])
         tc_cli_error("run: %s", o->finish_err);
-    store_figures(p->store, &o->info);
+    if (o->figures_err[0])
+        fprintf(stderr,
+                "truecost: note: the run's figures were not stored (%s); show computes them from "
+                "its records\n",
+                o->figures_err);
     /* A stopped run's cut-off requests are no error rate: it says it was
      * interrupted, and exits as a stopped run does. */
     tc_show_form form = p->quiet || p->a->repeat > 1 ? TC_SHOW_NONE

@@ -179,11 +179,8 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
         tc_cli_error("soak: %s", o->finish_err);
     c->run = o->info;
     c->has_run = 1;
-    /* The run's figures kept beside its records, so that runs and show
-     * never read a day of requests again; failing costs only time later. */
-    char err[512];
-    if (tc_view_save_figures(c->p->store, &o->info, err, sizeof err) != TC_OK)
-        fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", err);
+    if (o->figures_err[0])
+        fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", o->figures_err);
     if (o->rc != TC_OK)
         c->code = TC_EXIT_RUNTIME;
     return 0;
@@ -201,43 +198,6 @@ static int print_soak(tc_store *st, const tc_run_info *run, int json)
     return code ? code : s.soak_found && !s.soak_pass ? TC_EXIT_CHECK : 0;
 }
 
-/* A resumed soak: its stored plan (the thresholds stay as stored) and
- * the next window. 0, or the exit status after saying why. */
-static int find_resumed(tc_store *st, const char *which, tc_soak_config *cfg)
-{
-    tc_run_info run;
-    char err[512];
-    if (tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK) {
-        tc_cli_error("soak: --resume: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    tc_soak_stored s;
-    int found;
-    if (tc_view_soak(st, run.id, &s, &found, err, sizeof err) != TC_OK) {
-        tc_cli_error("soak: --resume %s: %s", which, err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (!found) {
-        tc_cli_error("soak: --resume %s: run %lld is no soak; give a run that `truecost soak` "
-                     "made (see 'truecost runs')",
-                     which, (long long)run.id);
-        return TC_EXIT_USAGE;
-    }
-    cfg->plan = s.plan;
-    cfg->plan.resumes++;
-    cfg->next_window = s.n_windows ? s.windows[s.n_windows - 1].idx + 1 : 0;
-    if (s.n_windows) /* the time after the last stored window was lost with it */
-        cfg->plan.covered_s =
-            s.windows[s.n_windows - 1].start_s + s.windows[s.n_windows - 1].span_s;
-    tc_soak_stored_free(&s);
-    if (cfg->plan.covered_s >= cfg->plan.duration_s) {
-        tc_cli_error("soak: --resume %s: the soak already covered its %g s", which,
-                     cfg->plan.duration_s);
-        return TC_EXIT_USAGE;
-    }
-    return 0;
-}
-
 static int soak(run_plan *p, const soak_args *s)
 {
     tc_soak_config cfg = {0};
@@ -251,10 +211,12 @@ static int soak(run_plan *p, const soak_args *s)
         snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_cli_command_line());
     if (s->chunks && tc_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
         return TC_EXIT_USAGE;
-    if (s->resume) {
-        int code = find_resumed(p->store, s->resume, &cfg);
-        if (code)
-            return code;
+    char err[1024];
+    tc_err rc =
+        s->resume ? tc_measure_soak_resume(p->store, s->resume, &cfg, err, sizeof err) : TC_OK;
+    if (rc != TC_OK) {
+        tc_cli_error("soak: --resume %s: %s", s->resume, err);
+        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     soak_ctx c = {.p = p, .s = s, .progress = p->progress && !s->json};
     tc_soak_callbacks cb = {.run = {.stop = &tc_cli_stop_requested,
@@ -265,9 +227,8 @@ static int soak(run_plan *p, const soak_args *s)
                             .progress = on_progress,
                             .store_failed = on_store_failed};
     tc_measure_result res;
-    char err[1024];
     tc_cli_install_stop_signals();
-    tc_err rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
+    rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
         tc_cli_error("soak: %s", err);
         return TC_EXIT_RUNTIME;
@@ -283,105 +244,46 @@ static int soak(run_plan *p, const soak_args *s)
 
 #define MAX_WORDS 256
 
-/* The words a resume gives itself (--resume, --db, --json,
- * --no-progress): how many word w starts (2: an option and its value), 0
- * for any other word. */
-static int resume_own(const char *w)
-{
-    if (strcmp(w, "--resume") == 0 || strcmp(w, "--db") == 0)
-        return 2;
-    return strncmp(w, "--resume=", 9) == 0 || strncmp(w, "--db=", 5) == 0 ||
-           strcmp(w, "--json") == 0 || strcmp(w, "--no-progress") == 0;
-}
-
 /* 1 when argv holds nothing but what a resume gives itself: the URL and
  * load are then the soak's own, as it started. */
 static int only_resume_options(int argc, char **argv)
 {
     for (int i = 1, own; i < argc; i += own)
-        if (!(own = resume_own(argv[i])))
+        if (!(own = tc_measure_soak_own_word(argv[i])))
             return 0;
     return 1;
-}
-
-/* The stored command line's words after "truecost soak", less what the
- * resume gives itself, into out after out[0]; the count, or -1 after
- * saying why. */
-static int stored_words(const char *which, const char *command, char **out, int max, char *buf,
-                        size_t len)
-{
-    char *w[MAX_WORDS];
-    int n = command[0] ? tc_cli_command_words(command, w, MAX_WORDS, buf, len) : -1;
-    const char *why = !command[0] ? "its command line was not stored (an older truecost, or too "
-                                    "long to keep)"
-                      : n < 2 || strcmp(w[0], "truecost") != 0 || strcmp(w[1], "soak") != 0
-                          ? "its stored command line does not read back"
-                          : NULL;
-    int k = 1;
-    for (int i = 2, own; !why && i < n && k < max; i += own ? own : 1) {
-        if ((own = resume_own(w[i])))
-            continue;
-        if (strstr(w[i], ":***@") || strstr(w[i], "password=***"))
-            why = "its URL held a password, which is not stored";
-        out[k++] = w[i];
-    }
-    if (why) {
-        tc_cli_error("soak: --resume %s: %s: give the URL and load options again", which, why);
-        return -1;
-    }
-    return k;
-}
-
-/* The stored soak that `--resume RUN` names, into *ss; 0, or the exit
- * status after saying why (a run that is not there, or not a soak). */
-static int read_resumed(const char *which, const char *db_arg, tc_soak_stored *ss)
-{
-    tc_store *st = NULL;
-    tc_run_info run;
-    int found = 0;
-    char err[512], path[TC_STORE_PATH_MAX];
-    const char *db = db_arg;
-    if (!db && tc_store_default_path(path, sizeof path, err, sizeof err) != TC_OK) {
-        tc_cli_error("soak: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    if (!db)
-        db = path;
-    int code = 0;
-    if (tc_store_open(db, TC_STORE_READ, &st, err, sizeof err) != TC_OK ||
-        tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
-        tc_view_soak(st, run.id, ss, &found, err, sizeof err) != TC_OK) {
-        tc_cli_error("soak: --resume %s: %s", which, err);
-        code = TC_EXIT_RUNTIME;
-    } else if (!found) {
-        tc_cli_error("soak: --resume %s: run %lld is no soak; give a run that `truecost soak` "
-                     "made (see 'truecost runs')",
-                     which, (long long)run.id);
-        code = TC_EXIT_USAGE;
-    }
-    tc_store_close(st);
-    return code;
 }
 
 /* `soak --resume RUN` with no URL or load: the soak's stored command line,
  * then argv's options. The exit status. */
 static int resume_as_started(const soak_args *s, const run_args *a, int argc, char **argv)
 {
+    tc_store *st;
     tc_soak_stored ss;
-    int code = read_resumed(s->resume, a->db, &ss);
+    char err[1024];
+    int code = tc_cli_open_store(a->db, TC_STORE_READ, &st);
     if (code)
         return code;
+    tc_err rc = tc_measure_soak_find(st, s->resume, &ss, err, sizeof err);
+    tc_store_close(st);
+    if (rc != TC_OK) {
+        tc_cli_error("soak: --resume %s: %s", s->resume, err);
+        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
+    }
     static char buf[4096];
     char *words[MAX_WORDS + 8];
-    int n = stored_words(s->resume, ss.plan.command, words, MAX_WORDS, buf, sizeof buf);
+    int n = tc_measure_soak_words(ss.plan.command, words + 1, MAX_WORDS - 1, buf, sizeof buf, err,
+                                  sizeof err);
     if (n >= 0) {
+        n++;
         words[0] = argv[0];
         for (int i = 1; i < argc && n < MAX_WORDS + 7; i++)
             words[n++] = argv[i];
         words[n] = NULL;
         fprintf(stderr, "truecost: soak --resume %s: as it started: %s\n", s->resume,
                 ss.plan.command);
-    }
+    } else
+        tc_cli_error("soak: --resume %s: %s", s->resume, err);
     tc_soak_stored_free(&ss);
     return n < 0 ? TC_EXIT_USAGE : tc_cmd_soak(n, words);
 }

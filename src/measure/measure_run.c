@@ -15,6 +15,7 @@
 #include "envinfo/env_fingerprint.h"
 #include "telemetry/telem_scrape.h"
 #include "measure_internal.h"
+#include "views/view_stored.h"
 
 /* How long the end status is tried again while the database stays locked
  * past its busy timeout: a run must not stay "running". */
@@ -455,6 +456,12 @@ tc_err tc_measure_run(const tc_measure_config *cfg, tc_store *store, const tc_me
             last = tc_fail(err, errlen, o->rc, "%s", o->err);
         }
         out->interrupted = o->load.interrupted;
+        /* Its figures, computed once now and kept beside its records, so
+         * that show and runs never read every chunk again. */
+        o->figures_err[0] = '\0';
+        if (tc_view_save_figures(store, &o->info, o->figures_err, sizeof o->figures_err) != TC_OK &&
+            !o->figures_err[0])
+            snprintf(o->figures_err, sizeof o->figures_err, "not stored");
         if ((c->cb->finished && c->cb->finished(c->cb->ctx, o) != 0) || out->interrupted)
             break;
     }

@@ -90,6 +90,9 @@ typedef struct tc_measure_outcome {
     tc_runner_result load;    /* requests measured, abandoned at a stop, left unsaved */
     uint64_t samples_dropped; /* telemetry samples the sampler could not hand over */
     char finish_err[512];     /* "" or why the final status could not be stored */
+    /* "" or why the run's figures were not stored beside its records
+     * (they are computed from the records when read then: only time is lost). */
+    char figures_err[512];
 } tc_measure_outcome;
 
 /* What happened on the way, said where it happens; text is a sentence

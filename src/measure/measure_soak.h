@@ -14,6 +14,7 @@
 
 #include "measure_run.h"
 #include "record/record_soak.h"
+#include "views/view_soak.h"
 
 typedef struct tc_soak_config {
     /* The workload, as for a run; its duration, repeat, chunk_sample and
@@ -66,5 +67,31 @@ int64_t tc_measure_soak_process_rss(const char *proc_root, int pid);
 /* The TCP port of an endpoint's base URL (80 or 443 when it names none);
  * -1 when it cannot be read. */
 int tc_measure_soak_endpoint_port(const tc_endpoint *ep);
+
+/* ---- resuming (measure_soak_resume.c) ---- */
+
+/* The stored soak that RUN argument `which` names, into *ss (free with
+ * tc_soak_stored_free). TC_ERR_INVALID when the run is no soak (named,
+ * with the fix), TC_ERR_NOTFOUND, or the store's error. */
+TC_MUST_CHECK tc_err tc_measure_soak_find(tc_store *st, const char *which, tc_soak_stored *ss,
+                                          char *err, size_t errlen);
+
+/* cfg's plan and next window for resuming soak `which`: its stored plan
+ * (thresholds as stored), the time its stored windows covered. Also
+ * TC_ERR_INVALID when it already covered its duration. */
+TC_MUST_CHECK tc_err tc_measure_soak_resume(tc_store *st, const char *which, tc_soak_config *cfg,
+                                            char *err, size_t errlen);
+
+/* A word a resume gives itself (--resume RUN, --db PATH, --json,
+ * --no-progress): how many words it starts (2: an option and its value),
+ * 0 for any other word. */
+int tc_measure_soak_own_word(const char *w);
+
+/* The words of a soak's stored command line after "truecost soak", less
+ * those a resume gives itself, into out (unquoted in buf, len bytes), at
+ * most max; the count, or -1 with why in err (not stored, does not read
+ * back, held a password). */
+int tc_measure_soak_words(const char *command, char **out, int max, char *buf, size_t len,
+                          char *err, size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/tc_cmdline.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_run.h"
 
@@ -398,16 +399,16 @@ static void command_line_reads_back(void **state)
     tc_cli_set_command_line(8, argv);
     assert_true(tc_cli_command_line_whole());
     char *w[16], buf[512];
-    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 16, buf, sizeof buf), 8);
+    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 16, buf, sizeof buf), 8);
     assert_string_equal(w[2], "http://bob:***@gpu-box:8000");
     for (int i = 0; i < 8; i++)
         if (i != 2)
             assert_string_equal(w[i], argv[i]);
     /* no room: fewer words or bytes than the line has */
-    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 4, buf, sizeof buf), -1);
-    assert_int_equal(tc_cli_command_words(tc_cli_command_line(), w, 16, buf, 20), -1);
-    assert_int_equal(tc_cli_command_words("truecost soak 'open", w, 16, buf, sizeof buf), -1);
-    assert_int_equal(tc_cli_command_words("", w, 16, buf, sizeof buf), 0);
+    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 4, buf, sizeof buf), -1);
+    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 16, buf, 20), -1);
+    assert_int_equal(tc_cmdline_words("truecost soak 'open", w, 16, buf, sizeof buf), -1);
+    assert_int_equal(tc_cmdline_words("", w, 16, buf, sizeof buf), 0);
 
     static char long_word[3000];
     memset(long_word, 'x', sizeof long_word - 1);
