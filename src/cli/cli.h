@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "core/tc_usage.h"
+
 #include <jansson.h>
 
 #include "core/tc_error.h"
@@ -52,23 +54,13 @@ void tc_cli_print_version(void);
  * main answers it for every command, so no command parses it. */
 int tc_cli_wants_help(int argc, char **argv);
 
-/* What an option of a help text takes, by the word after it (FILE, PATH:
- * a file; DIR: a folder; another word: a value; none: nothing). Ordered:
- * where an option is listed twice the later kind wins. */
-typedef enum tc_help_kind { TC_HELP_FLAG, TC_HELP_VALUE, TC_HELP_DIR, TC_HELP_FILE } tc_help_kind;
-typedef struct tc_help_opt {
-    char name[40];
-    tc_help_kind kind;
-} tc_help_opt;
+/* The options that cmd's --help names, with what each takes
+ * (core/tc_usage.h), at most max into out; their count, or -1 when cmd
+ * has no help. */
+int tc_cli_help_options(const char *cmd, tc_usage_opt *out, int max);
 
-/* The options that cmd's --help names (its usage lines and option list),
- * at most max, into out; their count, or -1 when cmd has no help. */
-int tc_cli_help_options(const char *cmd, tc_help_opt *out, int max);
-const char *tc_cli_help_kind_name(tc_help_kind k);
-
-/* 1 when a word of cmd's usage lines that is no option's value satisfies
- * is_file (a positional FILE argument). */
-int tc_cli_help_file_args(const char *cmd, int (*is_file)(const char *word, size_t len));
+/* 1 when cmd's arguments are files (tc_usage_file_args of its help). */
+int tc_cli_help_file_args(const char *cmd);
 
 /* The bash completion script on out; an exit status. */
 int tc_cli_completion(FILE *out);
@@ -97,16 +89,8 @@ int tc_cli_usage_hint(const char *cmd);
 int tc_cli_double(const char *opt, const char *text, double min, double max, double *out);
 int tc_cli_int(const char *opt, const char *text, long long min, long long max, long long *out);
 
-/* Levenshtein distance, for "did you mean" hints. */
-int tc_cli_edit_distance(const char *a, const char *b);
-
-/* The closest of `names` (n of them) to `word`, or NULL when none is close
- * (distance > 2 and not a prefix). */
-const char *tc_cli_suggest(const char *word, const char *const *names, int n);
-
-/* Splits "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" into host (a static
- * default "127.0.0.1" when absent, else a pointer into a copy the caller
- * frees via *owned) and port. Returns 0 or -1 after printing the error. */
+/* --listen: tc_listen_parse (core/tc_suggest.h); 0, or -1 after printing
+ * the error. */
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
 
 /* The process's command line ("truecost run ..."), kept by main before a

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/tc_suggest.h"
 
 const tc_cmd tc_cli_commands[] = {
     {"run", "measure an inference endpoint and store every request", tc_cmd_run},
@@ -62,7 +63,7 @@ int tc_cli_unknown_command(const char *name)
     for (int i = 0; i < tc_cli_n_commands; i++)
         names[i] = tc_cli_commands[i].name;
     names[tc_cli_n_commands] = "help";
-    const char *guess = tc_cli_suggest(name, names, tc_cli_n_commands + 1);
+    const char *guess = tc_suggest(name, names, tc_cli_n_commands + 1);
     if (guess)
         tc_cli_error("unknown command '%s'; did you mean '%s'?", name, guess);
     else

@@ -1,11 +1,11 @@
 /* `truecost help --completion`: the bash completion script, its template
  * (completion/truecost.bash.in, compiled in) filled from the command list
  * and each command's help text, so it cannot drift from either. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "core/tc_usage.h"
 
 extern const unsigned char tc_completion_template[];
 extern const size_t tc_completion_template_len;
@@ -23,7 +23,7 @@ static void commands(FILE *out)
 static void options(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++) {
-        tc_help_opt o[MAX_OPTS];
+        tc_usage_opt o[MAX_OPTS];
         int n = tc_cli_help_options(tc_cli_commands[i].name, o, MAX_OPTS), help = 0;
         fprintf(out, "    %s) echo \"", tc_cli_commands[i].name);
         for (int k = 0; k < n; k++)
@@ -39,34 +39,19 @@ static void options(FILE *out)
 static void kinds(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++) {
-        tc_help_opt o[MAX_OPTS];
+        tc_usage_opt o[MAX_OPTS];
         int n = tc_cli_help_options(tc_cli_commands[i].name, o, MAX_OPTS);
         for (int k = 0; k < n; k++)
-            if (o[k].kind != TC_HELP_FLAG)
+            if (o[k].kind != TC_USAGE_FLAG)
                 fprintf(out, "    \"%s %s\") echo %s ;;\n", tc_cli_commands[i].name, o[k].name,
-                        tc_cli_help_kind_name(o[k].kind));
+                        tc_usage_kind_name(o[k].kind));
     }
-}
-
-/* A word of a usage line naming a file argument: FILE, FILE_B, MODEL (a
- * model file) ... not after an option (whose value it would be). */
-static int file_word(const char *w, size_t n)
-{
-    char word[32];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 1 < sizeof word; i++)
-        if (isupper((unsigned char)w[i]) || w[i] == '_')
-            word[k++] = w[i];
-        else if (strchr("[]()|,.:", w[i]) == NULL)
-            return 0;
-    word[k] = '\0';
-    return strstr(word, "FILE") != NULL || strcmp(word, "MODEL") == 0;
 }
 
 static void file_args(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++)
-        if (tc_cli_help_file_args(tc_cli_commands[i].name, file_word))
+        if (tc_cli_help_file_args(tc_cli_commands[i].name))
             fprintf(out, "%s ", tc_cli_commands[i].name);
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli_read.h"
 #include "core/tc_json.h"
+#include "core/tc_suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,79 +78,13 @@ int tc_cli_int(const char *opt, const char *text, long long min, long long max, 
     return 0;
 }
 
-int tc_cli_edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            int best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-const char *tc_cli_suggest(const char *word, const char *const *names, int n)
-{
-    const char *best = NULL;
-    int best_d = 3;
-    for (int i = 0; i < n; i++) {
-        int d = tc_cli_edit_distance(word, names[i]);
-        if (*word && strncmp(names[i], word, strlen(word)) == 0)
-            d = 1; /* a prefix is as good as one typo */
-        if (d < best_d) {
-            best_d = d;
-            best = names[i];
-        }
-    }
-    return best;
-}
-
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port)
 {
-    *owned = NULL;
-    *host = "127.0.0.1";
-    const char *port_text = text;
-    const char *colon = strrchr(text, ':');
-    if (colon) {
-        size_t hl = (size_t)(colon - text);
-        if (hl >= 2 && text[0] == '[' && text[hl - 1] == ']') { /* [::1]:8080 */
-            text++;
-            hl -= 2;
-        }
-        if (hl > 0) {
-            *owned = strndup(text, hl);
-            if (!*owned) {
-                tc_cli_error("out of memory");
-                return -1;
-            }
-            *host = *owned;
-        }
-        port_text = colon + 1;
-    }
-    long long p;
-    if (tc_cli_int("--listen", port_text, 0, 65535, &p) < 0) {
-        fprintf(stderr, "  expected HOST:PORT, e.g. 127.0.0.1:8080 (port 0 picks a free one)\n");
-        free(*owned);
-        *owned = NULL;
-        return -1;
-    }
-    *port = (uint16_t)p;
-    return 0;
+    char err[256];
+    if (tc_listen_parse(text, owned, host, port, err, sizeof err) == TC_OK)
+        return 0;
+    tc_cli_error("--listen %s", err);
+    return -1;
 }
 
 int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)

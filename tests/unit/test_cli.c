@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/tc_suggest.h"
 #include "core/tc_cmdline.h"
 #include "cli/cli_opts.h"
 #include "cli/cli_run.h"
@@ -21,13 +22,13 @@ static void suggests_close_commands(void **state)
 {
     (void)state;
     const char *names[] = {"sim", "run", "runs", "show", "export", "help"};
-    assert_int_equal(tc_cli_edit_distance("sim", "sim"), 0);
-    assert_int_equal(tc_cli_edit_distance("smi", "sim"), 2);
-    assert_int_equal(tc_cli_edit_distance("", "abc"), 3);
-    assert_string_equal(tc_cli_suggest("sm", names, 6), "sim");
-    assert_string_equal(tc_cli_suggest("expotr", names, 6), "export");
-    assert_string_equal(tc_cli_suggest("sho", names, 6), "show");
-    assert_null(tc_cli_suggest("completely-different", names, 6));
+    assert_int_equal(tc_suggest_distance("sim", "sim"), 0);
+    assert_int_equal(tc_suggest_distance("smi", "sim"), 2);
+    assert_int_equal(tc_suggest_distance("", "abc"), 3);
+    assert_string_equal(tc_suggest("sm", names, 6), "sim");
+    assert_string_equal(tc_suggest("expotr", names, 6), "export");
+    assert_string_equal(tc_suggest("sho", names, 6), "show");
+    assert_null(tc_suggest("completely-different", names, 6));
 }
 
 static void parses_numbers_strictly(void **state)
@@ -216,24 +217,24 @@ static void run_workload_shapes(void **state)
 static void help_text_options(void **state)
 {
     (void)state;
-    tc_help_opt o[96];
+    tc_usage_opt o[96];
     int n = tc_cli_help_options("report", o, 96);
     assert_true(n > 10);
     int seen = 0;
     for (int i = 0; i < n; i++) {
         if (!strcmp(o[i].name, "--profile-a") || !strcmp(o[i].name, "--db") ||
             !strcmp(o[i].name, "-o") || !strcmp(o[i].name, "--output"))
-            seen++, assert_int_equal(o[i].kind, TC_HELP_FILE);
+            seen++, assert_int_equal(o[i].kind, TC_USAGE_FILE);
         if (!strcmp(o[i].name, "--force"))
-            seen++, assert_int_equal(o[i].kind, TC_HELP_FLAG);
+            seen++, assert_int_equal(o[i].kind, TC_USAGE_FLAG);
         if (!strcmp(o[i].name, "--resamples"))
-            seen++, assert_int_equal(o[i].kind, TC_HELP_VALUE);
+            seen++, assert_int_equal(o[i].kind, TC_USAGE_VALUE);
         for (int k = 0; k < i; k++)
             assert_string_not_equal(o[i].name, o[k].name);
     }
     assert_int_equal(seen, 6);
     assert_int_equal(tc_cli_help_options("nosuch", o, 96), -1);
-    assert_int_equal(tc_cli_help_kind_name(TC_HELP_DIR)[0], 'd');
+    assert_int_equal(tc_usage_kind_name(TC_USAGE_DIR)[0], 'd');
 }
 
 static void run_checks_open_loop_options(void **state)
