@@ -99,45 +99,6 @@ static int parse(int argc, char **argv, sim_args *a)
     return 0;
 }
 
-static void banner(const tc_sim_server *srv, const tc_sim_config *c)
-{
-    int v6 = strchr(c->host, ':') != NULL; /* an IPv6 address goes in brackets in a URL */
-    printf("truecost sim: SIMULATED inference server listening on http://%s%s%s:%u\n",
-           v6 ? "[" : "", c->host, v6 ? "]" : "", (unsigned)tc_sim_server_port(srv));
-    printf("  models:");
-    if (c->n_models == 0)
-        printf(" %s", TC_SIM_DEFAULT_MODEL);
-    for (int i = 0; i < c->n_models; i++)
-        printf(" %s", c->models[i]);
-    printf("\n  timing: TTFT %g ms + prompt tokens / %g per s (at least the prefill and one "
-           "decode step); decode %g tokens/s per stream, batch %d (slowdown %g per further "
-           "stream), jitter %g ms; seed %llu\n",
-           c->timing.ttft_ms, c->timing.prefill_tps, c->timing.decode_tps, c->timing.max_batch,
-           c->timing.batch_slowdown, c->timing.jitter_ms, (unsigned long long)c->seed);
-    if (c->timing.drift_pct_per_min > 0 || c->leak_kb_per_request)
-        printf("  degrading: decode rate -%g%% of %g per minute (at least 5%% of it); %d KiB kept "
-               "per finished request\n",
-               c->timing.drift_pct_per_min, c->timing.decode_tps, c->leak_kb_per_request);
-    printf("  prompt tokens: %g per word + 1 (BOS), + 4 per chat message; ", c->tokens_per_word);
-    if (c->eos_after)
-        printf("EOS after %d tokens unless the request asks to ignore it\n", c->eos_after);
-    else
-        printf("no EOS: every reply fills its token limit\n");
-    printf("  faults:");
-    if (c->faults.count == 0 && !c->faults.crash_after)
-        printf(" none");
-    for (int i = 0; i < c->faults.count; i++) {
-        const tc_sim_fault_rule *r = &c->faults.rules[i];
-        printf(" %s:%g", tc_sim_fault_name(r->kind), r->rate);
-        if (r->kind == TC_FAULT_STALL || r->kind == TC_FAULT_SLOW_ACCEPT)
-            printf(":%lld", (long long)r->arg); /* the ms: a banner shows the whole plan */
-    }
-    if (c->faults.crash_after)
-        printf(" crash-after:%lld", (long long)c->faults.crash_after);
-    printf("\n  Ctrl-C stops it.\n");
-    fflush(stdout);
-}
-
 static void print_warning(void *arg, const char *message)
 {
     (void)arg;
@@ -154,22 +115,6 @@ static void crash(tc_sim_server *srv, long long after)
             after);
     fflush(NULL);
     _exit(3);
-}
-
-static void print_stop(const tc_sim_stats *st)
-{
-    fprintf(stderr, "truecost sim: stopped after %llu requests, %llu tokens (SIMULATED)\n",
-            (unsigned long long)st->requests, (unsigned long long)st->tokens);
-    if (st->accept_pauses)
-        fprintf(stderr,
-                "truecost sim: accepting paused %llu times for 100 ms (%s); raise the open "
-                "files limit (ulimit -n)\n",
-                (unsigned long long)st->accept_pauses, strerror(st->accept_errno));
-    if (st->closed_reused)
-        fprintf(stderr,
-                "truecost sim: closed %llu kept-alive connections as a request arrived on them "
-                "(--close-after)\n",
-                (unsigned long long)st->closed_reused);
 }
 
 int tc_cmd_sim(int argc, char **argv)
@@ -197,13 +142,13 @@ int tc_cmd_sim(int argc, char **argv)
         free(a.host_owned);
         return TC_EXIT_RUNTIME;
     }
-    banner(srv, &a.cfg);
+    tc_sim_banner(stdout, srv, &a.cfg);
     int result = tc_sim_server_run(srv);
     tc_sim_stats st;
     tc_sim_server_stats(srv, &st);
     if (result == 1)
         crash(srv, (long long)a.cfg.faults.crash_after);
-    print_stop(&st);
+    tc_sim_stop_report(stderr, &st);
     tc_sim_server_free(srv);
     free(a.host_owned);
     return result < 0 ? TC_EXIT_RUNTIME : TC_EXIT_OK;

@@ -9,6 +9,7 @@
 #define TC_SIM_SERVER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core/tc_error.h"
@@ -106,5 +107,14 @@ int tc_sim_server_write_inflight_truth(tc_sim_server *s, const char *outcome);
 /* Ends every open stream, closes the socket and the truth file, frees.
  * Accepts NULL. */
 void tc_sim_server_free(tc_sim_server *s);
+
+/* The banner `truecost sim` prints on out when it listens: its URL (every
+ * line says SIMULATED or is the plan's), models, timing, degradation,
+ * prompt token counting, EOS and faults. */
+void tc_sim_banner(FILE *out, const tc_sim_server *srv, const tc_sim_config *c);
+
+/* What it served, said on out when it stops; and the accept pauses and
+ * kept-alive connections closed, when there were. */
+void tc_sim_stop_report(FILE *out, const tc_sim_stats *st);
 
 #endif
