@@ -46,6 +46,12 @@ int tc_cli_unknown_command(const char *name);
  * TC_EXIT_RUNTIME when there is none. */
 int tc_cli_help(const char *cmd, FILE *out);
 
+/* A help text (len bytes) with its shared parts expanded: "@name" after
+ * an option (the description several commands share, cli_help_text.c)
+ * and "@@name" lines (a group of options). A new string of *out_len
+ * bytes, or NULL when out of memory. */
+char *tc_cli_help_expand(const char *text, size_t len, size_t *out_len);
+
 /* truecost's own usage (the command list) and version. */
 void tc_cli_print_usage(FILE *out);
 void tc_cli_print_version(void);

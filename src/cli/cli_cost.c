@@ -19,8 +19,8 @@ static int parse_args(int argc, char **argv, cost_args *a)
 {
     memset(a, 0, sizeof *a);
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_DB(&a->db),
+        TC_OPT_JSON(&a->json),
         TC_OPT_S("profile", 0, &a->profile),
         TC_OPT_END,
     };

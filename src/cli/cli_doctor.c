@@ -20,7 +20,7 @@ static int parse(int argc, char **argv, doc_args *a)
 {
     memset(a, 0, sizeof *a);
     const tc_cli_opt opts[] = {
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_S("root", 0, &a->cfg.root),
         TC_OPT_F("no-server", 0, &a->cfg.no_server),
         TC_OPT_S("user", 0, &a->cfg.user),

@@ -46,9 +46,9 @@ static int parse(int argc, char **argv, env_args *a, const char **pos)
     memset(a, 0, sizeof *a);
     tc_telem_config *t = &a->cfg.telem;
     const tc_cli_opt opts[] = {
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_F("diff", 0, &a->diff),
-        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_DB(&a->db),
         TC_OPT_S("model", 0, &a->cfg.model),
         TC_OPT_S("root", 0, &a->cfg.root),
         TC_OPT_S("model-store", 0, &a->cfg.model_store),

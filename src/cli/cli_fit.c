@@ -80,8 +80,8 @@ static int parse_args(int argc, char **argv, fit_args *a)
         TC_OPT_D("overhead", 0, &a->overhead, 0, 1e4),
         TC_OPT_S("run", 0, &a->run),
         TC_OPT_S("server-log", 0, &a->log),
-        TC_OPT_S("db", 0, &a->db),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_DB(&a->db),
+        TC_OPT_JSON(&a->json),
         TC_OPT_END,
     };
     if (tc_cli_parse("fit", argc, argv, opts, a, &a->model, 1, NULL) < 0)

@@ -29,11 +29,11 @@ static int parse(int argc, char **argv, frontier_args *a)
     a->seed = TC_BOOT_SEED;
     a->claim = NAN;
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),     TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
-        TC_OPT_S("at", 0, &a->at),     TC_OPT_RESAMPLES(&a->resamples),
-        TC_OPT_SEED(&a->seed),         TC_OPT_CLAIM(&a->claim),
-        TC_OPT_DEMAND(&a->demand),     TC_OPT_S("slo", 0, &a->slo_text),
-        TC_OPT_F("json", 0, &a->json), TC_OPT_END,
+        TC_OPT_DB(&a->db),         TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
+        TC_OPT_AT_LIST(&a->at),    TC_OPT_RESAMPLES(&a->resamples),
+        TC_OPT_SEED(&a->seed),     TC_OPT_CLAIM(&a->claim),
+        TC_OPT_DEMAND(&a->demand), TC_OPT_SLO(&a->slo_text),
+        TC_OPT_JSON(&a->json),     TC_OPT_END,
     };
     if (tc_cli_parse("frontier", argc, argv, opts, a, a->pos, 2, NULL) < 0)
         return -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "core/tc_text.h"
 #include "report/report_frontier.h"
 #include "core/tc_sort.h"
@@ -26,10 +27,10 @@ int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
         double v = strtod(t, &end);
-        if (*end || !(v > 0) || !isfinite(v) || *n == TC_FRONTIER_MAX_TARGETS) {
+        if (*end || !(v >= TC_OPT_AT_MIN && v <= TC_OPT_AT_MAX) || *n == TC_FRONTIER_MAX_TARGETS) {
             tc_cli_error("%s: --at '%s': expected up to %d interactivities (tokens/s per user) "
-                         "above 0, e.g. 20,35,50,100",
-                         cmd, text, TC_FRONTIER_MAX_TARGETS);
+                         "from %g to %g, e.g. 20,35,50,100",
+                         cmd, text, TC_FRONTIER_MAX_TARGETS, TC_OPT_AT_MIN, TC_OPT_AT_MAX);
             return -1;
         }
         out[(*n)++] = v;

@@ -23,7 +23,7 @@ static int parse_args(int argc, char **argv, gaps_args *a)
         TC_OPT_S("support", 0, &a->support),
         TC_OPT_S("risk-patterns", 0, &a->risks),
         TC_OPT_S("dtype", 0, &a->dtype),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_END,
     };
     if (tc_cli_parse("gaps", argc, argv, opts, NULL, NULL, 0,

@@ -5,6 +5,7 @@
  * --help text) and `help --completion` (the bash completion script). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,10 +29,20 @@ static const tc_help_text *help_of(const char *cmd)
     return NULL;
 }
 
-int tc_cli_help(const char *cmd, FILE *out)
+/* cmd's help text with its shared parts expanded (free it), or NULL. */
+static char *help_text(const char *cmd, size_t *len)
 {
     const tc_help_text *h = help_of(cmd);
-    if (h && fwrite(h->text, 1, h->len, out) == h->len)
+    return h ? tc_cli_help_expand((const char *)h->text, h->len, len) : NULL;
+}
+
+int tc_cli_help(const char *cmd, FILE *out)
+{
+    size_t len;
+    char *text = help_text(cmd, &len);
+    int ok = text && fwrite(text, 1, len, out) == len;
+    free(text);
+    if (ok)
         return TC_EXIT_OK;
     tc_cli_error("no help for '%s'", cmd);
     return TC_EXIT_RUNTIME;
@@ -114,12 +125,18 @@ int tc_cmd_help(int argc, char **argv)
 
 int tc_cli_help_options(const char *cmd, tc_usage_opt *out, int max)
 {
-    const tc_help_text *h = help_of(cmd);
-    return h ? tc_usage_options((const char *)h->text, h->len, out, max) : -1;
+    size_t len;
+    char *text = help_text(cmd, &len);
+    int n = text ? tc_usage_options(text, len, out, max) : -1;
+    free(text);
+    return n;
 }
 
 int tc_cli_help_file_args(const char *cmd)
 {
-    const tc_help_text *h = help_of(cmd);
-    return h && tc_usage_file_args((const char *)h->text, h->len);
+    size_t len;
+    char *text = help_text(cmd, &len);
+    int yes = text && tc_usage_file_args(text, len);
+    free(text);
+    return yes;
 }

@@ -11,7 +11,7 @@ int tc_cmd_import(int argc, char **argv)
 {
     const char *db = NULL, *from = NULL;
     int json = 0;
-    const tc_cli_opt opts[] = {TC_OPT_S("db", 0, &db), TC_OPT_F("json", 0, &json), TC_OPT_END};
+    const tc_cli_opt opts[] = {TC_OPT_DB(&db), TC_OPT_JSON(&json), TC_OPT_END};
     if (tc_cli_parse("import", argc, argv, opts, NULL, &from, 1, NULL) < 0)
         return tc_cli_usage_hint("import");
     if (!from) {

@@ -27,7 +27,7 @@ static int parse_args(int argc, char **argv, kernels_args *a)
     const tc_cli_opt opts[] = {
         TC_OPT_I("top", 0, &a->top, 1, TOP_MAX),
         TC_OPT_S("rules", 0, &a->rules),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_END,
     };
     a->n = tc_cli_parse("kernels", argc, argv, opts, NULL, a->files, 2,

@@ -110,7 +110,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
     const tc_cli_opt opts[] = {
         TC_OPT_I("samples", 0, &a->samples, 1, TC_LOCKIN_MAX_SAMPLES),
         TC_OPT_SEED(&a->seed),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_C("running-saving-per-month", 0, take_running, 1),
         TC_OPT_C("perf-ratio", 0, take_perf_ratio, 1),
         TC_OPT_C("gaps-top", 0, take_gaps_top, 1),
@@ -118,9 +118,9 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_C("perf", 0, take_perf, 1),
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
-        TC_OPT_D("at", 0, &a->ev.src.at, 0.001, 1e6),
+        TC_OPT_AT(&a->ev.src.at),
         TC_OPT_DEMAND(&a->ev.src.demand),
-        TC_OPT_S("db", 0, &a->ev.db),
+        TC_OPT_DB(&a->ev.db),
         TC_OPT_END,
     };
     if (tc_cli_parse("lockin", argc, argv, opts, a, &a->file, 1, NULL) < 0)

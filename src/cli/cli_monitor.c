@@ -37,7 +37,7 @@ static int parse(int argc, char **argv, mon_args *a)
         TC_OPT_S("backend", 0, &a->backend),
         TC_OPT_I("interval", 0, &a->interval_ms, 10, 3600000),
         TC_OPT_I("count", 0, &a->count, 1, 1000000000),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_JSON(&a->json),
         TC_OPT_TELEM_SOURCES(&a->cfg),
         TC_OPT_END,
     };

@@ -67,6 +67,19 @@ typedef struct tc_cli_opt {
  * own default then applies). */
 #define TC_OPT_RESAMPLES(d)                                                                        \
     TC_OPT_I("resamples", 0, (d), TC_OPT_RESAMPLES_MIN, TC_OPT_RESAMPLES_MAX)
+/* --db PATH: the results database (NULL: the default; tc_cli_open_store). */
+#define TC_OPT_DB(d) TC_OPT_S("db", 0, (d))
+/* --json: the command's document as JSON on stdout. */
+#define TC_OPT_JSON(d) TC_OPT_F("json", 0, (d))
+/* --slo SPEC, parsed by the command with tc_slo_parse (as run takes it). */
+#define TC_OPT_SLO(d) TC_OPT_S("slo", 0, (d))
+/* --at X: one interactivity, output tokens/s per user (lockin, decide). */
+#define TC_OPT_AT_MIN 0.001
+#define TC_OPT_AT_MAX 1e6
+#define TC_OPT_AT(d) TC_OPT_D("at", 0, (d), TC_OPT_AT_MIN, TC_OPT_AT_MAX)
+/* --at LIST: target interactivities, read by tc_cli_frontier_targets
+ * (frontier, compare, report), each within TC_OPT_AT's range. */
+#define TC_OPT_AT_LIST(d) TC_OPT_S("at", 0, (d))
 /* --demand TOKENS: output tokens per month a fleet is sized for (frontier,
  * and the measured hardware saving of lockin, decide and report). */
 #define TC_OPT_DEMAND(d) TC_OPT_D("demand", 0, (d), 1, 1e18)

@@ -82,14 +82,14 @@ static int parse(int argc, char **argv, report_args *a)
     a->claim = NAN;
 
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),
+        TC_OPT_DB(&a->db),
         TC_OPT_PROFILES(&a->profile, &a->profile_a, &a->profile_b),
         TC_OPT_S("assessment", 0, &a->assessment),
         TC_OPT_S("gaps", 0, &a->gaps),
         TC_OPT_S("soak", 0, &a->soak),
-        TC_OPT_S("at", 0, &a->at),
+        TC_OPT_AT_LIST(&a->at),
         TC_OPT_DEMAND(&a->demand),
-        TC_OPT_S("slo", 0, &a->slo_text),
+        TC_OPT_SLO(&a->slo_text),
         TC_OPT_CLAIM(&a->claim),
         TC_OPT_RESAMPLES(&a->resamples),
         TC_OPT_SEED(&a->seed),

@@ -31,8 +31,8 @@ static int parse_args(int argc, char **argv, roof_args *a)
 {
     memset(a, 0, sizeof *a);
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_DB(&a->db),
+        TC_OPT_JSON(&a->json),
         TC_OPT_S("gpu", 0, &a->gpu),
         TC_OPT_S("gpu-specs", 0, &a->specs),
         TC_OPT_D("model-bytes", 0, &a->model_bytes, 1, 1e15),

@@ -13,12 +13,12 @@ int tc_cli_read_args(const char *cmd, int argc, char **argv, int positional, rea
 {
     memset(a, 0, sizeof *a);
     const tc_cli_opt opts[] = {
-        TC_OPT_S("db", 0, &a->db),
-        TC_OPT_F("json", 0, &a->json),
+        TC_OPT_DB(&a->db),
+        TC_OPT_JSON(&a->json),
         TC_OPT_S("what", 0, &a->what),
         TC_OPT_S("format", 0, &a->format),
         TC_OPT_S("output", 'o', &a->output),
-        TC_OPT_S("slo", 0, &a->slo),
+        TC_OPT_SLO(&a->slo),
         TC_OPT_END,
     };
     if (tc_cli_parse(cmd, argc, argv, opts, NULL, &a->run, positional, NULL) < 0)

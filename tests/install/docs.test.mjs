@@ -49,6 +49,27 @@ test('every subcommand has its page in docs/commands/, linked from the README', 
     assert.ok(cmds.includes(f.replace(/\.md$/, '')), `docs/commands/${f}: no such subcommand`);
 });
 
+// An option several commands share is described once (src/cli/cli_help_text.c):
+// every --help that lists it in its options says the same.
+test('shared options read the same in every --help', () => {
+  const shared = [
+    [/^ {2}--db PATH\s/, 'the results database: an SQLite file or a PostgreSQL'],
+    [/^ {2}--sysfs-root DIR\s/, 'read sysfs from DIR instead of /sys'],
+    [/^ {2}--profile FILE\s/, 'the cost profile of both sides'],
+    [/^ {2}--seed S\s+the bootstrap/, "the bootstrap's seed (default 20261129)"],
+  ];
+  for (const cmd of subcommands()) {
+    const text = run(BIN, [cmd, '--help']).stdout;
+    assert.doesNotMatch(text, /(^| )@[a-z]/m, `truecost ${cmd} --help: a shared part not expanded`);
+    const lines = text.split('\n');
+    for (const [re, words] of shared)
+      for (const [k, l] of lines.entries())
+        if (re.test(l))
+          assert.ok((l + ' ' + (lines[k + 1] ?? '')).replace(/\s+/g, ' ').includes(words),
+                    `truecost ${cmd} --help: ${l.trim()} does not say "${words}"`);
+  }
+});
+
 test('the README\'s layer arrows are those at the top of CMakeLists.txt', () => {
   const cmake = read('CMakeLists.txt').split('\n');
   const start = cmake.findIndex((l) => /^# The layers/.test(l));

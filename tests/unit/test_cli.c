@@ -237,6 +237,29 @@ static void help_text_options(void **state)
     assert_int_equal(tc_usage_kind_name(TC_USAGE_DIR)[0], 'd');
 }
 
+/* The help texts' shared parts: "@name" after an option becomes the
+ * shared description (what follows it appended), wrapped at its column;
+ * "@@name" a group of option lines aligned with the line above. */
+static void help_text_expands_shared_parts(void **state)
+{
+    (void)state;
+    const char text[] = "Usage: x\n\n  --seed S     @seed-boot\n  --db PATH    @db, here\n"
+                        "  @@telemetry-sources\n  --x          @nosuch\n";
+    size_t len;
+    char *out = tc_cli_help_expand(text, sizeof text - 1, &len);
+    assert_non_null(out);
+    assert_int_equal(strlen(out), len);
+    assert_non_null(strstr(out, "\n  --seed S     the bootstrap's seed (default 20261129)\n"));
+    assert_non_null(strstr(out, "\n  --db PATH    the results database: an SQLite file or a "));
+    assert_non_null(strstr(out, "\n               postgresql://USER@HOST/DBNAME"));
+    assert_non_null(strstr(out, "truecost.db), here\n"));
+    assert_non_null(strstr(out, "\n  --nvml-lib PATH  load NVML from PATH"));
+    assert_non_null(strstr(out, "\n  --x          @nosuch\n")); /* unknown: as written */
+    for (const char *l = out; *l; l = strchr(l, '\n') + 1) /* 79 columns at most */
+        assert_true(strcspn(l, "\n") <= 79);
+    free(out);
+}
+
 static void run_checks_open_loop_options(void **state)
 {
     (void)state;
@@ -429,6 +452,7 @@ int main(void)
         cmocka_unit_test(run_workload_shapes),
         cmocka_unit_test(parses_option_tables),
         cmocka_unit_test(help_text_options),
+        cmocka_unit_test(help_text_expands_shared_parts),
         cmocka_unit_test(run_checks_open_loop_options),
         cmocka_unit_test(command_line_quoted_and_redacted),
         cmocka_unit_test(command_line_reads_back),
