@@ -114,8 +114,8 @@ static int fake_side(tc_frontier_side *s, const tc_cost_profile *p, size_t point
         pt->interactivity = 1000 / tpot;
         pt->tokens_per_s_per_gpu = scale * c * 1000 / tpot;
         pt->gpus = 1;
-        pt->has_watts = 1;
-        pt->watts = 300 + 10 * (double)i;
+        pt->has_avg_power = 1;
+        pt->avg_power_w = 300 + 10 * (double)i;
         s->reqs[i] = malloc(per * sizeof *s->reqs[i]);
         if (!s->reqs[i])
             return -1;

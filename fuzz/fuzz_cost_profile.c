@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           .busy_power_w = 300,
                           .has_idle = 1,
                           .idle_power_w = 50,
-                          .joules_per_token = 3};
+                          .joules_per_output_token = 3};
     tc_cost_result r;
     if (tc_cost_compute(&p, &m, &r) != TC_OK)
         return 0; /* refused inputs are fine: not crashing is the check */

@@ -63,8 +63,8 @@ static double get_power(const tc_figures *f, int *valid)
 
 static double get_jpt(const tc_figures *f, int *valid)
 {
-    *valid = f->cost_in.joules_per_token > 0;
-    return f->cost_in.joules_per_token;
+    *valid = f->cost_in.joules_per_output_token > 0;
+    return f->cost_in.joules_per_output_token;
 }
 
 const tc_compare_row tc_compare_rows[] = {
@@ -77,8 +77,8 @@ const tc_compare_row tc_compare_rows[] = {
     {"e2e_p50_ms", "ms", get_e2e50},
     {"e2e_p99_ms", "ms", get_e2e99},
     {"decode_tps_p50", "tok/s", tc_compare_get_decode_p50},
-    {"power_w", "W", get_power},
-    {"joules_per_token", "J/tok", get_jpt},
+    {"avg_power_w", "W", get_power},
+    {"joules_per_output_token", "J/tok", get_jpt},
 };
 const int tc_compare_n_rows = (int)(sizeof tc_compare_rows / sizeof tc_compare_rows[0]);
 

@@ -130,10 +130,10 @@ static void energy_figures(const tc_cost_measured *m, tc_cost_result *r)
         return;
     r->has_energy = 1;
     r->energy_source = busy->source;
-    r->joules_per_token = busy->source == TC_COST_MEASURED && m->joules_per_token > 0
-                              ? m->joules_per_token
-                              : busy->value / m->output_tokens_per_s;
-    r->tokens_per_kwh = 3.6e6 / r->joules_per_token;
+    r->joules_per_output_token = busy->source == TC_COST_MEASURED && m->joules_per_output_token > 0
+                                     ? m->joules_per_output_token
+                                     : busy->value / m->output_tokens_per_s;
+    r->tokens_per_kwh = 3.6e6 / r->joules_per_output_token;
     r->tokens_per_s_per_watt = m->output_tokens_per_s / busy->value;
 }
 

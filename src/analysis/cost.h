@@ -35,9 +35,9 @@ typedef struct tc_cost_measured {
     int has_power;
     double busy_power_w; /* mean power over the measured window */
     int has_idle;
-    double idle_power_w;        /* the idle baseline before the first request */
-    double joules_per_token;    /* measured device energy / output tokens; 0 = unknown */
-    tc_power_scope power_scope; /* what the measured power covers (the devices sampled) */
+    double idle_power_w;            /* the idle baseline before the first request */
+    double joules_per_output_token; /* measured device energy / output tokens; 0 = unknown */
+    tc_power_scope power_scope;     /* what the measured power covers (the devices sampled) */
     int steady; /* throughput and power are the steady-state window's (run_window.h) */
 } tc_cost_measured;
 
@@ -83,7 +83,7 @@ typedef struct tc_cost_result {
     /* Device energy, without PUE; valid when has_energy (a busy power is
      * known, measured or given). */
     int has_energy;
-    double joules_per_token, tokens_per_kwh, tokens_per_s_per_watt;
+    double joules_per_output_token, tokens_per_kwh, tokens_per_s_per_watt;
     tc_cost_source energy_source;
     /* What the busy power priced covers: the profile's [power] scope when
      * it gave busy_watts, else the devices the run sampled. */

@@ -23,7 +23,7 @@ void tc_figures_cost_measured(const tc_run_metrics *m, const tc_run_energy *e,
         out->busy_power_w += e->dev[i].load.avg_power_w;
         out->idle_power_w += e->dev[i].idle_power_w;
     }
-    out->joules_per_token = e->has_total ? e->joules_per_token : 0;
+    out->joules_per_output_token = e->has_total ? e->joules_per_output_token : 0;
     out->steady = m->window.has_window;
     out->power_scope = gpus && cpus ? TC_SCOPE_DEVICES
                        : gpus       ? TC_SCOPE_BOARD
@@ -69,13 +69,13 @@ void tc_figures_mean_cost_inputs(const tc_figures *f, size_t n, tc_cost_measured
         out->has_idle = out->has_idle && r->has_idle;
         out->busy_power_w += r->busy_power_w / (double)n;
         out->idle_power_w += r->idle_power_w / (double)n;
-        out->joules_per_token += r->joules_per_token / (double)n;
-        with_j += r->joules_per_token > 0;
+        out->joules_per_output_token += r->joules_per_output_token / (double)n;
+        with_j += r->joules_per_output_token > 0;
         if (v)
             v[i] = r->output_tokens_per_s;
     }
     if (with_j != n)
-        out->joules_per_token = 0;
+        out->joules_per_output_token = 0;
     out->power_scope = n ? f[0].cost_in.power_scope : TC_SCOPE_NONE; /* one platform's runs */
     out->steady = n > 0;
     for (size_t i = 0; i < n; i++)

@@ -67,7 +67,7 @@ static const field fields[] = {
     L(window.completed),
     D(window.output_tokens_per_s),
     D(window.requests_per_s),
-    D(window.arrival_rate),
+    D(window.arrivals_per_s),
     I(has_slo),
     L(goodput.measured),
     L(goodput.completed),
@@ -223,4 +223,3 @@ tc_err tc_figures_decode(const char *json, tc_run_metrics *m, char *err, size_t 
 }
 
 /* ---- computing, reading and saving ------------------------------------- */
-

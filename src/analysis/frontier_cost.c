@@ -40,7 +40,7 @@ static void nominal(const tc_frontier_side *s, side_figs *fg)
         const tc_sweep_point *p = &s->pts[i];
         fg->x[i] = p->has_interactivity ? p->interactivity : NAN;
         fg->y[i] = p->tokens_per_s_per_gpu;
-        fg->w[i] = p->has_watts ? p->watts : NAN;
+        fg->w[i] = p->has_avg_power ? p->avg_power_w : NAN;
     }
 }
 
@@ -50,7 +50,7 @@ static void price(const tc_frontier_side *s, double tps_gpu, double watts, int g
     tc_cost_measured m = {.output_tokens_per_s = tps_gpu * gpus,
                           .has_power = !isnan(watts),
                           .busy_power_w = isnan(watts) ? 0 : watts,
-                          .joules_per_token = isnan(watts) ? 0 : watts / (tps_gpu * gpus),
+                          .joules_per_output_token = isnan(watts) ? 0 : watts / (tps_gpu * gpus),
                           .power_scope = isnan(watts) ? TC_SCOPE_NONE : TC_SCOPE_BOARD,
                           .steady = 1};
     tc_cost_result r;
@@ -59,7 +59,7 @@ static void price(const tc_frontier_side *s, double tps_gpu, double watts, int g
     v->has_energy = !isnan(watts) && watts > 0;
     if (v->has_energy) {
         double pue = s->profile && s->profile->pue.valid ? s->profile->pue.value : 1;
-        v->watts = watts;
+        v->avg_power_w = watts;
         v->joules_per_output_token = watts / (tps_gpu * gpus);
         v->tokens_per_mw = tps_gpu * gpus / (watts * pue) * 1e6;
     }
@@ -456,7 +456,7 @@ static void slo_points(const tc_frontier_side *sides[2], tc_frontier_result *out
         memset(v, 0, sizeof *v);
         v->reading = TC_AT_MEASURED;
         v->tokens_per_s_per_gpu = p->tokens_per_s_per_gpu;
-        price(s, p->tokens_per_s_per_gpu, p->has_watts ? p->watts : NAN, p->gpus, v);
+        price(s, p->tokens_per_s_per_gpu, p->has_avg_power ? p->avg_power_w : NAN, p->gpus, v);
         v->has_good_cost = v->has_cost && s->good_share[out->slo_point[k]] > 0;
         v->cost_per_million_good_tokens =
             v->has_good_cost ? v->cost_per_million_tokens / s->good_share[out->slo_point[k]] : 0;
@@ -516,7 +516,7 @@ static void mixed_inputs(const tc_frontier_side *a, const tc_frontier_side *b,
     if (a->pts[0].gpus != b->pts[0].gpus)
         warn(out, "GPUs per point differ (%s vs %s): throughput is per GPU, but the boxes differ",
              ga, gb);
-    int wa = a->pts[0].has_watts, wb = b->pts[0].has_watts;
+    int wa = a->pts[0].has_avg_power, wb = b->pts[0].has_avg_power;
     if (wa != wb)
         warn(out,
              "power was measured on %s only; the other side is priced with its profile's "

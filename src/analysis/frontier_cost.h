@@ -71,7 +71,7 @@ typedef struct tc_frontier_value {
     double cost_per_million_total_tokens; /* prompt + output, at the point's mix */
     double good_share;                    /* with an SLO: output share of good requests */
     int has_energy;
-    double watts, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
+    double avg_power_w, joules_per_output_token, tokens_per_mw; /* per MW provisioned: W x PUE */
     /* 95% intervals. The bootstrap resamples throughput (and so cost);
      * the others follow from it, as power, token mix and good share are
      * each point's own. NAN where the figure is not available. */

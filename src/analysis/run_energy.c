@@ -102,7 +102,7 @@ tc_err tc_run_energy_compute_window(const tc_run_device *devs, int n_devs,
         if (w->has_window)
             tc_energy_summarise(buf, k, w->from, w->to, &e->load);
         idle_power(buf, k, w->first_send, e);
-        e->joules_per_token = tc_energy_joules_per_token(&e->load, output_tokens);
+        e->joules_per_output_token = tc_energy_joules_per_token(&e->load, output_tokens);
         e->tokens_per_joule = tc_energy_tokens_per_joule(&e->load, output_tokens);
         if (e->load.method != TC_ENERGY_NONE) {
             out->n_with_energy++;
@@ -111,7 +111,7 @@ tc_err tc_run_energy_compute_window(const tc_run_device *devs, int n_devs,
     }
     out->has_total = out->n_with_energy == n_devs;
     if (out->has_total && output_tokens > 0) {
-        out->joules_per_token = out->total_j / (double)output_tokens;
+        out->joules_per_output_token = out->total_j / (double)output_tokens;
         out->tokens_per_joule = out->total_j > 0 ? (double)output_tokens / out->total_j : 0;
     }
     free(buf);

@@ -17,7 +17,7 @@ typedef struct tc_run_energy_dev {
     tc_energy_summary load; /* over the measured window */
     int has_idle;
     double idle_power_w;
-    double joules_per_token, tokens_per_joule; /* 0 when the energy is not available */
+    double joules_per_output_token, tokens_per_joule; /* 0 when the energy is not available */
 } tc_run_energy_dev;
 
 typedef struct tc_run_energy {
@@ -25,7 +25,7 @@ typedef struct tc_run_energy {
     tc_run_energy_dev *dev;
     int has_total; /* every device's energy is known: a total of some is no total */
     int n_with_energy;
-    double total_j, joules_per_token, tokens_per_joule;
+    double total_j, joules_per_output_token, tokens_per_joule;
     int64_t output_tokens;
     int steady; /* 1: read over the steady-state window, else the measured one */
 } tc_run_energy;

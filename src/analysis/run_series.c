@@ -115,7 +115,7 @@ void tc_run_series_samples(tc_run_series *s, const tc_run_sample *smp, size_t n)
             continue;
         sum[i][x->device] += x->s.power_mw / 1000.0;
         cnt[i][x->device]++;
-        s->has_watts = 1;
+        s->has_avg_power = 1;
     }
     for (int i = 0; i < s->n; i++) {
         double w = 0;
@@ -125,7 +125,7 @@ void tc_run_series_samples(tc_run_series *s, const tc_run_sample *smp, size_t n)
                 w += sum[i][d] / cnt[i][d];
                 any = 1;
             }
-        s->watts[i] = any ? w : NAN;
+        s->avg_power_w[i] = any ? w : NAN;
     }
 }
 

@@ -37,8 +37,8 @@ typedef struct tc_run_series {
      * request's first text chunk to its end, per second of the bin. */
     double tokens_per_s[TC_SERIES_BINS];
     double in_flight[TC_SERIES_BINS]; /* mean measured requests between send and end */
-    int has_watts;
-    double watts[TC_SERIES_BINS]; /* summed over devices; NaN in a bin without samples */
+    int has_avg_power;
+    double avg_power_w[TC_SERIES_BINS]; /* summed over devices; NaN in a bin without samples */
     int has_window;
     double window_from_s, window_to_s;
     /* Inter-token gaps of the measured, completed requests (the ITL of

@@ -26,7 +26,7 @@ static int settle_open(tc_steady *w)
 {
     size_t k = (w->n_sched + 9) / 10; /* the first 10%, rounded up */
     if (w->n_sched >= 2 && w->sched[w->n_sched - 1] > w->sched[0])
-        w->arrival_rate =
+        w->arrivals_per_s =
             (double)(w->n_sched - 1) / ((double)(w->sched[w->n_sched - 1] - w->sched[0]) / 1e9);
     if (w->n_sched < 2 || k >= w->n_sched)
         return 0;

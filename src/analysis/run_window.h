@@ -38,7 +38,7 @@ typedef struct tc_steady {
     double output_tokens_per_s, requests_per_s; /* output_tokens, requests / seconds */
     /* Open loop: the rate the schedule actually offered, (arrivals - 1)
      * over the first to the last intended time; 0 otherwise. */
-    double arrival_rate;
+    double arrivals_per_s;
 
     /* Internal. */
     int conc, n_first, n_ends, next, failed, open_loop;

@@ -21,7 +21,7 @@ static void throughput(const tc_figures *f, tc_sweep_point *p)
 {
     const tc_run_metrics *m = &f->m;
     p->steady = m->window.has_window;
-    p->arrival_rate = m->window.arrival_rate;
+    p->arrivals_per_s = m->window.arrivals_per_s;
     p->has_rates = p->steady || m->has_duration;
     p->requests_per_s = p->steady ? m->window.requests_per_s : m->requests_per_s;
     p->output_tokens_per_s = f->cost_in.output_tokens_per_s;
@@ -49,10 +49,10 @@ static void latency(const tc_run_metrics *m, tc_sweep_point *p)
 
 static void energy(const tc_figures *f, tc_sweep_point *p)
 {
-    p->has_watts = f->cost_in.has_power && f->e.n > 0;
-    p->watts = f->cost_in.busy_power_w;
-    p->has_jpt = f->e.has_total && f->e.joules_per_token > 0;
-    p->joules_per_output_token = f->e.joules_per_token;
+    p->has_avg_power = f->cost_in.has_power && f->e.n > 0;
+    p->avg_power_w = f->cost_in.busy_power_w;
+    p->has_jpt = f->e.has_total && f->e.joules_per_output_token > 0;
+    p->joules_per_output_token = f->e.joules_per_output_token;
 }
 
 void tc_sweep_point_goodput(const tc_run_metrics *m, tc_sweep_point *p)
@@ -116,7 +116,7 @@ int tc_sweep_knee(const tc_sweep_point *p, size_t n, const char **why)
 
 static int short_of_rate(const tc_sweep_point *p)
 {
-    double offered = p->arrival_rate > 0 ? p->arrival_rate : p->rate;
+    double offered = p->arrivals_per_s > 0 ? p->arrivals_per_s : p->rate;
     return p->open_loop && p->has_rates && p->requests_per_s < TC_SWEEP_SATURATED * offered;
 }
 

@@ -39,7 +39,7 @@ typedef struct tc_sweep_point {
     /* Open loop: the rate its schedule actually offered (Poisson arrivals
      * stray from the nominal rate); requests/s, what it achieved over the
      * window, falls behind the arrivals only when the server does. */
-    double arrival_rate;
+    double arrivals_per_s;
     int has_rates;
     double requests_per_s, output_tokens_per_s;
     int has_total;
@@ -52,8 +52,8 @@ typedef struct tc_sweep_point {
     double ttft_p50, ttft_p99, tpot_p50, tpot_p99; /* ms */
     int has_goodput;
     double good_requests_per_s, good_output_tokens_per_s, attainment;
-    int has_watts, has_jpt;
-    double watts, joules_per_output_token;
+    int has_avg_power, has_jpt;
+    double avg_power_w, joules_per_output_token;
     int64_t measured, failed;
     int64_t retried; /* sent again on a fresh connection (run_metrics.h); not failures */
     double error_rate;

@@ -69,3 +69,11 @@ tc_err tc_json_print(FILE *out, json_t *doc, char *err, size_t errlen)
     json_decref(doc);
     return rc;
 }
+
+json_t *tc_json_alias(json_t *obj, const char *old_key, const char *key)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    if (v)
+        json_object_set(obj, old_key, v);
+    return obj;
+}

@@ -22,6 +22,11 @@ json_t *tc_json_str_or_null(const char *s);
  * refuses NaN and infinity), else null. A new reference. */
 json_t *tc_json_num(int valid, double v);
 
+/* A renamed key kept for one release: obj[old_key] is obj[key]'s value
+ * too (docs/json.md lists it under "Renamed"). Nothing when obj has no
+ * key. Returns obj. */
+json_t *tc_json_alias(json_t *obj, const char *old_key, const char *key);
+
 /* Writes doc to out, indented by 2, numbers to 12 significant digits
  * (exact for the figures' precision; 9.1 prints as 9.1), with a final
  * newline, and flushes. TC_OK, TC_ERR_INVALID (no doc or out) or

@@ -79,7 +79,7 @@ static void sum_devices(tc_soak_acc *a, double span_s)
         if (a->mem_max[d] >= 0)
             w->gpu_mem_bytes = (w->gpu_mem_bytes < 0 ? 0 : w->gpu_mem_bytes) + a->mem_max[d];
     }
-    w->power_w = any_power ? power : NAN;
+    w->avg_power_w = any_power ? power : NAN;
     w->energy_j = any_energy ? energy : NAN;
 }
 

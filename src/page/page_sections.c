@@ -163,7 +163,7 @@ static void runs_table(tc_rw *w, const tc_dossier_side *s)
         N(c[8], m->itl_ms.p99);
         N(c[9], m->tpot_ms.p50);
         N(c[10], p->has_interactivity ? p->interactivity : NAN);
-        N(c[11], p->has_watts ? p->watts : NAN);
+        N(c[11], p->has_avg_power ? p->avg_power_w : NAN);
         N(c[12], p->has_jpt ? p->joules_per_output_token : NAN);
         const char *row[13];
         for (int k = 0; k < 13; k++)

@@ -192,15 +192,15 @@ static void timeline(tc_rw *w, const tc_dossier_side *s, size_t i, const tc_run_
                                     : "; the run reached no steady-state window";
     snprintf(alt, sizeof alt, "Mean measured requests between send and end, per bin%s.", win);
     tc_page_draw(w, &c, alt);
-    if (!t->has_watts) {
+    if (!t->has_avg_power) {
         tc_rw_missing(w, "No power timeline: run %lld sampled no power (--telemetry).",
                       (long long)s->set.runs[i].id);
         return;
     }
     c.ylabel = "power (W)";
     snprintf(title, sizeof title, "%s run %lld: power", s->label, (long long)s->set.runs[i].id);
-    c.s[0] = (tc_chart_series){"W",           t->t_s, t->watts, (size_t)t->n, side_colour(s),
-                               TC_CHART_LINE, NULL,   NULL};
+    c.s[0] = (tc_chart_series){
+        "W", t->t_s, t->avg_power_w, (size_t)t->n, side_colour(s), TC_CHART_LINE, NULL, NULL};
     snprintf(alt, sizeof alt, "Sampled power summed over devices, mean per bin%s.", win);
     tc_page_draw(w, &c, alt);
 }

@@ -51,7 +51,7 @@ typedef struct tc_soak_window {
     int64_t output_tokens;
     double tok_s; /* output tokens / span */
     double ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms;
-    double power_w;        /* mean over the window, summed over the devices */
+    double avg_power_w;    /* mean over the window, summed over the devices */
     double energy_j;       /* over the window, summed over the devices */
     int64_t gpu_mem_bytes; /* the most used at once, summed over the GPUs */
     int64_t rss_bytes;     /* the server process's, when it runs on this host */

@@ -37,20 +37,20 @@ static void print_value(FILE *out, double v, int valid)
 
 static void print_table(FILE *out, const tc_compare_result *r)
 {
-    fprintf(out, "  %-22s %-6s %12s %12s %12s\n", "figure", "unit", "A", "B", "B/A");
+    fprintf(out, "  %-23s %-6s %12s %12s %12s\n", "figure", "unit", "A", "B", "B/A");
     for (int i = 0; i < tc_compare_n_rows; i++) {
         const tc_compare_row *row = &tc_compare_rows[i];
         int va, vb;
         double a = tc_compare_platform_mean(&r->a, row->get, &va);
         double b = tc_compare_platform_mean(&r->b, row->get, &vb);
-        fprintf(out, "  %-22s %-6s", row->name, row->unit);
+        fprintf(out, "  %-23s %-6s", row->name, row->unit);
         print_value(out, a, va);
         print_value(out, b, vb);
         print_value(out, b / a, va && vb && a != 0);
         fputc('\n', out);
     }
     if (r->a.profile && r->b.profile) {
-        fprintf(out, "  %-22s %-6s", "cost_per_million", r->a.profile->currency);
+        fprintf(out, "  %-23s %-6s", "cost_per_million", r->a.profile->currency);
         print_value(out, r->a.cost.cost_per_million_tokens, r->a.has_cost);
         print_value(out, r->b.cost.cost_per_million_tokens, r->b.has_cost);
         print_value(out, r->b.cost.cost_per_million_tokens / r->a.cost.cost_per_million_tokens,
@@ -59,7 +59,7 @@ static void print_table(FILE *out, const tc_compare_result *r)
     }
     const tc_roofline_result *ra = &r->a.roof, *rb = &r->b.roof;
     if (ra->has_measured || rb->has_measured) {
-        fprintf(out, "  %-22s %-6s", "decode_of_bound", "%");
+        fprintf(out, "  %-23s %-6s", "decode_of_bound", "%");
         print_value(out, ra->percent_of_ceiling, ra->has_measured);
         print_value(out, rb->percent_of_ceiling, rb->has_measured);
         fputs("   (median decode / the GPU's bandwidth bound)\n", out);
@@ -156,6 +156,13 @@ static json_t *ci_json(const tc_boot_ci *ci)
                      "level", ci->level);
 }
 
+/* The figures' renamed keys, kept for one release (docs/json.md, Renamed). */
+static json_t *renamed(json_t *o)
+{
+    tc_json_alias(o, "power_w", "avg_power_w");
+    return tc_json_alias(o, "joules_per_token", "joules_per_output_token");
+}
+
 static json_t *side_json(const tc_compare_platform *s)
 {
     const tc_runset *set = s->set;
@@ -169,6 +176,7 @@ static json_t *side_json(const tc_compare_platform *s)
     }
     json_object_set_new(fig, "cost_per_million_tokens",
                         tc_json_num(s->has_cost, s->cost.cost_per_million_tokens));
+    renamed(fig);
     json_t *o =
         json_pack("{s:o,s:b,s:o,s:o,s:b,s:o}", "name", tc_json_string(set->name), "group",
                   set->is_group, "run_ids", ids, "model", tc_json_string(set->runs[0].model),
@@ -219,7 +227,7 @@ static json_t *ratios_json(const tc_compare_result *r)
         o, "cost_per_million_tokens",
         tc_json_num(r->a.has_cost && r->b.has_cost,
                     r->b.cost.cost_per_million_tokens / r->a.cost.cost_per_million_tokens));
-    return o;
+    return renamed(o);
 }
 
 json_t *tc_report_compare_json(const tc_compare_result *r)

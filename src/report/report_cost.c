@@ -34,8 +34,9 @@ static json_t *terms_json(const tc_cost_result *r)
 static json_t *energy_json(const tc_cost_result *r)
 {
     json_t *energy = json_object();
-    json_object_set_new(energy, "joules_per_token",
-                        tc_json_num(r->has_energy, r->joules_per_token));
+    json_object_set_new(energy, "joules_per_output_token",
+                        tc_json_num(r->has_energy, r->joules_per_output_token));
+    tc_json_alias(energy, "joules_per_token", "joules_per_output_token");
     json_object_set_new(energy, "tokens_per_kwh", tc_json_num(r->has_energy, r->tokens_per_kwh));
     json_object_set_new(energy, "tokens_per_s_per_watt",
                         tc_json_num(r->has_energy, r->tokens_per_s_per_watt));
@@ -183,8 +184,8 @@ tc_err tc_report_cost_text(FILE *out, const tc_runset *set, const tc_cost_profil
         fprintf(out,
                 "Energy (%s power, device only, no PUE): %.4g J/token, %.4g tokens/kWh, "
                 "%.4g tokens/s per W\n",
-                tc_cost_source_name(r->energy_source), r->joules_per_token, r->tokens_per_kwh,
-                r->tokens_per_s_per_watt);
+                tc_cost_source_name(r->energy_source), r->joules_per_output_token,
+                r->tokens_per_kwh, r->tokens_per_s_per_watt);
     else
         fputs("Energy: not available (no power measured and no [power] busy_watts)\n", out);
     for (int i = 0; i < s->n_warnings; i++)

@@ -32,7 +32,7 @@ static void device_lines(FILE *out, const tc_run_energy_dev *d)
             sig(b, sizeof b, l->has_power, l->avg_power_w),
             sig(c, sizeof c, l->has_power, l->peak_power_w),
             sig(e, sizeof e, d->has_idle, d->idle_power_w),
-            sig(f, sizeof f, ok && d->joules_per_token > 0, d->joules_per_token),
+            sig(f, sizeof f, ok && d->joules_per_output_token > 0, d->joules_per_output_token),
             sig(g, sizeof g, ok && d->tokens_per_joule > 0, d->tokens_per_joule));
     fprintf(out, "              memory peak %s GiB, utilisation mean %s %%, temperature max %s C\n",
             sig(h, sizeof h, l->has_mem, (double)l->peak_mem_bytes / 1073741824.0),
@@ -54,7 +54,7 @@ void tc_report_energy_table(FILE *out, const tc_run_energy *e)
     if (e->has_total && e->n > 1)
         fprintf(out, "              total of all %d devices %s J; %s J/token, %s tokens/J\n", e->n,
                 tc_report_sig(t[0], sizeof t[0], e->total_j),
-                tc_report_sig(t[1], sizeof t[1], e->joules_per_token),
+                tc_report_sig(t[1], sizeof t[1], e->joules_per_output_token),
                 tc_report_sig(t[2], sizeof t[2], e->tokens_per_joule));
     else if (e->n > 1)
         fprintf(out, "              total n/a: only %d of %d devices measured energy\n",
@@ -102,8 +102,10 @@ static json_t *device_json(const tc_run_energy_dev *d)
     json_object_set_new(o, "avg_power_w", tc_json_num(l->has_power, l->avg_power_w));
     json_object_set_new(o, "peak_power_w", tc_json_num(l->has_power, l->peak_power_w));
     json_object_set_new(o, "idle_power_w", tc_json_num(d->has_idle, d->idle_power_w));
-    json_object_set_new(o, "j_per_token",
-                        tc_json_num(ok && d->joules_per_token > 0, d->joules_per_token));
+    json_object_set_new(
+        o, "joules_per_output_token",
+        tc_json_num(ok && d->joules_per_output_token > 0, d->joules_per_output_token));
+    tc_json_alias(o, "j_per_token", "joules_per_output_token");
     json_object_set_new(o, "tokens_per_j",
                         tc_json_num(ok && d->tokens_per_joule > 0, d->tokens_per_joule));
     json_object_set_new(o, "peak_mem_bytes",
@@ -125,9 +127,10 @@ json_t *tc_report_energy_json(const tc_run_energy *e)
         json_array_append_new(devs, device_json(&e->dev[d]));
     json_t *total = json_pack(
         "{s:i, s:i, s:o, s:o, s:o}", "devices", e->n, "devices_with_energy", e->n_with_energy,
-        "energy_j", tc_json_num(e->has_total, e->total_j), "j_per_token",
-        tc_json_num(e->has_total && e->joules_per_token > 0, e->joules_per_token), "tokens_per_j",
-        tc_json_num(e->has_total && e->tokens_per_joule > 0, e->tokens_per_joule));
+        "energy_j", tc_json_num(e->has_total, e->total_j), "joules_per_output_token",
+        tc_json_num(e->has_total && e->joules_per_output_token > 0, e->joules_per_output_token),
+        "tokens_per_j", tc_json_num(e->has_total && e->tokens_per_joule > 0, e->tokens_per_joule));
+    tc_json_alias(total, "j_per_token", "joules_per_output_token");
     return json_pack("{s:s, s:o, s:o}", "window", e->steady ? "steady" : "measured", "devices",
                      devs, "total", total);
 }

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/tc_json.h"
+
 /* "1h02m", "5m30s", "45s". */
 static void span_text(double s, char *buf, size_t len)
 {
@@ -108,7 +110,7 @@ static void print_windows(FILE *out, const tc_soak_view *v)
         num(c[2], 16, "%.0f", w->ttft_p99_ms);
         num(c[3], 16, "%.1f", w->tpot_p50_ms);
         num(c[4], 16, "%.1f", w->tpot_p99_ms);
-        num(c[5], 16, "%.0f", w->power_w);
+        num(c[5], 16, "%.0f", w->avg_power_w);
         num(c[6], 16, "%.0f", w->gpu_mem_bytes < 0 ? NAN : (double)w->gpu_mem_bytes / 1048576.0);
         num(c[7], 16, "%.1f", w->rss_bytes < 0 ? NAN : (double)w->rss_bytes / 1048576.0);
         fprintf(out, "%5lld %8s %6lld %5lld %8s %7s %7s %7s %7s %7s %8s %8s %6.1f%s\n",
@@ -151,7 +153,7 @@ static double m_gpu(const tc_soak_window *w)
 }
 static double m_power(const tc_soak_window *w)
 {
-    return w->power_w;
+    return w->avg_power_w;
 }
 
 /* One metric over the windows in at most 60 columns (each the mean of its
@@ -272,15 +274,17 @@ static json_t *verdict_json(const tc_soak_view *v)
 
 static json_t *window_json(const tc_soak_window *w)
 {
-    return json_pack("{s:I, s:f, s:f, s:I, s:I, s:o, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:o, s:o, "
-                     "s:o, s:i, s:f}",
-                     "idx", (json_int_t)w->idx, "start_s", w->start_s, "span_s", w->span_s,
-                     "requests", (json_int_t)w->requests, "errors", (json_int_t)w->errors,
-                     "output_tokens_per_s", jnum(w->tok_s), "ttft_ms", "p50", jnum(w->ttft_p50_ms),
-                     "p99", jnum(w->ttft_p99_ms), "tpot_ms", "p50", jnum(w->tpot_p50_ms), "p99",
-                     jnum(w->tpot_p99_ms), "power_w", jnum(w->power_w), "energy_j",
-                     jnum(w->energy_j), "gpu_mem_bytes", jbytes(w->gpu_mem_bytes), "rss_bytes",
-                     jbytes(w->rss_bytes), "restarts", w->restarts, "down_s", w->down_s);
+    return tc_json_alias(
+        json_pack("{s:I, s:f, s:f, s:I, s:I, s:o, s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:o, s:o, "
+                  "s:o, s:i, s:f}",
+                  "idx", (json_int_t)w->idx, "start_s", w->start_s, "span_s", w->span_s, "requests",
+                  (json_int_t)w->requests, "errors", (json_int_t)w->errors, "output_tokens_per_s",
+                  jnum(w->tok_s), "ttft_ms", "p50", jnum(w->ttft_p50_ms), "p99",
+                  jnum(w->ttft_p99_ms), "tpot_ms", "p50", jnum(w->tpot_p50_ms), "p99",
+                  jnum(w->tpot_p99_ms), "avg_power_w", jnum(w->avg_power_w), "energy_j",
+                  jnum(w->energy_j), "gpu_mem_bytes", jbytes(w->gpu_mem_bytes), "rss_bytes",
+                  jbytes(w->rss_bytes), "restarts", w->restarts, "down_s", w->down_s),
+        "power_w", "avg_power_w");
 }
 
 json_t *tc_report_soak_json(const tc_soak_view *v)

@@ -7,7 +7,7 @@
  * error_bursts, outages_per_day, trends: {throughput_pct_per_h: {value,
  * lo, hi}, tpot_pct_per_h: {...}, rss_mib_per_h, gpu_mem_mib_per_h}},
  * windows: [{idx, start_s, span_s, requests, errors, output_tokens_per_s,
- * ttft_ms: {p50, p99}, tpot_ms: {p50, p99}, power_w, energy_j,
+ * ttft_ms: {p50, p99}, tpot_ms: {p50, p99}, avg_power_w, energy_j,
  * gpu_mem_bytes, rss_bytes, restarts, down_s}], outages: [{start_s, end_s,
  * duration_s, failed, refused, first_error}]}. Not measured: null. */
 #ifndef TC_REPORT_SOAK_H

@@ -26,17 +26,19 @@ static json_t *point_json(const tc_sweep_point *p)
                                    "output_tokens_per_s", p->good_output_tokens_per_s, "attainment",
                                    p->attainment)
                        : json_null();
-    json_t *energy =
-        json_pack("{s:o, s:o}", "watts", tc_json_num(p->has_watts, p->watts),
-                  "joules_per_output_token", tc_json_num(p->has_jpt, p->joules_per_output_token));
+    json_t *energy = tc_json_alias(
+        json_pack("{s:o, s:o}", "avg_power_w", tc_json_num(p->has_avg_power, p->avg_power_w),
+                  "joules_per_output_token", tc_json_num(p->has_jpt, p->joules_per_output_token)),
+        "watts", "avg_power_w");
     json_t *o = json_object();
     json_object_set_new(o, "run_id", json_integer(p->run_id));
     json_object_set_new(o, "status", json_string(tc_status_name(p->status)));
     json_object_set_new(o, "concurrency",
                         p->open_loop ? json_null() : json_integer(p->concurrency));
     json_object_set_new(o, "rate", p->open_loop ? json_real(p->rate) : json_null());
-    json_object_set_new(o, "arrival_rate",
-                        tc_json_num(p->open_loop && p->arrival_rate > 0, p->arrival_rate));
+    json_object_set_new(o, "arrivals_per_s",
+                        tc_json_num(p->open_loop && p->arrivals_per_s > 0, p->arrivals_per_s));
+    tc_json_alias(o, "arrival_rate", "arrivals_per_s");
     json_object_set_new(o, "requests_per_s", tc_json_num(p->has_rates, p->requests_per_s));
     json_object_set_new(o, "output_tokens_per_s",
                         tc_json_num(p->output_tokens_per_s > 0, p->output_tokens_per_s));

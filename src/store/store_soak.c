@@ -192,7 +192,7 @@ static tc_err put_window(tc_store *s, int64_t run_id, const tc_soak_window *w, c
     rc |= bind_real(st, 12, w->ttft_p99_ms);
     rc |= bind_real(st, 13, w->tpot_p50_ms);
     rc |= bind_real(st, 14, w->tpot_p99_ms);
-    rc |= bind_real(st, 15, w->power_w);
+    rc |= bind_real(st, 15, w->avg_power_w);
     rc |= bind_real(st, 16, w->energy_j);
     rc |= bind_bytes(st, 17, w->gpu_mem_bytes);
     rc |= bind_bytes(st, 18, w->rss_bytes);
@@ -257,7 +257,7 @@ static void read_window(tc_db_stmt *st, tc_soak_window *w)
     w->ttft_p99_ms = col_real(st, 10);
     w->tpot_p50_ms = col_real(st, 11);
     w->tpot_p99_ms = col_real(st, 12);
-    w->power_w = col_real(st, 13);
+    w->avg_power_w = col_real(st, 13);
     w->energy_j = col_real(st, 14);
     w->gpu_mem_bytes = col_bytes(st, 15);
     w->rss_bytes = col_bytes(st, 16);

@@ -87,7 +87,7 @@ static void hand_computed_owned(void **state)
     /* energy at the profile's busy power: 400 W / 100 tok/s = 4 J/token,
      * 3.6e6 J/kWh / 4 = 900,000 tokens/kWh, 100 / 400 = 0.25 tok/s/W */
     assert_true(r.has_energy);
-    near(r.joules_per_token, 4.0);
+    near(r.joules_per_output_token, 4.0);
     near(r.tokens_per_kwh, 900000.0);
     near(r.tokens_per_s_per_watt, 0.25);
     assert_int_equal(r.energy_source, TC_COST_PROFILE);
@@ -133,7 +133,7 @@ static void sources_measured_profile_default(void **state)
                           .busy_power_w = 300,
                           .has_idle = 1,
                           .idle_power_w = 70,
-                          .joules_per_token = 14.5};
+                          .joules_per_output_token = 14.5};
     tc_cost_result r;
     assert_int_equal(tc_cost_compute(&p, &m, &r), TC_OK);
     const tc_cost_input *busy = tc_cost_input_get(&r, "busy_watts");
@@ -155,7 +155,7 @@ static void sources_measured_profile_default(void **state)
     near(r.hardware.value, 100); /* 1000 * (1 - 0) / 10 */
     near(r.operations.value, 0);
     /* measured busy power: the measured J/token is used */
-    near(r.joules_per_token, 14.5);
+    near(r.joules_per_output_token, 14.5);
     assert_int_equal(r.energy_source, TC_COST_MEASURED);
 }
 

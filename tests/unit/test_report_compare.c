@@ -118,8 +118,8 @@ static void text_side_by_side(void **state)
     has_line(t, "  B: group 'grp' (2 runs, ids 4..5): llama3.1:8b [SIMULATED]");
     has_line(t, "     throughput 250 tok/s mean, CV 5.7%: over 3%, NOISY: rerun or look for noise "
                 "(thermal, other load)");
-    has_line(t, "  figure                 unit              A            B          B/A");
-    has_line(t, "  output_tokens_per_s    tok/s           100          250          2.5");
+    has_line(t, "  figure                  unit              A            B          B/A");
+    has_line(t, "  output_tokens_per_s     tok/s           100          250          2.5");
     /* B has no TTFT: n/a, and so is the ratio. */
     has_line(t, "  ttft_p50_ms            ms               50          n/a          n/a");
     assert_null(strstr(t, "cost_per_million")); /* no profiles */
@@ -159,8 +159,8 @@ static void text_with_costs_and_bound(void **state)
     r->differences = json_array();
     r->n_warnings = 0;
     char *t = printed(r);
-    has_line(t, "  cost_per_million       EUR               2            1          0.5");
-    has_line(t, "  decode_of_bound        %              61.5          n/a   (median decode / the "
+    has_line(t, "  cost_per_million        EUR               2            1          0.5");
+    has_line(t, "  decode_of_bound         %              61.5          n/a   (median decode / the "
                 "GPU's bandwidth bound)");
     has_line(t, "  cost per token B/A                 0.5  [0.4, 0.6]");
     has_line(t, "  Note: 1 runs on a side give a wide interval; 5 or more make it useful.");
@@ -190,7 +190,7 @@ static void json_document(void **state)
     assert_int_equal(json_array_size(json_object_get(b, "run_ids")), 2);
     json_t *fa = json_object_get(a, "figures");
     assert_true(json_real_value(json_object_get(fa, "output_tokens_per_s")) == 100);
-    assert_true(json_is_null(json_object_get(fa, "joules_per_token")));
+    assert_true(json_is_null(json_object_get(fa, "joules_per_output_token")));
     assert_true(json_is_null(json_object_get(fa, "cost_per_million_tokens")));
     assert_null(json_object_get(a, "profile"));
     assert_true(json_is_null(json_object_get(a, "roofline")));

@@ -51,8 +51,8 @@ static void measured_window_idle_baseline_and_j_per_token(void **state)
     near(e.dev[0].load.avg_power_w, 300.0);
     assert_true(e.dev[0].has_idle);
     near(e.dev[0].idle_power_w, 50.0);
-    near(e.dev[0].joules_per_token, 0.5);
-    near(e.joules_per_token, 0.5);
+    near(e.dev[0].joules_per_output_token, 0.5);
+    near(e.joules_per_output_token, 0.5);
     near(e.tokens_per_joule, 2.0);
     tc_run_energy_free(&e);
 
@@ -123,8 +123,8 @@ static void j_per_token_covers_the_whole_window(void **state)
     near(e.dev[0].load.coverage, 0.95);
     near(e.dev[0].load.avg_power_w, 100.0);
     near(e.dev[0].load.energy_j, 200.0); /* 100 W x 2 s, not the 190 J sampled */
-    near(e.dev[0].joules_per_token, 1.25);
-    near(e.joules_per_token, 1.25);
+    near(e.dev[0].joules_per_output_token, 1.25);
+    near(e.joules_per_output_token, 1.25);
     tc_run_energy_free(&e);
 }
 

@@ -105,7 +105,7 @@ static void make_windows(tc_soak_window *w, size_t n, double window_s, double dr
         w[i].tok_s = 1000 * (1 - drift / 100 * h) * (1 + noise);
         w[i].tpot_p50_ms = 20;
         w[i].ttft_p50_ms = w[i].ttft_p99_ms = w[i].tpot_p99_ms = 30;
-        w[i].power_w = w[i].energy_j = NAN;
+        w[i].avg_power_w = w[i].energy_j = NAN;
         w[i].gpu_mem_bytes = -1;
         w[i].rss_bytes = (int64_t)((1024 + rss_mib_h * h) * 1048576.0);
     }
@@ -272,7 +272,7 @@ static void window_from_records_and_samples(void **state)
     assert_true(fabs(a->w.tok_s - 0.6) < 1e-12);
     assert_true(fabs(a->w.ttft_p50_ms - 10) / 10 < 0.02);
     assert_true(fabs(a->w.tpot_p50_ms - 10) / 10 < 0.02);
-    assert_true(fabs(a->w.power_w - 250) < 1e-9);
+    assert_true(fabs(a->w.avg_power_w - 250) < 1e-9);
     assert_true(fabs(a->w.energy_j - 0.5) < 1e-9); /* the counter's difference */
     assert_int_equal(a->w.gpu_mem_bytes, 7);
     assert_int_equal(a->w.rss_bytes, -1);
@@ -379,7 +379,7 @@ static void store_round_trip(void **state)
     assert_int_equal(s.windows[1].errors_by_kind[TC_REQ_CONNECT], 3);
     assert_int_equal(s.windows[1].errors_by_kind[TC_REQ_TIMEOUT], 1);
     assert_int_equal(s.windows[1].rss_bytes, -1);
-    assert_true(isnan(s.windows[1].power_w));
+    assert_true(isnan(s.windows[1].avg_power_w));
     assert_true(fabs(s.windows[0].tok_s - w[0].tok_s) < 1e-9);
     assert_int_equal(s.n_outages, 1);
     assert_true(fabs(s.outages[0].end_s - 70) < 1e-9);

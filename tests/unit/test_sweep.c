@@ -58,7 +58,7 @@ static tc_sweep_point at_rate(double rate, double arrived, double achieved, doub
     p.open_loop = 1;
     p.has_rates = 1;
     p.rate = rate;
-    p.arrival_rate = arrived;
+    p.arrivals_per_s = arrived;
     p.requests_per_s = achieved;
     p.error_rate = errors;
     return p;
