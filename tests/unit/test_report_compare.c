@@ -121,7 +121,7 @@ static void text_side_by_side(void **state)
     has_line(t, "  figure                  unit              A            B          B/A");
     has_line(t, "  output_tokens_per_s     tok/s           100          250          2.5");
     /* B has no TTFT: n/a, and so is the ratio. */
-    has_line(t, "  ttft_p50_ms            ms               50          n/a          n/a");
+    has_line(t, "  ttft_p50_ms             ms               50          n/a          n/a");
     assert_null(strstr(t, "cost_per_million")); /* no profiles */
     assert_null(strstr(t, "decode_of_bound"));  /* no bound measured */
     has_line(t, "Confidence: 95%, percentile bootstrap; 1000 resamples, seed 7, resampling mixed");
