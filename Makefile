@@ -28,15 +28,19 @@ demo: build
 # throwaway PostgreSQL server; TC_TEST_PG_URL), on PostgreSQL too.
 PG_TEST    ?= $(CURDIR)/scripts/pg-test.sh
 
+# Each half ends with its ten slowest tests (scripts/slowest.sh), pass or fail.
 test: build
-	cd $(BUILD) && TC_REQUIRE_PG=1 $(PG_TEST) ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && { TC_REQUIRE_PG=1 $(PG_TEST) ctest --output-on-failure -j$(JOBS); \
+	  echo $$? > ctest.status; } 2>&1 | tee ctest.log; \
+	  $(CURDIR)/scripts/slowest.sh ctest.log; exit $$(cat ctest.status)
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DTC_WERROR=ON -DTC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	cd $(ASAN_BUILD) && { ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 TC_REQUIRE_PG=1 $(PG_TEST) \
-	  ctest --output-on-failure -j$(JOBS)
+	  ctest --output-on-failure -j$(JOBS); echo $$? > ctest.status; } 2>&1 | tee ctest.log; \
+	  $(CURDIR)/scripts/slowest.sh ctest.log; exit $$(cat ctest.status)
 
 check: test asan
 

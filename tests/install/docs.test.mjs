@@ -70,7 +70,7 @@ test('shared options read the same in every --help', () => {
   }
 });
 
-test('the README\'s layer arrows are those at the top of CMakeLists.txt', () => {
+test('the contributor guide\'s layer arrows are those at the top of CMakeLists.txt', () => {
   const cmake = read('CMakeLists.txt').split('\n');
   const start = cmake.findIndex((l) => /^# The layers/.test(l));
   assert.ok(start >= 0, 'CMakeLists.txt: no "# The layers" comment');
@@ -78,9 +78,9 @@ test('the README\'s layer arrows are those at the top of CMakeLists.txt', () => 
   for (let k = start; k < cmake.length && cmake[k].startsWith('#'); k++)
     if (/^#\s{2,}\S.*(->|\(nothing\))/.test(cmake[k])) arrows.push(cmake[k].replace(/^#\s+/, '').trimEnd());
   assert.ok(arrows.length >= 6, `found ${arrows.length} arrow lines in CMakeLists.txt`);
-  const readme = read('README.md').split('\n').map((l) => l.trim());
+  const guide = read('docs/contributing.md').split('\n').map((l) => l.trim());
   for (const a of arrows)
-    assert.ok(readme.includes(a), `README.md's Architecture lacks the arrow line:\n  ${a}`);
+    assert.ok(guide.includes(a), `docs/contributing.md lacks the arrow line:\n  ${a}`);
 });
 
 // GitHub's anchor of a heading.

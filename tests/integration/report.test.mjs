@@ -51,11 +51,10 @@ before(async () => {
       '--warmup', '0', '--label', label, '--telemetry', 'nvml', '--nvml-lib', path.join(FAKE, 'libfake_nvml.so'),
       '--sample-ms', '20', '--idle-s', '0', '--no-progress', '--json'],
     { timeoutMs: 120_000, env: { FAKE_NVML_ENERGY_RATE_MW: mw } });
-    for (const [sim, c, label, mw] of [[sims[0], '1,2,3,4,5,6,7,8,10,12', 'A', '300000'],
-      [sims[1], '2,4,6,8,10,12,14,16,20,24', 'B', '250000']]) {
-      const r = await sweep(sim, c, label, mw);
-      assert.equal(r.code, 0, r.stderr);
-    }
+    // Side by side, each on its own simulator.
+    const sides = [[sims[0], '1,2,3,4,5,6,7,8,10,12', 'A', '300000'],
+      [sims[1], '2,4,6,8,10,12,14,16,20,24', 'B', '250000']];
+    for (const r of await Promise.all(sides.map((x) => sweep(...x)))) assert.equal(r.code, 0, r.stderr);
     const g = await runCli(['gaps', '--ops', path.join(REPO_ROOT, 'examples', 'ops-fp16-inference.csv'),
       '--support', path.join(REPO_ROOT, 'examples', 'support-rocm-example.csv'), '--json']);
     assert.equal(g.code, 0, g.stderr);

@@ -43,7 +43,7 @@ describe('soak', { concurrency: true }, () => {
   test('a crash and a restart: one outage, its downtime within a window of the truth, the restart counted, the run goes on', async (t) => {
     const { db } = scoped(t);
     const sim = await startSim(['--fault', 'crash-after:60', ...SIM_FAST_TTFT], { t });
-    const soak = spawnTruecost(['soak', sim.url, '--db', db, '--duration', '30s', '--max-downtime', '1s', ...CALM, ...LOAD], { t, timeoutMs: 90_000 });
+    const soak = spawnTruecost(['soak', sim.url, '--db', db, '--duration', '25s', '--max-downtime', '1s', ...CALM, ...LOAD], { t, timeoutMs: 90_000 });
     await sim.exited; // the simulated crash
     const crashedAt = performance.now();
     await sleep(3000);
@@ -90,7 +90,9 @@ describe('soak', { concurrency: true }, () => {
     const { db } = scoped(t);
     const drift = 6; // % of --decode-tps per minute
     const sim = await startSim(['--drift', String(drift), ...SIM_FAST_TTFT], { t });
-    const r = await runCli(['soak', sim.url, '--db', db, '--duration', '40s', ...LOAD], { timeoutMs: 90_000 });
+    // Windows of 3 s over 24 s: eight points for the trend.
+    const r = await runCli(['soak', sim.url, '--db', db, '--duration', '24s', ...LOAD, '--window', '3s'],
+      { timeoutMs: 90_000 });
     assert.equal(r.code, 3, r.stderr);
     const doc = soakDoc(r);
     const want = -drift * 60; // % per hour of the starting rate
@@ -107,8 +109,8 @@ describe('soak', { concurrency: true }, () => {
     const leaky = await startSim(['--leak-kb-per-request', '256', ...SIM_FAST_TTFT], { t });
     const steady = await startSim(SIM_FAST_TTFT, { t });
     const [a, b] = await Promise.all([
-      runCli(['soak', leaky.url, '--db', `${db}-leak`, '--duration', '30s', ...CALM, ...LOAD], { timeoutMs: 90_000 }),
-      runCli(['soak', steady.url, '--db', `${db}-steady`, '--duration', '30s', ...CALM, ...LOAD], { timeoutMs: 90_000 }),
+      runCli(['soak', leaky.url, '--db', `${db}-leak`, '--duration', '25s', ...CALM, ...LOAD], { timeoutMs: 90_000 }),
+      runCli(['soak', steady.url, '--db', `${db}-steady`, '--duration', '25s', ...CALM, ...LOAD], { timeoutMs: 90_000 }),
     ]);
     const leak = soakDoc(a);
     const ok = soakDoc(b);
@@ -126,9 +128,9 @@ describe('soak', { concurrency: true }, () => {
   test('kill -9 and --resume: the soak goes on from its last stored window, losing at most one', async (t) => {
     const { db } = scoped(t);
     const sim = await startSim(SIM_FAST_TTFT, { t });
-    const first = spawnTruecost(['soak', sim.url, '--db', db, '--duration', '30s', '--label', 'long', ...CALM, ...LOAD], { t, timeoutMs: 90_000 });
+    const first = spawnTruecost(['soak', sim.url, '--db', db, '--duration', '20s', '--label', 'long', ...CALM, ...LOAD], { t, timeoutMs: 90_000 });
     const t0 = performance.now();
-    await sleep(13_500);
+    await sleep(11_500); // two windows closed
     first.kill('SIGKILL');
     const killedAfter = (performance.now() - t0) / 1000;
     await first.done;
@@ -141,7 +143,7 @@ describe('soak', { concurrency: true }, () => {
     const shown = await runCli(['show', 'long', '--db', db]);
     assert.equal(shown.code, 3);
     assert.match(shown.stdout, /^verdict: INCOMPLETE$/m);
-    assert.match(shown.stdout, new RegExp(`unfinished: [\\d.]+s of the planned 30\\.0s measured \\(status running\\) \\(still running, or its process was killed before it could say so\\); resume it with 'truecost soak --resume ${before.soak.run_id}'`));
+    assert.match(shown.stdout, new RegExp(`unfinished: [\\d.]+s of the planned 20\\.0s measured \\(status running\\) \\(still running, or its process was killed before it could say so\\); resume it with 'truecost soak --resume ${before.soak.run_id}'`));
     // Windows close a second after they end; the one being measured is lost.
     assert.ok(before.windows.length >= Math.floor((killedAfter - 1.5) / WINDOW_S) - 1, `${before.windows.length} windows after ${killedAfter} s`);
     // another load into the same run would read as drift: refused, with
@@ -153,7 +155,7 @@ describe('soak', { concurrency: true }, () => {
     // --resume alone: the URL and load of the command it started as
     const r = await runCli(['soak', '--resume', 'long', '--db', db, '--json'], { timeoutMs: 90_000 });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^truecost: soak --resume long: as it started: truecost soak http:\/\/127\.0\.0\.1:\d+ --db \S+ --duration 30s --label long/m);
+    assert.match(r.stderr, /^truecost: soak --resume long: as it started: truecost soak http:\/\/127\.0\.0\.1:\d+ --db \S+ --duration 20s --label long/m);
     const doc = soakDoc(r);
     assert.equal(doc.soak.run_id, before.soak.run_id);
     assert.equal(doc.soak.resumes, 1);
@@ -161,7 +163,7 @@ describe('soak', { concurrency: true }, () => {
     assert.deepEqual(doc.windows.slice(0, before.windows.length), before.windows, 'the stored windows kept');
     for (let i = 1; i < doc.windows.length; i++)
       assert.ok(Math.abs(doc.windows[i].start_s - (doc.windows[i - 1].start_s + doc.windows[i - 1].span_s)) < 1e-6);
-    assert.ok(doc.soak.covered_s >= 30 - 1e-6 && doc.soak.covered_s < 30 + WINDOW_S, `covered ${doc.soak.covered_s}`);
+    assert.ok(doc.soak.covered_s >= 20 - 1e-6 && doc.soak.covered_s < 20 + WINDOW_S, `covered ${doc.soak.covered_s}`);
     assert.equal(doc.verdict.pass, true, doc.verdict.reasons.join('; '));
   });
 
