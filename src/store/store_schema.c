@@ -190,28 +190,26 @@ typedef struct file_header {
     int n_objects; /* tables, indexes, views, triggers */
 } file_header;
 
-static int query_int(tc_db *db, const char *sql, int *out)
+/* One statement is one snapshot: read apart, the three could straddle
+ * another truecost's first commit (id 0 read before it, its tables
+ * counted after) and call a new truecost file foreign. */
+static tc_err read_header(tc_store *s, file_header *h, char *err, size_t errlen)
 {
+    static const char sql[] = "SELECT (SELECT application_id FROM pragma_application_id), "
+                              "(SELECT user_version FROM pragma_user_version), "
+                              "(SELECT count(*) FROM sqlite_master)";
     tc_db_stmt *st = NULL;
-    int rc = tc_db_prepare(db, sql, &st);
+    int rc = tc_db_prepare(s->db, sql, &st);
     if (rc == TC_DB_OK) {
         rc = tc_db_step(st);
         if (rc == TC_DB_ROW) {
-            *out = (int)tc_db_col_int64(st, 0);
+            h->app_id = (int)tc_db_col_int64(st, 0);
+            h->version = (int)tc_db_col_int64(st, 1);
+            h->n_objects = (int)tc_db_col_int64(st, 2);
             rc = TC_DB_OK;
         }
     }
     tc_db_finalize(st);
-    return rc;
-}
-
-static tc_err read_header(tc_store *s, file_header *h, char *err, size_t errlen)
-{
-    int rc = query_int(s->db, "PRAGMA application_id", &h->app_id);
-    if (rc == TC_DB_OK)
-        rc = query_int(s->db, "PRAGMA user_version", &h->version);
-    if (rc == TC_DB_OK)
-        rc = query_int(s->db, "SELECT count(*) FROM sqlite_master", &h->n_objects);
     if (rc == TC_DB_NOTADB)
         return tc_fail(err, errlen, TC_ERR_INVALID,
                        "%s is not a truecost database (not an SQLite file); truecost leaves it "

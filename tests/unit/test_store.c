@@ -744,6 +744,63 @@ static void unreadable_file_refused(void **state)
     run_refused_child(t->db, 1, "read-only: make it writable (chmod u+w ", NULL);
 }
 
+/* Processes that create the same new file at once (a report's two
+ * sweeps, two shards) each open it: none may take the other's half-made
+ * file for a foreign one. Each child opens NEW_FILES fresh files in the
+ * same order, for writing and then for reading, started together. */
+#define RACERS 4
+#define NEW_FILES 100
+
+static void racer(const char *dir, int start_fd)
+{
+    char go;
+    if (read(start_fd, &go, 1) < 0)
+        _exit(3);
+    for (int i = 0; i < NEW_FILES; i++) {
+        char path[1024], err[512] = "";
+        snprintf(path, sizeof path, "%s/race%d.db", dir, i);
+        tc_store *s = NULL;
+        tc_err e = tc_store_open(path, TC_STORE_WRITE, &s, err, sizeof err);
+        tc_store_close(s);
+        if (e == TC_OK) {
+            s = NULL;
+            e = tc_store_open(path, TC_STORE_READ, &s, err, sizeof err);
+            tc_store_close(s);
+        }
+        if (e != TC_OK) {
+            fprintf(stderr, "racer %d, file %d: %s (%s)\n", (int)getpid(), i, tc_strerror(e), err);
+            _exit(1);
+        }
+    }
+    _exit(0);
+}
+
+static void first_opens_race_cleanly(void **state)
+{
+    tmp *t = *state;
+    int start[2];
+    assert_int_equal(pipe(start), 0);
+    fflush(NULL);
+    pid_t pids[RACERS];
+    for (int r = 0; r < RACERS; r++) {
+        pids[r] = fork();
+        assert_true(pids[r] >= 0);
+        if (pids[r] == 0) {
+            close(start[1]);
+            racer(t->dir, start[0]);
+        }
+    }
+    close(start[0]);
+    close(start[1]); /* every racer's read returns at once: go */
+    int failed = 0;
+    for (int r = 0; r < RACERS; r++) {
+        int status;
+        assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
+        failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    assert_int_equal(failed, 0);
+}
+
 /* ---- runs ---- */
 
 static void runs_round_trip_newest_first(void **state)
@@ -1665,6 +1722,7 @@ int main(void)
         T(read_only_file_and_dir_refused),
         cmocka_unit_test(unusable_file_messages),
         T(unreadable_file_refused),
+        T(first_opens_race_cleanly),
         T(runs_round_trip_newest_first),
         T(run_status_transitions),
         T(run_status_names_round_trip),
