@@ -88,7 +88,9 @@ describe('soak', { concurrency: true }, () => {
 
   test('a decode rate that drifts: the throughput trend within 10% of the configured one, FAIL; TPOT grows', async (t) => {
     const { db } = scoped(t);
-    const drift = 6; // % of --decode-tps per minute
+    // % of --decode-tps per minute: a tenth of the rate over the soak, a
+    // slope well above the windows' noise
+    const drift = 25;
     const sim = await startSim(['--drift', String(drift), ...SIM_FAST_TTFT], { t });
     // Windows of 3 s over 24 s: eight points for the trend.
     const r = await runCli(['soak', sim.url, '--db', db, '--duration', '24s', ...LOAD, '--window', '3s'],
