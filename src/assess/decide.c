@@ -129,6 +129,43 @@ static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
              (long long)in->soak_measured, in->soak_reason[0] ? "; " : "", in->soak_reason);
 }
 
+static const char *gib(char *buf, size_t len, double bytes)
+{
+    char n[32];
+    snprintf(buf, len, "%s GiB", tc_number_sig(n, sizeof n, bytes / (1024.0 * 1024 * 1024), 3));
+    return buf;
+}
+
+/* The worst card of a fit document: ticked with 10% of its budget to
+ * spare; tight or short is not met, with the largest setting that fits. */
+static void tick_fit(const tc_decide_input *in, tc_decide_item *it)
+{
+    if (!in->has_fit || in->fit_verdict < 0) {
+        snprintf(it->evidence, sizeof it->evidence, "%s",
+                 in->has_fit ? "the fit document names no card: run 'truecost fit MODEL --gpu "
+                               "CARD --json' and pass it with --fit"
+                             : "not measured: run 'truecost fit MODEL --gpu CARD [workload] "
+                               "--json' and pass it with --fit");
+        return;
+    }
+    static const char *const words[] = {"fits", "tight (under 10% of the budget to spare)",
+                                        "does not fit"};
+    it->state = in->fit_verdict == 0 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+    char need[32], budget[32], spare[48], gap[32];
+    double left = in->fit_budget_bytes - in->fit_need_bytes;
+    if (left >= 0)
+        snprintf(spare, sizeof spare, "%.0f%% to spare", in->fit_spare_share * 100);
+    else
+        snprintf(spare, sizeof spare, "short by %s", gib(gap, sizeof gap, -left));
+    int n = snprintf(
+        it->evidence, sizeof it->evidence, "%s: needs %s of a %s budget per card, %s (%s)",
+        in->fit_card, gib(need, sizeof need, in->fit_need_bytes),
+        gib(budget, sizeof budget, in->fit_budget_bytes), words[in->fit_verdict % 3], spare);
+    if (in->fit_verdict != 0 && n > 0 && (size_t)n < sizeof it->evidence)
+        snprintf(it->evidence + n, sizeof it->evidence - (size_t)n, "; the largest that fits: %s",
+                 in->fit_largest[0] ? in->fit_largest : "not said");
+}
+
 static void checklist(const tc_decide_input *in, tc_decide_result *r)
 {
     tick_gaps(in, item(r, 0, "gaps", "operator gap table done; key gaps have alternatives"));
@@ -142,6 +179,7 @@ static void checklist(const tc_decide_input *in, tc_decide_result *r)
     tick_declared(in->fallback_path,
                   item(r, 5, "fallback", "hybrid deployment and fallback path designed"),
                   "fallback_path");
+    tick_fit(in, item(r, 6, "fit", "the model and workload fit the target card with margin"));
 }
 
 static int count(const tc_decide_result *r, tc_decide_state s)
@@ -168,6 +206,22 @@ static void selection_rules(const tc_decide_input *in, tc_decide_result *r)
                "hardware costs more once the move is paid for",
                tc_number_sig(cost, sizeof cost, in->lockin_p50, 4),
                tc_number_sig(saving, sizeof saving, in->saving, 4));
+}
+
+/* A gap over 50%, whichever rule decided: where the profiler says the
+ * time went, or how to find out. */
+static void suspects(const tc_decide_input *in, tc_decide_result *r)
+{
+    if (!in->has_perf || !(in->perf_ratio > 0 && in->perf_ratio < 0.5))
+        return;
+    if (in->has_kernels && in->suspects[0])
+        reason(r, "the profiler's top suspects on the alternative: %s%s", in->suspects,
+               in->attention_fell_back
+                   ? "; its attention fell back from a fused kernel to GEMM + softmax"
+                   : "");
+    else if (!in->has_kernels)
+        reason(r, "profile both platforms and pass 'truecost kernels A B --json' with "
+                  "--kernels to name the suspects");
 }
 
 static tc_decide_verdict verdict(const tc_decide_input *in, tc_decide_result *r)
@@ -233,6 +287,7 @@ void tc_decide(const tc_decide_input *in, tc_decide_result *out)
     memset(out, 0, sizeof *out);
     checklist(in, out);
     out->verdict = verdict(in, out);
+    suspects(in, out);
     selection_rules(in, out);
     reason(out, "re-measure after every major driver, ROCm/CUDA or framework release, or every "
                 "six months: one benchmark is not a permanent answer");

@@ -17,6 +17,8 @@
  *                                                            (declared)
  *   fallback    a hybrid deployment and fallback path is designed
  *                                                            (declared)
+ *   fit         the model and workload fit the target card with margin
+ *               (10% of the budget to spare)                 (fit --json)
  *
  * The verdict (first rule that applies):
  *   stay     the alternative completed no request on the target; or the
@@ -81,6 +83,17 @@ typedef struct tc_decide_input {
     int soak_outages, soak_restarts;
     double soak_downtime_s;
     char soak_reason[200];
+    /* A memory fit: the worst card's verdict (tc_evidence_fit_verdict:
+     * -1 no card, 0 fits, 1 tight, 2 does not fit), its need and budget
+     * per card, its spare share and the largest setting that fits. */
+    int has_fit, fit_verdict;
+    char fit_card[64];
+    double fit_need_bytes, fit_budget_bytes, fit_spare_share;
+    char fit_largest[160];
+    /* A profiler's tuning list: its first entries in words, and whether
+     * the alternative's attention fell back to GEMM + softmax. */
+    int has_kernels, attention_fell_back;
+    char suspects[400];
     /* The lock-in economics: P(net benefit over the horizon > 0) and the
      * medians behind it. */
     int has_economics;
@@ -98,7 +111,7 @@ typedef enum tc_decide_state {
 } tc_decide_state;
 const char *tc_decide_state_name(tc_decide_state s);
 
-#define TC_DECIDE_ITEMS 6
+#define TC_DECIDE_ITEMS 7
 /* A soak run passes when it is complete, measured this long, with no
  * failed request (seed 000, 5.4: "no less than 24 hours"). */
 #define TC_DECIDE_SOAK_HOURS 24.0
@@ -122,7 +135,7 @@ typedef struct tc_decide_item {
 typedef struct tc_decide_result {
     tc_decide_item items[TC_DECIDE_ITEMS];
     tc_decide_verdict verdict;
-    char reasons[TC_DECIDE_MAX_REASONS][240];
+    char reasons[TC_DECIDE_MAX_REASONS][480];
     int n_reasons;
 } tc_decide_result;
 

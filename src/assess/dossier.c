@@ -229,7 +229,7 @@ static tc_err load_lockin(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d
     tc_evidence_kind failed = TC_EVIDENCE_GAPS;
     char why[1024];
     rc = tc_evidence_gather(st, &src, &as, &d->ev, &d->ov, &failed, why, sizeof why);
-    if (rc != TC_OK && failed == TC_EVIDENCE_GAPS)
+    if (rc != TC_OK && tc_evidence_kind_is_file(failed))
         return tc_fail(err, errlen, rc, "%s", why);
     if (rc != TC_OK) {
         snprintf(d->lockin_missing, sizeof d->lockin_missing,

@@ -10,6 +10,7 @@
 
 #include "assess/evidence_internal.h"
 #include "assess/gaps.h"
+#include "core/tc_number.h"
 
 tc_err tc_evidence_unreadable(tc_err e)
 {
@@ -54,6 +55,21 @@ static int answer(tc_lockin_answer a)
     return a == TC_LOCKIN_YES ? 1 : a == TC_LOCKIN_NO ? 0 : -1;
 }
 
+/* "softmax (cunn_SoftMaxForward, 11% of its kernel time), ...". */
+static void suspects_words(const tc_evidence *ev, char *out, size_t outlen)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < ev->n_suspects && n < outlen; i++) {
+        const tc_evidence_suspect *s = &ev->suspects[i];
+        char share[16];
+        n += (size_t)snprintf(out + n, outlen - n, "%s%s (%s%s, %s%% of its kernel time)",
+                              i ? ", " : "", s->kernel_class, s->kernel,
+                              s->kernels > 1 ? " and others" : "",
+                              tc_number_sig(share, sizeof share, s->saving_share * 100, 2));
+    }
+}
+
 void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, tc_decide_input *in)
 {
     memset(in, 0, sizeof *in);
@@ -68,6 +84,16 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
     in->target_status = ev->target_status;
     in->has_perf = ev->has_runs;
     in->perf_ratio = ev->ratio;
+    in->has_fit = ev->has_fit;
+    in->fit_verdict = (int)ev->fit_verdict;
+    snprintf(in->fit_card, sizeof in->fit_card, "%s", ev->fit_card);
+    in->fit_need_bytes = ev->fit_need_bytes;
+    in->fit_budget_bytes = ev->fit_budget_bytes;
+    in->fit_spare_share = ev->fit_spare_share;
+    snprintf(in->fit_largest, sizeof in->fit_largest, "%s", ev->fit_largest);
+    in->has_kernels = ev->has_kernels;
+    in->attention_fell_back = ev->attention_fell_back;
+    suspects_words(ev, in->suspects, sizeof in->suspects);
     in->soak_passed = answer(r->inputs.soak_passed);
     in->has_soak = ev->has_soak;
     in->soak_outcome = ev->soak_outcome;
@@ -104,6 +130,16 @@ static int gaps_given(const tc_evidence_sources *src)
     return src->gaps_file != NULL;
 }
 
+static int kernels_given(const tc_evidence_sources *src)
+{
+    return src->kernels_file != NULL;
+}
+
+static int fit_given(const tc_evidence_sources *src)
+{
+    return src->fit_file != NULL;
+}
+
 static int runs_given(const tc_evidence_sources *src)
 {
     return src->run_a != NULL;
@@ -129,6 +165,24 @@ static tc_err read_gaps(tc_store *st, const tc_evidence_sources *src, const tc_l
     return rc == TC_OK ? rc : tc_fail(err, errlen, rc, "--gaps: %s", why);
 }
 
+static tc_err read_kernels(tc_store *st, const tc_evidence_sources *src, const tc_lockin *a,
+                           tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen)
+{
+    (void)st;
+    char why[1024];
+    tc_err rc = tc_evidence_read_kernels(src->kernels_file, a, ev, ov, why, sizeof why);
+    return rc == TC_OK ? rc : tc_fail(err, errlen, rc, "--kernels: %s", why);
+}
+
+static tc_err read_fit(tc_store *st, const tc_evidence_sources *src, const tc_lockin *a,
+                       tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen)
+{
+    (void)st, (void)a, (void)ov;
+    char why[1024];
+    tc_err rc = tc_evidence_read_fit(src->fit_file, ev, why, sizeof why);
+    return rc == TC_OK ? rc : tc_fail(err, errlen, rc, "--fit: %s", why);
+}
+
 static tc_err read_fleet(tc_store *st, const tc_evidence_sources *src, const tc_lockin *a,
                          tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen)
 {
@@ -146,10 +200,20 @@ static tc_err read_soak(tc_store *st, const tc_evidence_sources *src, const tc_l
 /* Every kind, in the order it is read: a new kind is one row here. */
 static const reader READERS[] = {
     {TC_EVIDENCE_GAPS, 0, gaps_given, read_gaps},
+    {TC_EVIDENCE_KERNELS, 0, kernels_given, read_kernels},
+    {TC_EVIDENCE_FIT, 0, fit_given, read_fit},
     {TC_EVIDENCE_RUNS, 1, runs_given, tc_evidence_read_runs},
     {TC_EVIDENCE_FLEET, 1, fleet_given, read_fleet},
     {TC_EVIDENCE_SOAK, 1, soak_given, read_soak},
 };
+
+int tc_evidence_kind_is_file(tc_evidence_kind kind)
+{
+    for (size_t i = 0; i < sizeof READERS / sizeof READERS[0]; i++)
+        if (READERS[i].kind == kind)
+            return !READERS[i].stored;
+    return 0;
+}
 
 int tc_evidence_needs_store(const tc_evidence_sources *src)
 {

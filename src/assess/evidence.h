@@ -5,7 +5,9 @@
  * cost profile for each (the running-cost saving per month: electricity,
  * operations hours and cloud rental; the purchase is the one-time hardware
  * saving of the assessment), the fleets of two sweeps at one
- * interactivity (the measured hardware saving), and a soak run.
+ * interactivity (the measured hardware saving), a soak run, a profiler's
+ * tuning list (`kernels --json`: T_perf and the suspects) and a memory fit
+ * (`fit --json`: the checklist's memory item).
  *
  * A new kind of evidence is one more source field, one more tc_evidence
  * block, one reader in the gatherer's table (evidence.c) and its inputs
@@ -33,6 +35,8 @@
  * profile paths). */
 typedef struct tc_evidence_sources {
     const char *gaps_file;
+    const char *kernels_file; /* `truecost kernels A B --json` */
+    const char *fit_file;     /* `truecost fit MODEL --gpu CARD --json` */
     const char *run_a, *run_b;
     const char *profile_a, *profile_b;
     const char *soak; /* a long run on the alternative */
@@ -42,14 +46,34 @@ typedef struct tc_evidence_sources {
 
 /* The kinds of evidence, in the order they are read. */
 typedef enum tc_evidence_kind {
-    TC_EVIDENCE_GAPS,  /* gaps_file */
-    TC_EVIDENCE_RUNS,  /* run_a, run_b, with profile_a/profile_b */
-    TC_EVIDENCE_FLEET, /* at, on the runs as sweeps */
-    TC_EVIDENCE_SOAK,  /* soak */
+    TC_EVIDENCE_GAPS,    /* gaps_file */
+    TC_EVIDENCE_KERNELS, /* kernels_file */
+    TC_EVIDENCE_FIT,     /* fit_file */
+    TC_EVIDENCE_RUNS,    /* run_a, run_b, with profile_a/profile_b */
+    TC_EVIDENCE_FLEET,   /* at, on the runs as sweeps */
+    TC_EVIDENCE_SOAK,    /* soak */
     TC_EVIDENCE_KINDS
 } tc_evidence_kind;
 
 #define TC_EVIDENCE_MAX_NOTES 4
+#define TC_EVIDENCE_SUSPECTS 3
+
+/* One entry of a profiler's tuning list: a class of kernels and what a
+ * fix would save, as a share of the alternative's kernel time. */
+typedef struct tc_evidence_suspect {
+    char kernel_class[24];
+    char kernel[64]; /* its largest kernel, shortened */
+    int kernels;     /* kernels in the entry */
+    double saving_share;
+} tc_evidence_suspect;
+
+/* The worst card of a fit document, by verdict. */
+typedef enum tc_evidence_fit_verdict {
+    TC_FIT_NO_CARD = -1, /* the document names no card */
+    TC_FIT_FITS = 0,     /* 10% of the budget or more to spare */
+    TC_FIT_TIGHT,
+    TC_FIT_DOES_NOT_FIT
+} tc_evidence_fit_verdict;
 
 typedef struct tc_evidence {
     int has_gaps;
@@ -75,6 +99,24 @@ typedef struct tc_evidence {
     int soak_outages, soak_restarts;
     double soak_downtime_s, soak_outages_per_day;
     char soak_reason[200];
+
+    /* A profiler's tuning list (kernels --json of two files): T_perf in
+     * person-days, its first entries, and whether the alternative's
+     * attention fell back to GEMM + softmax. */
+    int has_kernels;
+    double kernel_days_low, kernel_days_mode, kernel_days_high;
+    int kernel_count; /* kernels in the whole list */
+    tc_evidence_suspect suspects[TC_EVIDENCE_SUSPECTS];
+    int n_suspects;
+    int attention_fell_back;
+
+    /* A memory fit (fit --json): the worst card, its need and budget per
+     * card, and the largest setting that fits it, in words. */
+    int has_fit;
+    tc_evidence_fit_verdict fit_verdict;
+    char fit_card[64];
+    double fit_need_bytes, fit_budget_bytes, fit_spare_share;
+    char fit_largest[160];
 
     int has_costs;
     /* Running cost per million output tokens: electricity, operations
@@ -111,6 +153,23 @@ TC_MUST_CHECK tc_err tc_evidence_gather(tc_store *st, const tc_evidence_sources 
  * first reader, also for a caller that reads a gap table alone. */
 TC_MUST_CHECK tc_err tc_evidence_read_gaps(const char *path, tc_evidence *ev,
                                            tc_lockin_overrides *ov, char *err, size_t errlen);
+
+/* A `truecost kernels INCUMBENT ALTERNATIVE --json` document at path:
+ * its tuning list's person-days into ov's T_perf (each entry's kernels x
+ * the assessment's [effort] performance_per_kernel when a gives one, else the list's
+ * own effort), its first entries into ev->suspects. TC_ERR_INVALID when
+ * it is not such a document or has one profile only. */
+TC_MUST_CHECK tc_err tc_evidence_read_kernels(const char *path, const tc_lockin *a, tc_evidence *ev,
+                                              tc_lockin_overrides *ov, char *err, size_t errlen);
+
+/* A `truecost fit --json` document at path: its worst card into ev's fit
+ * fields. TC_ERR_INVALID when it is not such a document. */
+TC_MUST_CHECK tc_err tc_evidence_read_fit(const char *path, tc_evidence *ev, char *err,
+                                          size_t errlen);
+
+/* Whether a kind is read from a file the user names (a gap table, a
+ * kernels or fit document), whose errors are the user's to fix. */
+int tc_evidence_kind_is_file(tc_evidence_kind kind);
 
 /* The lock-in distribution of a with the overrides ov (samples draws from
  * seed) into *r, and the decision on it and ev into *d: what `decide`

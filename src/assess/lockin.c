@@ -78,23 +78,36 @@ static void set_source(tc_lockin_range *r, const char *source, const char *fallb
     r->line = 0;
 }
 
-tc_err tc_lockin_set_operators(tc_lockin *a, double low, double mode, double high,
-                               const char *source, char *err, size_t errlen)
+static tc_err set_effort(tc_lockin *a, tc_lockin_item item, double low, double mode, double high,
+                         const char *source, char *err, size_t errlen)
 {
+    const char *name = tc_lockin_item_name(item);
     if (!a)
         return tc_fail(err, errlen, TC_ERR_INVALID, "no assessment");
     if (!isfinite(low) || !isfinite(mode) || !isfinite(high) || low < 0 || high > 1e6)
         return tc_fail(err, errlen, TC_ERR_INVALID,
-                       "operators: %g..%g..%g is not a range of person-days (0 to 1e6)", low, mode,
+                       "%s: %g..%g..%g is not a range of person-days (0 to 1e6)", name, low, mode,
                        high);
     if (low > mode || mode > high)
         return tc_fail(err, errlen, TC_ERR_INVALID,
-                       "operators: %g..%g..%g is not in order; expected LOW <= MODE <= HIGH", low,
+                       "%s: %g..%g..%g is not in order; expected LOW <= MODE <= HIGH", name, low,
                        mode, high);
-    tc_lockin_range *r = &a->effort[TC_LOCKIN_OPERATORS];
+    tc_lockin_range *r = &a->effort[item];
     *r = (tc_lockin_range){.valid = 1, .low = low, .mode = mode, .high = high, .has_mode = 1};
     set_source(r, source, "override");
     return TC_OK;
+}
+
+tc_err tc_lockin_set_operators(tc_lockin *a, double low, double mode, double high,
+                               const char *source, char *err, size_t errlen)
+{
+    return set_effort(a, TC_LOCKIN_OPERATORS, low, mode, high, source, err, errlen);
+}
+
+tc_err tc_lockin_set_performance(tc_lockin *a, double low, double mode, double high,
+                                 const char *source, char *err, size_t errlen)
+{
+    return set_effort(a, TC_LOCKIN_PERFORMANCE, low, mode, high, source, err, errlen);
 }
 
 tc_err tc_lockin_apply_perf_ratio(tc_lockin *a, double ratio, const char *source,
@@ -125,6 +138,10 @@ static tc_err apply_overrides(tc_lockin *a, const tc_lockin_overrides *o, tc_loc
     if (o->has_operators)
         rc = tc_lockin_set_operators(a, o->op_low, o->op_mode, o->op_high, o->op_source, err,
                                      errlen);
+    /* The tuning list first: a gap within 20% then keeps only its low end. */
+    if (rc == TC_OK && o->has_perf_days)
+        rc = tc_lockin_set_performance(a, o->perf_low, o->perf_mode, o->perf_high,
+                                       o->perf_days_source, err, errlen);
     if (rc == TC_OK && o->has_perf_ratio) {
         rc = tc_lockin_apply_perf_ratio(a, o->perf_ratio, o->perf_source, &r->perf_class, err,
                                         errlen);

@@ -106,12 +106,15 @@ typedef struct tc_lockin {
     char name[256];                            /* the file name (or label) used in messages */
     char currency[16];                         /* a label only; "USD" unless the file says */
     tc_lockin_range effort[TC_LOCKIN_N_ITEMS]; /* person-days */
-    tc_lockin_value day_cost;                  /* currency per person-day */
-    tc_lockin_value probability;               /* 0..1 */
-    tc_lockin_value incident_cost;             /* currency per incident */
-    tc_lockin_range premium;                   /* extra hires, hire-equivalents */
-    tc_lockin_value hire_cost;                 /* currency per hire */
-    tc_lockin_value units;                     /* whole cards (or boxes) > 0 */
+    /* [effort] performance_per_kernel (optional): person-days to tune one kernel of a
+     * profiler's tuning list (lockin --kernels), instead of the list's */
+    tc_lockin_range kernel_effort;
+    tc_lockin_value day_cost;                           /* currency per person-day */
+    tc_lockin_value probability;                        /* 0..1 */
+    tc_lockin_value incident_cost;                      /* currency per incident */
+    tc_lockin_range premium;                            /* extra hires, hire-equivalents */
+    tc_lockin_value hire_cost;                          /* currency per hire */
+    tc_lockin_value units;                              /* whole cards (or boxes) > 0 */
     tc_lockin_value price_incumbent, price_alternative; /* currency per unit */
     tc_lockin_value months;                             /* > 0 */
     tc_lockin_value tokens_per_month;                   /* optional, > 0 */
@@ -166,6 +169,9 @@ typedef struct tc_lockin_overrides {
     int has_operators; /* replace T_op with this range (from a gap table) */
     double op_low, op_mode, op_high;
     char op_source[96];
+    int has_perf_days; /* replace T_perf with this range (a profiler's tuning list) */
+    double perf_low, perf_mode, perf_high;
+    char perf_days_source[96];
     int has_perf_ratio; /* measured throughput alternative / incumbent, > 0 */
     double perf_ratio;
     char perf_source[96];
@@ -191,6 +197,10 @@ typedef struct tc_lockin_overrides {
  * says so in err; *a unchanged). */
 TC_MUST_CHECK tc_err tc_lockin_set_operators(tc_lockin *a, double low, double mode, double high,
                                              const char *source, char *err, size_t errlen);
+
+/* The same for T_perf (a profiler's tuning list, lockin --kernels). */
+TC_MUST_CHECK tc_err tc_lockin_set_performance(tc_lockin *a, double low, double mode, double high,
+                                               const char *source, char *err, size_t errlen);
 
 /* Classifies `ratio` and, when the gap is within 20%, fixes T_perf at its
  * low end (labelled `source`); other classes keep the range. Stores the

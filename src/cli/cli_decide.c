@@ -35,6 +35,8 @@ static int parse_args(int argc, char **argv, decide_args *a)
         TC_OPT_JSON(&a->json),
         TC_OPT_C("runs", 0, take_runs, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
+        TC_OPT_S("kernels", 0, &a->ev.src.kernels_file),
+        TC_OPT_S("fit", 0, &a->ev.src.fit_file),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_AT(&a->ev.src.at),
         TC_OPT_DEMAND(&a->ev.src.demand),

@@ -115,6 +115,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_C("perf-ratio", 0, take_perf_ratio, 1),
         TC_OPT_C("gaps-top", 0, take_gaps_top, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
+        TC_OPT_S("kernels", 0, &a->ev.src.kernels_file),
         TC_OPT_C("perf", 0, take_perf, 1),
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),

@@ -82,8 +82,8 @@ test('decide: the checklist from evidence, declared items, verdict and reasons',
   assert.equal(bare.code, 0, bare.stderr);
   const b = JSON.parse(bare.stdout);
   assert.equal(b.simulated, false);
-  assert.deepEqual(b.checklist.map((x) => x.id), ['gaps', 'target_run', 'perf_gap', 'soak', 'profiler', 'fallback']);
-  assert.deepEqual(b.missing, ['gaps', 'target_run', 'perf_gap', 'soak']);
+  assert.deepEqual(b.checklist.map((x) => x.id), ['gaps', 'target_run', 'perf_gap', 'soak', 'profiler', 'fallback', 'fit']);
+  assert.deepEqual(b.missing, ['gaps', 'target_run', 'perf_gap', 'soak', 'fit']);
   // The seed's LoRA case: the lock-in cost dwarfs the 8-card saving.
   assert.equal(b.verdict, 'stay');
   assert.ok(b.economics.probability_net_positive < 0.2);
@@ -100,7 +100,7 @@ test('decide: the checklist from evidence, declared items, verdict and reasons',
   assert.equal(state.profiler, 'not met'); // declared no
   assert.equal(state.fallback, 'ticked'); // declared yes
   assert.equal(state.soak, 'not yet measured');
-  assert.deepEqual(d.missing, ['soak']);
+  assert.deepEqual(d.missing, ['soak', 'fit']);
   // A run that is not a soak is refused, named (lockin ignored it before).
   for (const cmd of ['decide', 'lockin']) {
     const notSoak = await cli([cmd, FP16, '--soak', 'alt', '--db', db]);
@@ -168,4 +168,107 @@ test('lockin and decide: evidence options are checked, with the fix', async (t) 
     assert.equal(r.code, 1);
     assert.match(r.stderr, /--demand sizes the fleets priced at --at X: give --at too/);
   }
+});
+
+// A profiler's pair of kernel tables, saved as `kernels --json`.
+async function kernelsDoc(dir) {
+  const r = await cli(['kernels', path.join(EX, 'kernels-nsys-example.csv'),
+    path.join(EX, 'kernels-rocprofv3-example.csv'), '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const file = path.join(dir, 'kernels.json');
+  writeFileSync(file, r.stdout);
+  return { file, doc: JSON.parse(r.stdout) };
+}
+
+test('lockin --kernels: T_perf from the tuning list; [effort] performance_per_kernel replaces its effort', async (t) => {
+  const sc = testScope(t, 'truecost-kernels-ev-');
+  const { file, doc } = await kernelsDoc(sc.dir());
+  const tune = doc.tuning;
+  let r = await cli(['lockin', LORA, '--kernels', file, '--json', '--samples', '1000']);
+  assert.equal(r.code, 0, r.stderr);
+  let perf = JSON.parse(r.stdout).inputs.effort.performance;
+  assert.deepEqual([perf.low, perf.mode, perf.high], [tune.t_perf_days.low, tune.t_perf_days.mode, tune.t_perf_days.high]);
+  const kernels = tune.entries.reduce((n, e) => n + e.kernel_count, 0);
+  assert.match(perf.source, new RegExp(`^${kernels} kernel\\(s\\) x the list's effort`));
+  // The team's own effort per kernel: kernels x 1..2..4 person-days.
+  const own = path.join(sc.dir(), 'own.ini');
+  writeFileSync(own, readFileSync(LORA, 'utf8').replace(/^\[effort\]$/m, '[effort]\nperformance_per_kernel = 1..2..4'));
+  r = await cli(['lockin', own, '--kernels', file, '--json', '--samples', '1000']);
+  assert.equal(r.code, 0, r.stderr);
+  perf = JSON.parse(r.stdout).inputs.effort.performance;
+  assert.deepEqual([perf.low, perf.mode, perf.high], [kernels, 2 * kernels, 4 * kernels]);
+  assert.match(perf.source, /\[effort\] performance_per_kernel/);
+  // One profile has no tuning list: refused, with how to get one.
+  const one = await cli(['kernels', path.join(EX, 'kernels-nsys-example.csv'), '--json']);
+  const single = path.join(sc.dir(), 'one.json');
+  writeFileSync(single, one.stdout);
+  r = await cli(['lockin', LORA, '--kernels', single]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^truecost: --kernels: .*one\.json holds one profile, no tuning list: give 'truecost kernels INCUMBENT ALTERNATIVE --json'/m);
+  r = await cli(['decide', LORA, '--kernels', path.join(sc.dir(), 'nosuch.json')]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /nosuch\.json/);
+});
+
+test('decide --fit: the memory item from a fit document; --kernels names the suspects when over 50% slower', async (t) => {
+  const sc = testScope(t, 'truecost-fit-ev-');
+  const dir = sc.dir();
+  // Llama-2-7B's shape: 6.74 B parameters, fp16.
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify({
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 11008,
+    num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32, vocab_size: 32000,
+    max_position_embeddings: 4096, torch_dtype: 'float16' }));
+  const fitDoc = async (name, args) => {
+    const r = await cli(['fit', dir, '--gpu', 'RX 7900 XTX', ...args, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    writeFileSync(path.join(dir, name), r.stdout);
+    return JSON.parse(r.stdout);
+  };
+  const item = async (file) => {
+    const r = await cli(['decide', LORA, '--fit', path.join(dir, file), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).checklist.find((x) => x.id === 'fit');
+  };
+  const lora = await fitDoc('lora.json', ['--task', 'lora']);
+  assert.equal(lora.cards[0].verdict, 'fits');
+  let it = await item('lora.json');
+  assert.equal(it.state, 'ticked');
+  const gib = (b) => Number((b / 2 ** 30).toPrecision(3));
+  assert.equal(it.evidence, `RX 7900 XTX: needs ${gib(lora.cards[0].need_bytes)} GiB of a ${gib(lora.cards[0].budget_bytes)} GiB budget per card, fits (${Math.round(lora.cards[0].spare_share * 100)}% to spare)`);
+  // Six 4k sequences of a 7B model do not fit 24 GB: not met, with the
+  // largest setting that does, as fit computed it.
+  const serve = await fitDoc('serve.json', ['--ctx', '4096', '--concurrency', '6']);
+  assert.equal(serve.cards[0].verdict, 'does not fit');
+  it = await item('serve.json');
+  assert.equal(it.state, 'not met');
+  assert.match(it.evidence, new RegExp(`does not fit \\(short by [\\d.]+ GiB\\); the largest that fits: ${serve.cards[0].largest.concurrency} sequence\\(s\\) at ctx 4096; ${serve.cards[0].largest.gpus_needed} cards hold`));
+  const bare = JSON.parse((await cli(['decide', LORA, '--json'])).stdout).checklist.find((x) => x.id === 'fit');
+  assert.equal(bare.state, 'not yet measured');
+  assert.match(bare.evidence, /pass it with --fit/);
+  let r = await cli(['decide', LORA, '--fit', path.join(dir, 'config.json')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--fit: .*config\.json: no "cards" or "terms": is it 'truecost fit --json' output\?/);
+
+  // The alternative at 2/5 of the incumbent's speed: over 50% slower.
+  const db = path.join(dir, 'db');
+  const inc = await sc.sim(['--ttft-ms', '2', '--decode-tps', '250']);
+  const alt = await sc.sim(['--ttft-ms', '2', '--decode-tps', '100']);
+  for (const [url, label] of [[inc.url, 'inc'], [alt.url, 'alt']]) {
+    const run = await cli(['run', url, '--db', db, ...RUN, '--label', label]);
+    assert.equal(run.code, 0, run.stderr);
+  }
+  const { file, doc } = await kernelsDoc(dir);
+  r = await cli(['decide', FP16, '--runs', 'inc', 'alt', '--db', db, '--kernels', file, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  assert.equal(d.verdict, 'stay');
+  const named = d.reasons.find((x) => /^the profiler's top suspects on the alternative: /.test(x));
+  assert.ok(named, d.reasons.join('\n'));
+  const classes = doc.tuning.entries.slice(0, 3).map((e) => e.class);
+  assert.deepEqual([...named.matchAll(/(?:: |, )([a-z_]+) \(/g)].map((m) => m[1]), classes);
+  assert.match(named, /softmax \(cunn_SoftMaxForward and others, 11% of its kernel time\)/);
+  assert.match(named, /its attention fell back from a fused kernel to GEMM \+ softmax$/);
+  // Without the profile, decide says how to name them.
+  r = await cli(['decide', FP16, '--runs', 'inc', 'alt', '--db', db, '--json']);
+  assert.ok(JSON.parse(r.stdout).reasons.some((x) => /with --kernels to name the suspects/.test(x)));
 });

@@ -32,8 +32,14 @@ static tc_decide_input good(void)
         .p_net_positive = 0.9,
         .lockin_p50 = 10000,
         .saving = 30000,
+        .has_fit = 1,
+        .fit_verdict = 0,
+        .fit_need_bytes = 18.0 * (1 << 30),
+        .fit_budget_bytes = 21.6 * (1 << 30),
+        .fit_spare_share = 1 - 18.0 / 21.6,
     };
     in.target_status = TC_RUN_COMPLETE;
+    snprintf(in.fit_card, sizeof in.fit_card, "RX 7900 XTX");
     return in;
 }
 
@@ -385,6 +391,172 @@ static void gatherer_reads_what_is_given(void **state)
     assert_int_equal(failed, TC_EVIDENCE_SOAK);
 }
 
+/* The memory item: the worst card's verdict, with margin; what is short
+ * is said in GiB with the largest setting that fits. */
+static void fit_item_needs_a_margin(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    const tc_decide_item *it = find(&r, "fit");
+    assert_int_equal(it->state, TC_ITEM_TICKED);
+    /* 18 of 21.6 GiB: 16.7% to spare */
+    assert_string_equal(it->evidence, "RX 7900 XTX: needs 18 GiB of a 21.6 GiB budget per card, "
+                                      "fits (17% to spare)");
+
+    in.fit_verdict = 1; /* tight: fits, but not with margin */
+    in.fit_need_bytes = 20.0 * (1 << 30);
+    in.fit_spare_share = 1 - 20.0 / 21.6;
+    snprintf(in.fit_largest, sizeof in.fit_largest, "micro-batch 1 at seq 512");
+    tc_decide(&in, &r);
+    it = find(&r, "fit");
+    assert_int_equal(it->state, TC_ITEM_FAILED);
+    assert_non_null(strstr(it->evidence, "tight (under 10% of the budget to spare) (7% to spare); "
+                                         "the largest that fits: micro-batch 1 at seq 512"));
+    assert_int_not_equal(r.verdict, TC_DECIDE_MIGRATE);
+
+    in.fit_verdict = 2; /* 26.1 of 21.6: short by 4.5 GiB */
+    in.fit_need_bytes = 26.1 * (1 << 30);
+    tc_decide(&in, &r);
+    assert_non_null(strstr(find(&r, "fit")->evidence, "does not fit (short by 4.5 GiB)"));
+
+    in.has_fit = 0; /* not measured: how to measure it */
+    tc_decide(&in, &r);
+    it = find(&r, "fit");
+    assert_int_equal(it->state, TC_ITEM_MISSING);
+    assert_non_null(strstr(it->evidence, "pass it with --fit"));
+    assert_int_equal(r.verdict, TC_DECIDE_PILOT); /* every other item ticked: not migrate */
+}
+
+/* Over 50% slower: the profiler's suspects are named, or how to get them. */
+static void slow_alternative_names_the_suspects(void **state)
+{
+    (void)state;
+    tc_decide_input in = good();
+    in.perf_ratio = 0.4;
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(r.verdict, TC_DECIDE_STAY);
+    assert_true(has_reason(&r, "with --kernels to name the suspects"));
+
+    in.has_kernels = 1;
+    in.attention_fell_back = 1;
+    snprintf(in.suspects, sizeof in.suspects,
+             "softmax (cunn_SoftMaxForward, 11%% of its kernel "
+             "time)");
+    tc_decide(&in, &r);
+    assert_true(has_reason(&r, "the profiler's top suspects on the alternative: softmax "
+                               "(cunn_SoftMaxForward, 11% of its kernel time); its attention "
+                               "fell back from a fused kernel to GEMM + softmax"));
+    in.perf_ratio = 0.6; /* within 50%: no suspects in the reasons */
+    tc_decide(&in, &r);
+    assert_false(has_reason(&r, "suspects"));
+}
+
+/* --kernels FILE: T_perf is the tuning list's days, or its kernels x the
+ * assessment's per-kernel effort; the first entries are the suspects. */
+static const char KERNELS[] =
+    "{\"profiles\": [{}, {}], \"comparison\": {\"attention_fell_back\": true},\n"
+    " \"tuning\": {\"entries\": [\n"
+    "  {\"class\": \"softmax\", \"kernel_count\": 2, \"saving_share\": 0.111,\n"
+    "   \"kernels\": [\"void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, "
+    "c10::Half>(float*)\", \"b\"]},\n"
+    "  {\"class\": \"gemm\", \"kernel_count\": 1, \"saving_share\": 0.05, \"kernels\": "
+    "[\"Cijk_Alik\"]}],\n"
+    " \"t_perf_days\": {\"low\": 6, \"mode\": 9, \"high\": 15}}}\n";
+
+static void evidence_from_a_kernels_document(void **state)
+{
+    (void)state;
+    char path[64], err[1024] = "";
+    temp_file(path, sizeof path, KERNELS);
+    tc_lockin as;
+    memset(&as, 0, sizeof as);
+    tc_evidence ev;
+    tc_lockin_overrides ov;
+    memset(&ev, 0, sizeof ev);
+    memset(&ov, 0, sizeof ov);
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err), TC_OK);
+    assert_true(ev.has_kernels && ev.attention_fell_back);
+    assert_int_equal(ev.kernel_count, 3);
+    assert_true(ov.has_perf_days && ov.perf_low == 6 && ov.perf_mode == 9 && ov.perf_high == 15);
+    assert_int_equal(ev.n_suspects, 2);
+    assert_string_equal(ev.suspects[0].kernel_class, "softmax");
+    assert_string_equal(ev.suspects[0].kernel, "cunn_SoftMaxForward");
+    assert_string_equal(ev.suspects[1].kernel, "Cijk_Alik");
+    /* the assessment's own effort per kernel: 3 kernels x 1..2..4 */
+    as.kernel_effort = (tc_lockin_range){.valid = 1, .low = 1, .mode = 2, .high = 4, .has_mode = 1};
+    memset(&ev, 0, sizeof ev);
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err), TC_OK);
+    assert_true(ov.perf_low == 3 && ov.perf_mode == 6 && ov.perf_high == 12);
+    assert_non_null(strstr(ov.perf_days_source, "[effort] performance_per_kernel"));
+    unlink(path);
+
+    /* one profile: no tuning list, and how to get one */
+    temp_file(path, sizeof path, "{\"profiles\": [{}], \"tuning\": null}");
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_non_null(strstr(err, "holds one profile, no tuning list"));
+    unlink(path);
+    temp_file(path, sizeof path,
+              "{\"profiles\": [], \"tuning\": {\"entries\": [], "
+              "\"t_perf_days\": {\"low\": 5, \"mode\": 1, \"high\": 9}}}");
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_non_null(strstr(err, "in order"));
+    unlink(path);
+    temp_file(path, sizeof path, "not json");
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err),
+                     TC_ERR_INVALID);
+    assert_true(strncmp(err, path, strlen(path)) == 0);
+    unlink(path);
+    assert_int_equal(tc_evidence_read_kernels(path, &as, &ev, &ov, err, sizeof err), TC_ERR_IO);
+}
+
+/* --fit FILE: the worst card, by verdict and then by what it has to spare. */
+static void evidence_from_a_fit_document(void **state)
+{
+    (void)state;
+    char path[64], err[1024] = "";
+    temp_file(path, sizeof path,
+              "{\"terms\": [], \"workload\": {\"ctx\": 4096, \"seq\": null},\n"
+              " \"cards\": [{\"name\": \"A\", \"verdict\": \"fits\", \"need_bytes\": 10, "
+              "\"budget_bytes\": 20, \"spare_share\": 0.5, \"largest\": {}},\n"
+              " {\"name\": \"B\", \"verdict\": \"does not fit\", \"need_bytes\": 30, "
+              "\"budget_bytes\": 20, \"spare_share\": -0.5,\n"
+              "  \"largest\": {\"concurrency\": 3, \"gpus_needed\": 2}},\n"
+              " {\"name\": \"C\", \"verdict\": \"fits\", \"need_bytes\": 10, "
+              "\"budget_bytes\": 12, \"spare_share\": 0.17, \"largest\": {}}]}");
+    tc_evidence ev;
+    memset(&ev, 0, sizeof ev);
+    assert_int_equal(tc_evidence_read_fit(path, &ev, err, sizeof err), TC_OK);
+    assert_true(ev.has_fit);
+    assert_int_equal(ev.fit_verdict, TC_FIT_DOES_NOT_FIT);
+    assert_string_equal(ev.fit_card, "B");
+    assert_true(ev.fit_need_bytes == 30 && ev.fit_budget_bytes == 20);
+    assert_string_equal(ev.fit_largest,
+                        "3 sequence(s) at ctx 4096; 2 cards hold the workload as given");
+    unlink(path);
+    temp_file(path, sizeof path,
+              "{\"terms\": [], \"cards\": [{\"name\": \"A\", \"verdict\": \"fits\", "
+              "\"spare_share\": 0.5}, {\"name\": \"C\", \"verdict\": \"fits\", \"spare_share\": "
+              "0.17}]}");
+    memset(&ev, 0, sizeof ev);
+    assert_int_equal(tc_evidence_read_fit(path, &ev, err, sizeof err), TC_OK);
+    assert_string_equal(ev.fit_card, "C"); /* the least to spare */
+    unlink(path);
+    temp_file(path, sizeof path, "{\"terms\": [], \"cards\": []}");
+    memset(&ev, 0, sizeof ev);
+    assert_int_equal(tc_evidence_read_fit(path, &ev, err, sizeof err), TC_OK);
+    assert_int_equal(ev.fit_verdict, TC_FIT_NO_CARD);
+    unlink(path);
+    temp_file(path, sizeof path, "{\"ops\": []}");
+    assert_int_equal(tc_evidence_read_fit(path, &ev, err, sizeof err), TC_ERR_INVALID);
+    assert_non_null(strstr(err, "is it 'truecost fit --json' output?"));
+    unlink(path);
+}
+
 /* The decision's inputs: measured facts from the evidence, declared
  * answers and the economics from the lock-in result. */
 static void decide_input_from_evidence(void **state)
@@ -437,6 +609,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_ticked_and_paying_off_migrates),
         cmocka_unit_test(checklist_items_follow_their_evidence),
+        cmocka_unit_test(fit_item_needs_a_margin),
+        cmocka_unit_test(slow_alternative_names_the_suspects),
         cmocka_unit_test(unchecked_key_operators_keep_gaps_open),
         cmocka_unit_test(soak_from_a_run),
         cmocka_unit_test(perf_gap_edges),
@@ -447,6 +621,8 @@ int main(void)
         cmocka_unit_test(gaps_summary_refuses_bad_files),
         cmocka_unit_test(evidence_from_a_gap_table),
         cmocka_unit_test(gatherer_reads_what_is_given),
+        cmocka_unit_test(evidence_from_a_kernels_document),
+        cmocka_unit_test(evidence_from_a_fit_document),
         cmocka_unit_test(decide_input_from_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
