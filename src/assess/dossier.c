@@ -198,6 +198,8 @@ static void evidence_sources(const tc_dossier_ask *ask, const tc_dossier *d,
 {
     memset(src, 0, sizeof *src);
     src->gaps_file = ask->gaps;
+    src->kernels_file = ask->kernels;
+    src->fit_file = ask->fit;
     src->soak = ask->soak;
     if (!d->two)
         return;
@@ -244,6 +246,21 @@ static tc_err load_lockin(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d
     return TC_OK;
 }
 
+/* Without an assessment the kernels and fit documents are only drawn:
+ * read here as the gatherer reads them; a bad one is the user's error. */
+static tc_err load_documents(const tc_dossier_ask *ask, tc_dossier *d, char *err, size_t errlen)
+{
+    char why[1024];
+    tc_lockin_overrides unused = {0};
+    tc_err rc = TC_OK;
+    if (ask->kernels &&
+        (rc = tc_evidence_read_kernels(ask->kernels, NULL, &d->ev, &unused, why, sizeof why)))
+        return tc_fail(err, errlen, rc, "--kernels: %s", why);
+    if (ask->fit && (rc = tc_evidence_read_fit(ask->fit, &d->ev, why, sizeof why)))
+        return tc_fail(err, errlen, rc, "--fit: %s", why);
+    return TC_OK;
+}
+
 tc_err tc_dossier_load(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, char *err,
                        size_t errlen)
 {
@@ -264,7 +281,8 @@ tc_err tc_dossier_load(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, c
         snprintf(d->compare_missing, sizeof d->compare_missing,
                  "one platform: give a second RUN, GROUP or SWEEP to compare");
     load_frontier(st, ask, d);
-    return ask->assessment ? load_lockin(st, ask, d, err, errlen) : TC_OK;
+    return ask->assessment ? load_lockin(st, ask, d, err, errlen)
+                           : load_documents(ask, d, err, errlen);
 }
 
 static void side_free(tc_dossier_side *s)

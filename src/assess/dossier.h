@@ -57,6 +57,7 @@ typedef struct tc_dossier_ask {
     uint64_t seed;
     const char *assessment, *gaps; /* paths, may be NULL */
     const char *soak;              /* a soak run (RUN argument) as evidence, may be NULL */
+    const char *kernels, *fit;     /* `kernels A B --json`, `fit --json` documents, may be NULL */
     double demand;                 /* > 0: output tokens per month the fleets are sized for */
     const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
     const char *command;           /* the command line, for the method section */
@@ -88,6 +89,8 @@ typedef struct tc_dossier {
     tc_lockin_result lockin;
     tc_decide_result decision;
     char lockin_missing[1200];
+    /* ev's kernels and fit parts (has_kernels, has_fit) are read with or
+     * without an assessment: the report draws them. */
 } tc_dossier;
 
 /* Lock-in as `lockin` and `decide` draw it by default. */

@@ -67,6 +67,24 @@ typedef struct tc_evidence_suspect {
     double saving_share;
 } tc_evidence_suspect;
 
+/* What the report draws of the documents: a fit's terms (bytes per
+ * card) and cards, a kernels pair's class shares. */
+#define TC_EVIDENCE_FIT_TERMS 8
+#define TC_EVIDENCE_FIT_CARDS 4
+#define TC_EVIDENCE_KERNEL_CLASSES 10
+typedef struct tc_evidence_fit_term {
+    char name[24];
+    double bytes;
+} tc_evidence_fit_term;
+typedef struct tc_evidence_fit_card {
+    char name[64], verdict[16];
+    double capacity_bytes, budget_bytes, need_bytes;
+} tc_evidence_fit_card;
+typedef struct tc_evidence_kernel_class {
+    char name[24];
+    double share_a, share_b; /* of each platform's kernel time */
+} tc_evidence_kernel_class;
+
 /* The worst card of a fit document, by verdict. */
 typedef enum tc_evidence_fit_verdict {
     TC_FIT_NO_CARD = -1, /* the document names no card */
@@ -109,6 +127,8 @@ typedef struct tc_evidence {
     tc_evidence_suspect suspects[TC_EVIDENCE_SUSPECTS];
     int n_suspects;
     int attention_fell_back;
+    tc_evidence_kernel_class kernel_classes[TC_EVIDENCE_KERNEL_CLASSES];
+    int n_kernel_classes;
 
     /* A memory fit (fit --json): the worst card, its need and budget per
      * card, and the largest setting that fits it, in words. */
@@ -117,6 +137,10 @@ typedef struct tc_evidence {
     char fit_card[64];
     double fit_need_bytes, fit_budget_bytes, fit_spare_share;
     char fit_largest[160];
+    tc_evidence_fit_term fit_terms[TC_EVIDENCE_FIT_TERMS];
+    int n_fit_terms;
+    tc_evidence_fit_card fit_cards[TC_EVIDENCE_FIT_CARDS];
+    int n_fit_cards;
 
     int has_costs;
     /* Running cost per million output tokens: electricity, operations

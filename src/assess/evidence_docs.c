@@ -95,6 +95,23 @@ static int read_entry(json_t *e, tc_evidence *ev)
     return 0;
 }
 
+/* The class shares of both platforms, for the report's bars. */
+static void read_classes(json_t *classes, tc_evidence *ev)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(classes, i, c)
+    {
+        const char *name = json_string_value(json_object_get(c, "class"));
+        if (!name || ev->n_kernel_classes == TC_EVIDENCE_KERNEL_CLASSES)
+            continue;
+        tc_evidence_kernel_class *k = &ev->kernel_classes[ev->n_kernel_classes++];
+        snprintf(k->name, sizeof k->name, "%s", name);
+        k->share_a = json_number_value(json_object_get(c, "incumbent_share"));
+        k->share_b = json_number_value(json_object_get(c, "alternative_share"));
+    }
+}
+
 static tc_err read_tuning(const char *path, json_t *doc, tc_evidence *ev, double days[3], char *err,
                           size_t errlen)
 {
@@ -126,6 +143,7 @@ static tc_err read_tuning(const char *path, json_t *doc, tc_evidence *ev, double
     }
     json_t *cmp = json_object_get(doc, "comparison");
     ev->attention_fell_back = json_is_true(json_object_get(cmp, "attention_fell_back"));
+    read_classes(json_object_get(cmp, "classes"), ev);
     return TC_OK;
 }
 
@@ -205,6 +223,35 @@ static void largest_words(json_t *doc, json_t *card, char *out, size_t outlen)
         snprintf(out + n, outlen - n, "; %lld cards hold the workload as given", gpus);
 }
 
+/* The terms and every card, for the report's bars. */
+static void read_terms_and_cards(json_t *doc, json_t *cards, tc_evidence *ev)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(doc, "terms"), i, t)
+    {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        if (!name || ev->n_fit_terms == TC_EVIDENCE_FIT_TERMS)
+            continue;
+        tc_evidence_fit_term *f = &ev->fit_terms[ev->n_fit_terms++];
+        snprintf(f->name, sizeof f->name, "%s", name);
+        f->bytes = json_number_value(json_object_get(t, "bytes"));
+    }
+    json_array_foreach(cards, i, t)
+    {
+        if (ev->n_fit_cards == TC_EVIDENCE_FIT_CARDS)
+            break;
+        tc_evidence_fit_card *c = &ev->fit_cards[ev->n_fit_cards++];
+        const char *name = json_string_value(json_object_get(t, "name"));
+        const char *verdict = json_string_value(json_object_get(t, "verdict"));
+        snprintf(c->name, sizeof c->name, "%s", name ? name : "?");
+        snprintf(c->verdict, sizeof c->verdict, "%s", verdict ? verdict : "?");
+        c->capacity_bytes = json_number_value(json_object_get(t, "capacity_bytes"));
+        c->budget_bytes = json_number_value(json_object_get(t, "budget_bytes"));
+        c->need_bytes = json_number_value(json_object_get(t, "need_bytes"));
+    }
+}
+
 tc_err tc_evidence_read_fit(const char *path, tc_evidence *ev, char *err, size_t errlen)
 {
     json_t *doc = NULL;
@@ -220,6 +267,7 @@ tc_err tc_evidence_read_fit(const char *path, tc_evidence *ev, char *err, size_t
     }
     ev->has_fit = 1;
     ev->fit_verdict = TC_FIT_NO_CARD;
+    read_terms_and_cards(doc, cards, ev);
     size_t i;
     json_t *c;
     json_array_foreach(cards, i, c)

@@ -15,6 +15,7 @@
 
 typedef struct report_args {
     const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *soak, *at, *slo_text;
+    const char *kernels, *fit;
     const char *output, *format, *pos[2];
     tc_slo slo;
     long long resamples, seed;
@@ -87,6 +88,8 @@ static int parse(int argc, char **argv, report_args *a)
         TC_OPT_S("assessment", 0, &a->assessment),
         TC_OPT_S("gaps", 0, &a->gaps),
         TC_OPT_S("soak", 0, &a->soak),
+        TC_OPT_S("kernels", 0, &a->kernels),
+        TC_OPT_S("fit", 0, &a->fit),
         TC_OPT_AT_LIST(&a->at),
         TC_OPT_DEMAND(&a->demand),
         TC_OPT_SLO(&a->slo_text),
@@ -150,6 +153,8 @@ int tc_cmd_report(int argc, char **argv)
                           .assessment = a.assessment,
                           .gaps = a.gaps,
                           .soak = a.soak,
+                          .kernels = a.kernels,
+                          .fit = a.fit,
                           .demand = a.demand,
                           .profile_path = {fa, fb},
                           .command = tc_cli_command_line()};
@@ -167,6 +172,8 @@ int tc_cmd_report(int argc, char **argv)
     tc_inputs_add(&in, "--profile-b", fb);
     tc_inputs_add(&in, "--assessment", a.assessment);
     tc_inputs_add(&in, "--gaps", a.gaps);
+    tc_inputs_add(&in, "--kernels", a.kernels);
+    tc_inputs_add(&in, "--fit", a.fit);
     tc_page_out out = {.fmt = strcmp(a.format, "md") == 0 ? TC_PAGE_MD : TC_PAGE_HTML,
                        .path = path,
                        .inputs = &in,

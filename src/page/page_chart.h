@@ -65,9 +65,12 @@ typedef struct tc_chart {
     double ymin_floor; /* y axis starts at 0 unless data go below it */
 } tc_chart;
 
-/* Stacked bars: one bar per group, one segment per part. */
+/* Stacked bars: one bar per group, one segment per part; a part of a
+ * bar is its colour shaded lighter, or with colour_by_part each part its
+ * own colour (bars of the same parts: kernel classes, memory terms). A
+ * mark is a level drawn across its bar (a card's memory budget). */
 #define TC_CHART_MAX_BARS 4
-#define TC_CHART_MAX_PARTS 4
+#define TC_CHART_MAX_PARTS 10
 typedef struct tc_chart_bars {
     const char *title, *ylabel;
     int simulated;
@@ -76,7 +79,10 @@ typedef struct tc_chart_bars {
     int n_bars;
     const char *part_label[TC_CHART_MAX_PARTS];
     int n_parts;
+    int colour_by_part;
     double v[TC_CHART_MAX_BARS][TC_CHART_MAX_PARTS];
+    double mark[TC_CHART_MAX_BARS]; /* > 0: drawn */
+    const char *mark_label;
 } tc_chart_bars;
 
 /* A tornado: one horizontal bar per input from the total at its low end

@@ -8,29 +8,58 @@
 #include "page/page_chart.h"
 #include "page/page_chart_internal.h"
 
-static void bar_part(int bar, double y0, double y1, int colour, int part)
+static void bar_part(const tc_chart_bars *c, int bar, double y0, double y1, int part)
 {
     PLFLT px[4] = {bar + 0.2, bar + 0.2, bar + 0.8, bar + 0.8}, py[4] = {y0, y1, y1, y0};
-    static const double alpha[TC_CHART_MAX_PARTS] = {1.0, 0.6, 0.3, 0.15};
+    /* one colour lighter part by part, or a colour a part (two rounds of
+     * the palette, the second lighter) */
+    static const double shade[] = {1.0, 0.6, 0.3, 0.15};
+    int colour = c->colour_by_part ? part : c->bar_colour[bar];
+    double alpha =
+        c->colour_by_part ? (part < TC_CHART_N_COLOURS ? 0.85 : 0.35) : shade[part < 4 ? part : 3];
     const unsigned char *p = tc_chart_palette[colour % TC_CHART_N_COLOURS];
-    plscol0a(SHADE, p[0], p[1], p[2], alpha[part]);
+    plscol0a(SHADE, p[0], p[1], p[2], alpha);
     plcol0(SHADE);
     plfill(4, px, py);
     plcol0(FG);
     plline(4, px, py);
 }
 
-tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char **svg, char *err,
-                         size_t errlen)
+static double bars_top(const tc_chart_bars *c)
 {
-    *svg = NULL;
     double top = 0;
     for (int b = 0; b < c->n_bars; b++) {
         double sum = 0;
         for (int p = 0; p < c->n_parts; p++)
             sum += isfinite(c->v[b][p]) ? c->v[b][p] : 0;
-        top = fmax(top, sum);
+        top = fmax(top, fmax(sum, isfinite(c->mark[b]) ? c->mark[b] : 0));
     }
+    return top;
+}
+
+static void bar_mark(const tc_chart_bars *c, int b)
+{
+    if (!(c->mark[b] > 0) || !isfinite(c->mark[b]))
+        return;
+    PLFLT mx[2] = {b + 0.1, b + 0.9}, my[2] = {c->mark[b], c->mark[b]};
+    plcol0(FG);
+    plwidth(2);
+    pllsty(2);
+    plline(2, mx, my);
+    pllsty(1);
+    plwidth(1);
+    if (c->mark_label) {
+        char t[96];
+        tc_chart_pl_text(t, sizeof t, c->mark_label);
+        plptex(b + 0.9, c->mark[b], 1, 0, 1.0, t);
+    }
+}
+
+tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char **svg, char *err,
+                         size_t errlen)
+{
+    *svg = NULL;
+    double top = bars_top(c);
     if (!c->n_bars || !(top > 0))
         return tc_fail(err, errlen, TC_ERR_INVALID, "chart '%s': nothing to draw", c->title);
     char path[512];
@@ -44,7 +73,7 @@ tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char *
         double y = 0;
         for (int p = 0; p < c->n_parts; p++) {
             double v = isfinite(c->v[b][p]) ? c->v[b][p] : 0;
-            bar_part(b, y, y + v, c->bar_colour[b], p);
+            bar_part(c, b, y, y + v, p);
             char t[160], s[96];
             tc_chart_pl_text(s, sizeof s, c->part_label[p]);
             snprintf(t, sizeof t, "%s %.3g", s, v);
@@ -54,6 +83,7 @@ tc_err tc_chart_bars_svg(const tc_chart_bars *c, int id, const char *alt, char *
             }
             y += v;
         }
+        bar_mark(c, b);
         tc_chart_mtex("b", 1.4, (b + 0.5) / c->n_bars, 0.5, c->bar_label[b]);
     }
     plend();
