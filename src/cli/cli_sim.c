@@ -87,6 +87,7 @@ static int parse(int argc, char **argv, sim_args *a)
         TC_OPT_I("eos-after", 0, &a->eos_after, 0, 1000000),
         TC_OPT_I("max-body-bytes", 0, &a->max_body, 1024, 1LL << 30),
         TC_OPT_I("close-after", 0, &a->close_after, 0, 1000000000),
+        TC_OPT_D("cpu-offload", 0, &c->cpu_offload, 0, 1),
         TC_OPT_END,
     };
     if (tc_cli_parse("sim", argc, argv, opts, a, NULL, 0, NULL) < 0)

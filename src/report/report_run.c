@@ -9,6 +9,7 @@
 #include "report_roofline.h"
 #include "report_table.h"
 #include "report_workload.h"
+#include "core/tc_number.h"
 #include "core/tc_text.h"
 
 json_t *tc_report_run_doc(const tc_figures *f, json_t *fingerprint, const tc_roofline_result *roof)
@@ -45,6 +46,32 @@ static const char *str_at(json_t *o, const char *a, const char *b)
 }
 
 /* One or two lines of the environment under the summary table. */
+#define GIB (1024.0 * 1024 * 1024)
+
+/* Where the server said the model sits (Ollama's /api/ps: size and
+ * size_vram): a model partly in CPU memory runs at the CPU's speed for
+ * that part, so the run's figures are not the card's. */
+static void model_memory(FILE *out, json_t *model)
+{
+    json_t *size = json_object_get(model, "size_bytes");
+    json_t *vram = json_object_get(model, "size_vram_bytes");
+    if (!json_is_integer(size) || !json_is_integer(vram) || json_integer_value(size) <= 0)
+        return;
+    double total = (double)json_integer_value(size), on_card = (double)json_integer_value(vram);
+    char a[32], b[32], c[32];
+    if (on_card >= total) {
+        fprintf(out, "              model memory: all %s GiB in device memory\n",
+                tc_number_sig(a, sizeof a, total / GIB, 3));
+        return;
+    }
+    fprintf(
+        out,
+        "              model memory: SPILLED: %s of %s GiB in device memory, %s GiB (%.0f%%) "
+        "in CPU memory:\n              this run's speed is not the card's alone\n",
+        tc_number_sig(a, sizeof a, on_card / GIB, 3), tc_number_sig(b, sizeof b, total / GIB, 3),
+        tc_number_sig(c, sizeof c, (total - on_card) / GIB, 3), 100 * (total - on_card) / total);
+}
+
 static void environment(FILE *out, json_t *fp)
 {
     if (!json_is_object(fp)) {
@@ -66,6 +93,7 @@ static void environment(FILE *out, json_t *fp)
         fprintf(out, "              server %s %s; model %s %s\n", str_at(srv, "kind", NULL),
                 str_at(srv, "version", NULL), str_at(srv, "model", "name"),
                 str_at(srv, "model", "quantization_level"));
+    model_memory(out, json_object_get(srv, "model"));
     /* run --telemetry URL: whose box the lines above describe */
     json_t *host = json_object_get(fp, "host");
     const char *role = json_string_value(json_object_get(host, "role"));

@@ -134,7 +134,8 @@ static json_t *model_entry(const tc_sim_server *s, const char *name, int loaded)
         return NULL;
     if (loaded) {
         json_object_set_new(m, "expires_at", json_string("2318-01-01T00:00:00Z"));
-        json_object_set_new(m, "size_vram", json_integer(4920753328LL));
+        double on_card = 4920753328.0 * (1 - s->cfg.cpu_offload);
+        json_object_set_new(m, "size_vram", json_integer((json_int_t)on_card));
         json_object_set_new(m, "context_length", json_integer(8192));
     } else {
         json_object_set_new(m, "modified_at", json_string(when));

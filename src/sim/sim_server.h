@@ -38,6 +38,10 @@ typedef struct tc_sim_config {
      * kept-alive connections (llama.cpp's) as a client reuses one. 0 =
      * never. */
     int close_after;
+    /* The share of the model's bytes /api/ps reports outside device
+     * memory (size - size_vram), as Ollama reports a model that did not
+     * fit the card; 0 = all on the card. */
+    double cpu_offload;
     int handle_signals; /* 1: SIGINT/SIGTERM stop the loop cleanly */
     /* Called (from the loop) with a one-line message the first time the
      * server runs into trouble it survives, e.g. no file descriptor left to

@@ -321,3 +321,31 @@ test('fit --server-log against llama.cpp itself (node-llama-cpp 3.21.1): weights
   }
 });
 
+
+// Where the server said the model sits (Ollama's /api/ps size and
+// size_vram, stored with the run's environment): a model partly in CPU
+// memory is flagged, since the run's speed is then not the card's.
+test('run stores how much of the model sits in device memory; show flags a spilled model', async (t) => {
+  const sc = testScope(t, 'truecost-spill-');
+  const db = path.join(sc.dir(), 'db');
+  const RUN = ['-n', '2', '--max-tokens', '8', '--warmup', '0', '--telemetry', 'none', '--no-progress'];
+  for (const [label, args] of [['whole', []], ['spilled', ['--cpu-offload', '0.25']]]) {
+    const sim = await sc.sim(['--ttft-ms', '1', '--decode-tps', '1000', ...args]);
+    const r = await runCli(['run', sim.url, '--db', db, ...RUN, '--label', label]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const gib = (b) => Number((b / 2 ** 30).toPrecision(3));
+  const model = async (label) =>
+    JSON.parse((await runCli(['show', label, '--db', db, '--json'])).stdout).environment.server.model;
+  const whole = await model('whole');
+  assert.equal(whole.size_vram_bytes, whole.size_bytes);
+  let text = (await runCli(['show', 'whole', '--db', db])).stdout;
+  assert.match(text, new RegExp(`model memory: all ${gib(whole.size_bytes)} GiB in device memory`));
+  assert.doesNotMatch(text, /SPILLED/);
+  const spilled = await model('spilled');
+  const off = spilled.size_bytes - spilled.size_vram_bytes;
+  assert.ok(Math.abs(off / spilled.size_bytes - 0.25) < 1e-6, `${off} of ${spilled.size_bytes}`);
+  text = (await runCli(['show', 'spilled', '--db', db])).stdout;
+  assert.ok(text.includes(`model memory: SPILLED: ${gib(spilled.size_vram_bytes)} of ${gib(spilled.size_bytes)} GiB in device memory, ${gib(off)} GiB (25%) in CPU memory:`), text);
+  assert.match(text, /this run's speed is not the card's alone/);
+});
