@@ -7,7 +7,7 @@
 // under 2 MB. A screenshot goes to build/report.png.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -180,7 +180,7 @@ test('the report of two simulated sweeps in chromium: no request, no error, titl
     }
     assert.equal(shown['throughput B/A'], undefined, 'pooled sweep points are not a comparison');
     assert.equal(shown.decision, await decideVerdict());
-    assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 6);
+    assert.equal(await page.$$eval('#checklist tbody tr', (rows) => rows.length), 7); // the seven items of decide's checklist
     assert.match(await page.$eval('.banner', (e) => e.textContent), /SIMULATED/);
     await page.screenshot({ path: path.join(path.dirname(BIN), 'report.png'), fullPage: true });
     // The dark scheme recolours the page and the charts' axes; print drops the navigation.
@@ -385,4 +385,40 @@ test('one sweep: the summary gives the frontier\'s peak and the knee, and the co
   const row = md.match(/^\| A \([^|]*\) \| [^|]* \| [^|]* \| [^|]* \| ([^|]*) \|/m);
   assert.ok(row, 'a cost row for A');
   assert.equal(row[1].trim(), fmt(cost.cost_per_million_tokens));
+});
+
+// make demo's main job with no local server: two simulated platforms swept,
+// the frontier's verdict on "A is 5x more cost-efficient than B", and the
+// report written, which opens in the browser with no error.
+test('make demo without a server: the frontier verdict, then the report, which opens in chromium', { skip }, async (t) => {
+  const demoDir = path.join(dir, 'demo');
+  mkdirSync(demoDir);
+  const started = performance.now();
+  const r = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'demo.sh'), BIN],
+    { env: { ...process.env, DEMO_DIR: demoDir, DEMO_PORTS: '' }, encoding: 'utf8', timeout: 120_000 });
+  t.diagnostic(`make demo's job took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /no local inference server answers: two SIMULATED platforms instead/);
+  assert.match(r.stdout, /^SIMULATED Cost at equal interactivity: A = demo-a, B = demo-b$/m);
+  assert.match(r.stdout, /^Claim "A is 5 times more cost-efficient than B" \(cost B \/ cost A >= 5\): /m);
+  const report = r.stdout.match(/4\/4 done: the report is (\S+)/)?.[1];
+  assert.equal(report, path.join(demoDir, 'truecost-demo.html'));
+  const html = readFileSync(report, 'utf8');
+  assert.match(html, /SIMULATED/);
+  assert.match(html, /Lock-in and the decision/);
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(pathToFileURL(report).href, { waitUntil: 'load' });
+    assert.deepEqual(errors, []);
+    assert.ok((await page.$$eval('svg.chart', (s) => s.length)) >= 10);
+    assert.match(await page.title(), /demo-a \(A\) vs demo-b \(B\)/);
+  } finally {
+    await browser.close();
+  }
+  // The simulators are stopped: nothing of the demo's is left listening.
+  assert.doesNotMatch(r.stderr, /did not start/);
 });
