@@ -68,6 +68,7 @@ void tc_cli_print_usage(FILE *out)
     for (int i = 0; i < tc_cli_n_commands; i++)
         fprintf(out, "  %-10s %s\n", tc_cli_commands[i].name, tc_cli_commands[i].summary);
     fputs("  help CMD   show the options of CMD\n"
+          "  help method  what the figures mean (TTFT, ITL, TPOT, window, goodput, cost)\n"
           "\n"
           "Options:\n"
           "  -h, --help     show this help\n"
@@ -117,6 +118,8 @@ int tc_cmd_help(int argc, char **argv)
         return list_options(argv[2]);
     if (strcmp(argv[1], "--completion") == 0)
         return tc_cli_completion(stdout);
+    if (strcmp(argv[1], "method") == 0 && argc == 2)
+        return tc_cli_help("method", stdout); /* a topic: what the figures mean */
     const tc_cmd *cmd = tc_cli_find_command(argv[1]);
     if (!cmd || argc > 2)
         return tc_cli_unknown_command(argv[1]);

@@ -251,5 +251,6 @@ tc_err tc_report_frontier_text(FILE *out, const tc_frontier_side *a, const tc_fr
     frontier_line(out, "A", r->fa, r->n_fa);
     if (b)
         frontier_line(out, "B", r->fb, r->n_fb);
+    tc_report_method_pointer(out, "The frontier");
     return ferror(out) ? TC_ERR_IO : TC_OK;
 }

@@ -114,6 +114,7 @@ tc_err tc_report_run_text(FILE *out, const tc_figures *f, json_t *fingerprint,
     tc_report_energy_table(out, &f->e);
     rc = tc_report_roofline_brief(out, roof, f->run.concurrency);
     environment(out, fingerprint);
+    tc_report_method_pointer(out, "The figures of a run");
     return rc == TC_OK && ferror(out) ? TC_ERR_IO : rc;
 }
 

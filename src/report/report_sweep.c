@@ -153,6 +153,7 @@ tc_err tc_report_sweep_text(FILE *out, const tc_sweep_view *v)
                 "Incomplete: %s did not finish; its figures are partial, and the knee, frontier, "
                 "compare and report leave it out\n",
                 cut);
+    tc_report_method_pointer(out, "The steady-state window");
     return ferror(out) ? TC_ERR_IO : TC_OK;
 }
 

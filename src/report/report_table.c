@@ -43,6 +43,11 @@ const char *tc_report_sig(char *buf, size_t len, double v)
     return tc_number_sig(buf, len, v, TC_REPORT_DIGITS);
 }
 
+void tc_report_method_pointer(FILE *out, const char *section)
+{
+    fprintf(out, "Definitions: 'truecost help method'; docs/method.md, \"%s\"\n", section);
+}
+
 const char *tc_report_fmt(char *buf, size_t len, int valid, double v)
 {
     return tc_report_fmt_fixed(buf, len, valid, v, tc_report_decimals(v));

@@ -64,4 +64,8 @@ int tc_report_decimals(double v);
  * the HTML print it. Returns buf. */
 const char *tc_report_sig(char *buf, size_t len, double v);
 
+/* The last line of a summary: where its figures are defined ('truecost
+ * help method' and docs/method.md's section `section`). */
+void tc_report_method_pointer(FILE *out, const char *section);
+
 #endif
