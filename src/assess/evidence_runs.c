@@ -101,10 +101,12 @@ static tc_err running_saving(const tc_evidence_sources *src, const tc_lockin *a,
 {
     tc_cost_profile pa, pb;
     tc_err rc;
-    if (!a->tokens_per_month.valid)
+    /* --demand, when given, is the one demand: the fleets' and this. */
+    double demand = src->demand > 0 ? src->demand : a->tokens_per_month.value;
+    if (!(src->demand > 0) && !a->tokens_per_month.valid)
         return tc_fail(err, errlen, TC_ERR_INVALID,
-                       "%s: give [horizon] tokens_per_month, so that the cost per token of the "
-                       "profiles becomes a saving per month",
+                       "%s: give [horizon] tokens_per_month (or --demand TOKENS), so that the "
+                       "cost per token of the profiles becomes a saving per month",
                        a->name);
     if ((rc = load_profile(src->profile_a, a, &pa, err, errlen)) != TC_OK ||
         (rc = load_profile(src->profile_b, a, &pb, err, errlen)) != TC_OK)
@@ -113,11 +115,11 @@ static tc_err running_saving(const tc_evidence_sources *src, const tc_lockin *a,
         running_cost(src->profile_b, &pb, mb, ev, &ev->cost_b) < 0)
         return TC_OK;
     ev->has_costs = 1;
-    ev->running_saving_per_month = (ev->cost_a - ev->cost_b) * a->tokens_per_month.value / 1e6;
+    ev->running_saving_per_month = (ev->cost_a - ev->cost_b) * demand / 1e6;
     ov->has_running_saving = 1;
     ov->running_saving_per_month = ev->running_saving_per_month;
-    snprintf(ov->running_source, sizeof ov->running_source, "profiles at %.3g tokens/month",
-             a->tokens_per_month.value);
+    snprintf(ov->running_source, sizeof ov->running_source, "profiles at %.3g tokens/month%s",
+             demand, src->demand > 0 ? " (--demand)" : "");
     return TC_OK;
 }
 
