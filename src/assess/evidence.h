@@ -99,6 +99,7 @@ typedef struct tc_evidence {
 
     int has_runs;
     double tps_a, tps_b, ratio; /* output tokens/s (group means); ratio = b / a */
+    int sweep_peaks;            /* sides that are sweeps, weighed at their peak point */
     int simulated;              /* either side ran on truecost sim */
     /* The target (alternative) side: the worst status of its runs and its
      * completed and failed measured requests. */

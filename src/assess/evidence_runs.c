@@ -22,8 +22,24 @@ static void target_of(const tc_runset *set, const tc_figures *f, tc_evidence *ev
     }
 }
 
-/* Loads one side: its throughput and cost inputs, and for the target its
- * status. */
+/* A sweep's peak: its complete point of the most output tokens/s, or -1
+ * when the set is not a sweep. Its points are loads nobody runs together,
+ * so a sweep is weighed at its peak, as the report prices it, not at the
+ * mean of its points. */
+static int sweep_peak(const tc_runset *set, const tc_figures *f)
+{
+    if (!set->is_group || !set->n || strcmp(set->runs[0].group_kind, "sweep") != 0)
+        return -1;
+    int best = -1;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->runs[i].status == TC_RUN_COMPLETE && f[i].cost_in.output_tokens_per_s > 0 &&
+            (best < 0 || f[i].cost_in.output_tokens_per_s > f[best].cost_in.output_tokens_per_s))
+            best = (int)i;
+    return best;
+}
+
+/* Loads one side: its throughput and cost inputs (a sweep's at its peak),
+ * and for the target its status. */
 static tc_err load_side(tc_store *st, const char *which, int target, tc_evidence *ev,
                         tc_cost_measured *m, char *err, size_t errlen)
 {
@@ -34,7 +50,13 @@ static tc_err load_side(tc_store *st, const char *which, int target, tc_evidence
     if (rc == TC_OK)
         rc = tc_view_runset_figures(st, &set, TC_FIGURES_SUMMARY, &f, err, errlen);
     if (rc == TC_OK) {
-        tc_figures_mean_cost_inputs(f, set.n, m, &g);
+        int peak = sweep_peak(&set, f);
+        if (peak >= 0) {
+            *m = f[peak].cost_in;
+            ev->sweep_peaks++;
+        } else {
+            tc_figures_mean_cost_inputs(f, set.n, m, &g);
+        }
         for (size_t i = 0; i < set.n; i++)
             ev->simulated |= set.runs[i].simulated;
         if (target)
@@ -147,7 +169,8 @@ tc_err tc_evidence_read_runs(tc_store *st, const tc_evidence_sources *src, const
     }
     ov->has_perf_ratio = 1;
     ov->perf_ratio = ev->ratio;
-    snprintf(ov->perf_source, sizeof ov->perf_source, "runs %.35s vs %.35s%s", src->run_a,
-             src->run_b, ev->simulated ? " (SIMULATED)" : "");
+    snprintf(ov->perf_source, sizeof ov->perf_source, "%s %.30s vs %.30s%s",
+             ev->sweep_peaks == 2 ? "sweeps' peaks" : "runs", src->run_a, src->run_b,
+             ev->simulated ? " (SIMULATED)" : "");
     return src->profile_a ? running_saving(src, a, &ma, &mb, ev, ov, err, errlen) : TC_OK;
 }

@@ -279,6 +279,14 @@ test('with --soak, --at and --demand the report decides as decide --json does: o
   const lk = await runCli(['lockin', ASSESSMENT, '--perf', 'A', 'B', ...evidence, '--json'], { timeoutMs: 60_000 });
   assert.equal(lk.code, 0, lk.stderr);
   const source = JSON.parse(lk.stdout).hardware_saving_source;
+  // Two sweeps are weighed at their peaks (their points are loads nobody
+  // runs together), not at the mean of their points.
+  const peak = async (sw) => Math.max(...JSON.parse((await runCli(['show', sw, '--db', db, '--json'])).stdout)
+    .points.filter((p) => p.status === 'complete').map((p) => p.output_tokens_per_s));
+  const perf = JSON.parse(lk.stdout).performance;
+  const ratio = (await peak('B')) / (await peak('A'));
+  assert.ok(Math.abs(perf.ratio - ratio) < 1e-9 * ratio, `perf ratio ${perf.ratio}, peaks ${ratio}`);
+  assert.match(perf.source, /^sweeps' peaks A vs B \(SIMULATED\)$/);
   assert.match(source, /^fleet capex at 20 tokens\/s per user for 5e\+09 tokens\/month, \d+ vs \d+ boxes/);
 
   const out = path.join(dir, 'decision.md');
