@@ -120,6 +120,7 @@ int tc_cli_command_line_whole(void);
 int tc_cmd_run(int argc, char **argv);
 int tc_cmd_sweep(int argc, char **argv);
 int tc_cmd_soak(int argc, char **argv);
+int tc_cmd_train(int argc, char **argv);
 int tc_cmd_frontier(int argc, char **argv);
 int tc_cmd_report(int argc, char **argv);
 int tc_cmd_runs(int argc, char **argv);

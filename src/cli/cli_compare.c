@@ -163,6 +163,11 @@ int tc_cmd_compare(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
+    if (tc_cli_refuse_train(st, "compare", a.run_a) ||
+        tc_cli_refuse_train(st, "compare", a.run_b)) {
+        tc_store_close(st);
+        return TC_EXIT_USAGE;
+    }
     int sweep_a = a.at ? 1 : is_sweep(st, a.run_a);
     int sweep_b = a.at || sweep_a < 0 ? 1 : is_sweep(st, a.run_b);
     if (sweep_a < 0 || sweep_b < 0) {

@@ -75,7 +75,9 @@ int tc_cmd_cost(int argc, char **argv)
     if (code)
         return code;
     code = tc_cli_runset_find(st, a.run, &set);
-    if (!code)
+    if (!code && tc_cli_refuse_train(st, "cost", a.run))
+        code = TC_EXIT_USAGE;
+    else if (!code)
         code = price(st, &set, &p, a.json);
     tc_runset_free(&set);
     tc_store_close(st);

@@ -12,4 +12,8 @@ int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out);
 /* tc_view_runset_figures; on failure prints why and returns TC_EXIT_RUNTIME. */
 int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f);
 
+/* 1 after saying that `which` is a training run, which cmd (cost,
+ * compare) does not take; 0 otherwise (not found included). */
+int tc_cli_refuse_train(tc_store *st, const char *cmd, const char *which);
+
 #endif
