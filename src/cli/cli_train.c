@@ -58,6 +58,14 @@ static int check_args(train_args *a, tc_measure_train_config *cfg)
         tc_cli_error("train: --step-regex goes with --format regex (or no --format)");
         return -1;
     }
+    tc_trainer *probe = NULL; /* a regex that cannot work is a usage error, said now */
+    char err[512];
+    cfg->read.step_regex = a->step_regex;
+    if (tc_trainer_new(&cfg->read, &probe, err, sizeof err) != TC_OK) {
+        tc_cli_error("train: %s", err);
+        return -1;
+    }
+    tc_trainer_free(probe);
     if (a->trainable > 0 && !(a->params > 0) && !a->model) {
         tc_cli_error("train: --trainable-params needs --params or --model (the total)");
         return -1;

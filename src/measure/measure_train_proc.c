@@ -18,7 +18,8 @@
 #include "core/tc_time.h"
 #include "measure_train_internal.h"
 
-#define SAVE_EVERY_NS 250000000LL /* steps reach the store within a quarter second */
+#define SAVE_EVERY_NS 250000000LL   /* steps reach the store within a quarter second ... */
+#define SAVE_LATEST_NS 2000000000LL /* ... after the step that follows them, or 2 s */
 #define POLL_MS 50
 #define DRAIN_AFTER_EXIT_NS 2000000000LL /* a grandchild holding the pipes open */
 
@@ -201,7 +202,8 @@ static void ended(train_ctx *c, int status)
         c->info.end = TC_TRAIN_INTERRUPTED;
 }
 
-static void poll_once(train_ctx *c)
+/* Reads what the pipes have within POLL_MS; 1 when something was read. */
+static int poll_once(train_ctx *c)
 {
     struct pollfd p[2];
     int n = 0, which[2];
@@ -213,13 +215,14 @@ static void poll_once(train_ctx *c)
     if (n == 0) {
         struct timespec ts = {0, POLL_MS * 1000000L};
         nanosleep(&ts, NULL);
-        return;
+        return 0;
     }
     if (poll(p, (nfds_t)n, POLL_MS) <= 0)
-        return;
+        return 0;
     for (int k = 0; k < n; k++)
         if (p[k].revents)
             read_pipe(c, &c->src[which[k]], which[k] + 1);
+    return 1;
 }
 
 void tc_measure_train_proc(train_ctx *c)
@@ -236,8 +239,12 @@ void tc_measure_train_proc(train_ctx *c)
     int64_t exit_ns = 0;
     for (;;) {
         pass_stop(c);
+        int64_t steps_before = c->info.steps;
         poll_once(c);
         follow_metrics(c);
+        /* Saved just after a step came, when the next one is furthest
+         * away: a save (a commit) in the way of a line would stamp it late. */
+        int fresh = c->info.steps > steps_before;
         if (c->tctx.sampler || c->tctx.rsampler)
             tc_measure_drain(&c->tctx);
         if (!done && waitpid(c->pid, &status, WNOHANG) == c->pid) {
@@ -245,7 +252,7 @@ void tc_measure_train_proc(train_ctx *c)
             exit_ns = tc_mono_ns();
             ended(c, status);
         }
-        if (!done)
+        if (!done && (fresh || tc_mono_ns() - c->last_save_ns > SAVE_LATEST_NS))
             tc_measure_train_save(c, SAVE_EVERY_NS);
         int open = c->src[0].fd >= 0 || c->src[1].fd >= 0;
         if (done && (!open || tc_mono_ns() - exit_ns > DRAIN_AFTER_EXIT_NS))
