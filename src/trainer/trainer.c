@@ -15,6 +15,7 @@ struct tc_trainer {
     tc_trainer_regex step_re;
     regex_t ckpt_re;
     int ckpt_compiled;
+    int ckpt_default;   /* the default regex: tried only on lines that say "heckpoint" */
     int64_t last_step;  /* the last step number read (0: none yet) */
     double tokens_seen; /* Hugging Face's num_input_tokens_seen so far */
 };
@@ -35,6 +36,7 @@ tc_err tc_trainer_new(const tc_trainer_config *cfg, tc_trainer **out, char *err,
     if (cfg->step_regex)
         e = tc_trainer_regex_compile(&t->step_re, cfg->step_regex, err, errlen);
     const char *ck = cfg->checkpoint_regex ? cfg->checkpoint_regex : DEFAULT_CHECKPOINT;
+    t->ckpt_default = !cfg->checkpoint_regex;
     if (e == TC_OK) {
         int rc = regcomp(&t->ckpt_re, ck, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
@@ -119,7 +121,8 @@ int tc_trainer_read_line(tc_trainer *t, const char *line, size_t len, tc_trainer
             out->step.step = t->last_step + 1; /* a format without step numbers */
         t->last_step = out->step.step;
     }
-    if (t->ckpt_compiled && regexec(&t->ckpt_re, line, 0, NULL, 0) == 0)
+    if (t->ckpt_compiled && (!t->ckpt_default || strstr(line, "heckpoint")) &&
+        regexec(&t->ckpt_re, line, 0, NULL, 0) == 0)
         out->checkpoint = 1;
     if (!out->is_step)
         out->is_warning = tc_trainer_classify(line, &out->cls, out->category, sizeof out->category,

@@ -93,10 +93,25 @@ static const char *exception(const char *line)
     return NULL;
 }
 
+/* Every needle above, the warning and the exception contain one of these:
+ * a line with none is no warning (most lines; the rules are not tried). */
+static int may_be_one(const char *line)
+{
+    static const char *const KEYS[] = {"rror",      "RROR",    "WARN",    "arning",
+                                       "memory",    "timeout", "SIGSEGV", "Segmentation",
+                                       "Traceback", "xception"};
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+        if (strstr(line, KEYS[i]))
+            return 1;
+    return 0;
+}
+
 int tc_trainer_classify(const char *line, tc_train_class *cls, char *category, size_t catlen,
                         char *message, size_t msglen)
 {
     category[0] = '\0';
+    if (!may_be_one(line))
+        return 0;
     for (size_t i = 0; i < sizeof RULES / sizeof RULES[0]; i++) {
         const char *at = strstr(line, RULES[i].needle);
         if (at) {
