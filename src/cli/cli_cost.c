@@ -75,8 +75,8 @@ int tc_cmd_cost(int argc, char **argv)
     if (code)
         return code;
     code = tc_cli_runset_find(st, a.run, &set);
-    if (!code && tc_cli_refuse_train(st, "cost", a.run))
-        code = TC_EXIT_USAGE;
+    if (!code && tc_cli_is_train(st, a.run))
+        code = tc_cli_train_cost(st, a.run, &p, a.json);
     else if (!code)
         code = price(st, &set, &p, a.json);
     tc_runset_free(&set);

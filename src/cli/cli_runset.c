@@ -23,18 +23,13 @@ int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f)
     return TC_EXIT_RUNTIME;
 }
 
-int tc_cli_refuse_train(tc_store *st, const char *cmd, const char *which)
+int tc_cli_is_train(tc_store *st, const char *which)
 {
     tc_runset set;
     char err[512];
     if (tc_view_runset(st, which, &set, err, sizeof err) != TC_OK)
         return 0; /* not found: said where it is looked up */
     int train = !set.is_group && set.n == 1 && tc_view_is_train(&set.runs[0]);
-    if (train)
-        tc_cli_error("%s: run %lld is a training run (truecost train); pricing and comparing "
-                     "training runs is not in this version: 'truecost show %lld' prints its "
-                     "step time, throughput, energy and warnings",
-                     cmd, (long long)set.runs[0].id, (long long)set.runs[0].id);
     tc_runset_free(&set);
     return train;
 }

@@ -111,6 +111,16 @@ static int read_pipe(train_ctx *c, train_src *s, int fd_no)
     }
 }
 
+static void read_metrics(train_ctx *c, train_src *s)
+{
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(s->fd, buf, sizeof buf)) > 0) {
+        s->off += n;
+        tc_measure_train_feed(c, s, buf, (size_t)n, tc_mono_ns());
+    }
+}
+
 /* The --metrics file: opened once it is there, read as it grows, and read
  * again from its start when it shrank or was replaced (steps already read
  * are not counted twice). */
@@ -133,6 +143,8 @@ static void follow_metrics(train_ctx *c)
         s->len = 0;
     }
     if (replaced) {
+        read_metrics(c, s); /* what the old file still holds, first */
+        tc_measure_train_flush_src(c, s, tc_mono_ns());
         tc_measure_train_say(c, "--metrics %s was replaced after step %lld: reading the new file",
                              path, (long long)c->last_step);
         snprintf(c->info.note, sizeof c->info.note, "--metrics file rewritten during the run");
@@ -148,12 +160,7 @@ static void follow_metrics(train_ctx *c)
         s->ino = st.st_ino;
         s->dev = st.st_dev;
     }
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(s->fd, buf, sizeof buf)) > 0) {
-        s->off += n;
-        tc_measure_train_feed(c, s, buf, (size_t)n, tc_mono_ns());
-    }
+    read_metrics(c, s);
 }
 
 /* A stop asked for: passed on once; SIGKILL once the grace period is over. */

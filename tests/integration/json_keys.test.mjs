@@ -73,6 +73,11 @@ async function liveDocuments() {
     '--label', 'T', '--', BIN, 'sim', 'train', '--steps', '12', '--step-ms', '10', '--format', 'hf',
     '--warn-every', '4', '--oom-at', '12'])]);
   docs.push(['show train', await json(['show', 'T', '--db', db, '--json'])]);
+  await json(['train', '--db', db, '--telemetry', 'none', '--json', '--label', 'T2', '--', BIN, 'sim', 'train',
+    '--steps', '12', '--step-ms', '12']);
+  docs.push(['cost train', await json(['cost', 'T2', '--db', db, '--profile', prof, '--json'])]);
+  docs.push(['compare train', await json(['compare', 'T', 'T2', '--db', db, '--profile', prof, '--json',
+    '--resamples', '1000'])]);
   docs.push(['train --metrics', await json(['train', '--db', db, '--telemetry', 'none', '--json', '--metrics',
     metrics, '--', BIN, 'sim', 'train', '--steps', '8', '--step-ms', '10', '--metrics', metrics])]);
   return docs;

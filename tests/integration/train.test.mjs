@@ -289,3 +289,40 @@ test('a real training loop: PyTorch on the CPU with the documented JSON-lines ca
   assert.ok(r.doc.peak_framework_bytes === null || r.doc.peak_framework_bytes > 0);
   assert.equal(r.doc.error_lines, 0);
 });
+
+test('cost of a training run per step, 1,000 samples and million tokens; compare of two with intervals', async () => {
+  const db = fresh('db');
+  const prof = (f) => path.join(REPO_ROOT, 'profiles', f);
+  for (const [label, ms] of [['fast', '30'], ['slow', '48']]) {
+    const r = await train({ db, args: ['--label', label] }, sim('--steps', '30', '--step-ms', ms));
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const c = await runCli(['cost', 'fast', '--db', db, '--profile', prof('rtx4090-workstation.ini'), '--json']);
+  assert.equal(c.code, 0, c.stderr);
+  const cost = JSON.parse(c.stdout);
+  assert.equal(cost.kind, 'train_cost');
+  // a month of the platform over the steps of a month at its utilization
+  const steps = JSON.parse((await runCli(['show', 'fast', '--db', db, '--json'])).stdout);
+  assert.ok(Math.abs(cost.steps_per_s - steps.steps_per_s) < 1e-9);
+  assert.ok(Math.abs(cost.cost_per_1k_samples - cost.cost_per_step * 1000 / 8) / cost.cost_per_1k_samples < 1e-9);
+  assert.ok(Math.abs(cost.cost_per_million_tokens - cost.cost_per_step * 1e6 / 4096) / cost.cost_per_million_tokens < 1e-9);
+  const text = await runCli(['cost', 'fast', '--db', db, '--profile', prof('rtx4090-workstation.ini')]);
+  assert.match(text.stdout, /per 1,000 samples/);
+  const cmp = await runCli(['compare', 'fast', 'slow', '--db', db, '--profile', prof('rtx4090-workstation.ini'),
+    '--json', '--resamples', '2000']);
+  assert.equal(cmp.code, 0, cmp.stderr);
+  const d = JSON.parse(cmp.stdout);
+  assert.equal(d.kind, 'train_compare');
+  const st = d.ratios_b_over_a.step_time;
+  assert.ok(Math.abs(st.point - d.b.step_ms_mean / d.a.step_ms_mean) < 1e-9);
+  assert.ok(st.low < st.point && st.point < st.high, JSON.stringify(st));
+  assert.ok(st.point > 1.5 && st.point < 1.7, `48/30 ms: ${st.point}`);
+  assert.match(d.reading, /over 50% slower: look for operator fallbacks/);
+  assert.ok(Math.abs(d.ratios_b_over_a.samples_per_s.point * st.point - 1) < 1e-6);
+  // same profile both sides: cost per step scales with the step time
+  assert.ok(Math.abs(d.ratios_b_over_a.cost_per_step.point - st.point) < 1e-6);
+  const back = await runCli(['compare', 'slow', 'fast', '--db', db, '--resamples', '1000']);
+  assert.match(back.stdout, /B is faster than A/);
+  const mixed = await runCli(['compare', 'fast', '/nonexistent', '--db', db]);
+  assert.notEqual(mixed.code, 0);
+});
