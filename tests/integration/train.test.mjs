@@ -6,7 +6,7 @@
 // import torch.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 
@@ -325,4 +325,27 @@ test('cost of a training run per step, 1,000 samples and million tokens; compare
   assert.match(back.stdout, /B is faster than A/);
   const mixed = await runCli(['compare', 'fast', '/nonexistent', '--db', db]);
   assert.notEqual(mixed.code, 0);
+});
+
+test('MFU from a model file read as fit reads it, LoRA counted 4x frozen + 6x trainable', async () => {
+  const model = fresh('model');
+  mkdirSync(model);
+  writeFileSync(path.join(model, 'config.json'), JSON.stringify({
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 11008,
+    max_position_embeddings: 4096, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 32,
+    rms_norm_eps: 1e-5, tie_word_embeddings: false, torch_dtype: 'float16', vocab_size: 32000,
+  }));
+  const fit = JSON.parse((await runCli(['fit', model, '--gpu', 'RTX 4090', '--json'])).stdout);
+  const params = fit.model.parameters;
+  const r = await train({ args: ['--model', model, '--trainable-params', '4e7', '--gpu', 'RTX 4090'] },
+                        sim('--steps', '20', '--step-ms', '20', '--tokens-per-step', '512'));
+  assert.equal(r.code, 0, r.stderr);
+  const perToken = 4 * (params - 4e7) + 6 * 4e7;
+  assert.equal(r.doc.flops_per_token, perToken);
+  assert.equal(r.doc.lora_estimate, true);
+  assert.equal(r.doc.mfu_card, 'RTX 4090');
+  assert.ok(Math.abs(r.doc.mfu - perToken * r.doc.tokens_per_s / (r.doc.peak_tflops * 1e12)) < 1e-9);
+  const bad = await runCli(['train', '--db', fresh('db'), '--model', '/nonexistent/model', '--', 'true']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--model/);
 });
