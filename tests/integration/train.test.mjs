@@ -349,3 +349,23 @@ test('MFU from a model file read as fit reads it, LoRA counted 4x frozen + 6x tr
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--model/);
 });
+
+test('telemetry as run samples it: a 300 W fake GPU gives the window\'s energy per step, sample, token', async () => {
+  const FAKE = process.env.TC_FAKE_LIB_DIR ?? path.resolve(REPO_ROOT, 'build/tests/fake');
+  const db = fresh('db');
+  const r = await runCli(['train', '--db', db, '--json', '--telemetry', 'nvml', '--nvml-lib',
+    path.join(FAKE, 'libfake_nvml.so'), '--sample-ms', '20', '--', ...sim('--steps', '30', '--step-ms', '40')],
+  { env: { FAKE_NVML_ENERGY_RATE_MW: '300000' }, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const d = JSON.parse(r.stdout);
+  const span = (d.step_ms.mean * d.step_ms.n) / 1000;
+  assert.ok(Math.abs(d.avg_power_w - 300) < 1, `${d.avg_power_w} W`);
+  assert.ok(Math.abs(d.energy_j - 300 * span) / d.energy_j < 0.01, `${d.energy_j} J over ${span} s`);
+  assert.ok(Math.abs(d.joules_per_step - d.energy_j / d.window_steps) < 1e-6);
+  assert.ok(Math.abs(d.joules_per_1k_samples - (1000 * d.energy_j) / (d.samples_per_s * span)) < 1e-3);
+  assert.ok(Math.abs(d.joules_per_million_tokens - (1e6 * d.energy_j) / (d.tokens_per_s * span)) < 1e-3);
+  assert.ok(d.peak_device_mem_bytes > 0);
+  const prof = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
+  const c = JSON.parse((await runCli(['cost', String(d.id), '--db', db, '--profile', prof, '--json'])).stdout);
+  assert.equal(c.joules_per_step, d.joules_per_step);
+});
