@@ -81,6 +81,7 @@ test('step times match the simulator\'s truth within 1%; warnings and checkpoint
   assert.match(runs.stdout, /simA .* train: .* complete .*SIMULATED/);
   const listed = JSON.parse((await runCli(['runs', '--db', r.db, '--json'])).stdout);
   assert.match(listed[0].endpoint, /^train: .*truecost sim train --steps 40/);
+  assert.equal(listed[0].kind, 'train');
 });
 
 test('a slowdown over time and a slow warm-up are measured, not hidden', async () => {
