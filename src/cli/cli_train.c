@@ -61,6 +61,7 @@ static int check_args(train_args *a, tc_measure_train_config *cfg)
     tc_trainer *probe = NULL; /* a regex that cannot work is a usage error, said now */
     char err[512];
     cfg->read.step_regex = a->step_regex;
+    cfg->read.checkpoint_regex = a->checkpoint_regex;
     if (tc_trainer_new(&cfg->read, &probe, err, sizeof err) != TC_OK) {
         tc_cli_error("train: %s", err);
         return -1;

@@ -370,3 +370,18 @@ test('telemetry as run samples it: a 300 W fake GPU gives the window\'s energy p
   const c = JSON.parse((await runCli(['cost', String(d.id), '--db', db, '--profile', prof, '--json'])).stdout);
   assert.equal(c.joules_per_step, d.joules_per_step);
 });
+
+test('checkpoints: the default lines, or --checkpoint-regex', async () => {
+  const script = 'for i in 1 2 3 4 5 6 7 8; do echo "{\\"step\\": $i}"; ' +
+    '[ $((i % 4)) = 0 ] && echo "ckpt written to out/$i" && echo "Saving model checkpoint to out/$i"; done; true';
+  let r = await train({}, ['sh', '-c', script]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.doc.checkpoints, 2);
+  r = await train({ args: ['--checkpoint-regex', '^ckpt written'] }, ['sh', '-c', script]);
+  assert.equal(r.doc.checkpoints, 2);
+  r = await train({ args: ['--checkpoint-regex', 'never'] }, ['sh', '-c', script]);
+  assert.equal(r.doc.checkpoints, 0);
+  const bad = await runCli(['train', '--db', fresh('db'), '--checkpoint-regex', '(', '--', 'true']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--checkpoint-regex '\(':/);
+});
