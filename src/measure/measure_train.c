@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/tc_time.h"
+#include "envinfo/env_fingerprint.h"
 #include "measure_train_internal.h"
 
 /* The run as the runs list shows it: endpoint "train: COMMAND". */
@@ -65,6 +66,26 @@ static tc_err setup(train_ctx *c, char *err, size_t errlen)
         n += (size_t)snprintf(c->info.command + n, sizeof c->info.command - n, "%s%s", i ? " " : "",
                               cfg->argv[i]);
     return e;
+}
+
+/* The host's fingerprint (OS, CPU, GPUs, drivers: what changes a result)
+ * stored with the run, so env --diff and compare can say what differs
+ * between two platforms; one that cannot be read is said, not fatal. */
+static void store_environment(train_ctx *c)
+{
+    tc_env_config env = {.telemetry = c->cfg->telemetry, .telem = c->cfg->telem};
+    json_t *fp = NULL;
+    char err[512];
+    tc_err rc = tc_env_collect(&env, &fp, err, sizeof err);
+    char *text = rc == TC_OK ? json_dumps(fp, JSON_COMPACT) : NULL;
+    if (rc == TC_OK && !text)
+        snprintf(err, sizeof err, "out of memory");
+    if (text && tc_store_set_fingerprint(c->store, c->info.run_id, text, err, sizeof err) == TC_OK)
+        err[0] = '\0';
+    if (err[0])
+        tc_measure_train_say(c, "the environment was not recorded (the run goes on): %s", err);
+    free(text);
+    tc_env_free(fp);
 }
 
 static tc_err start_telemetry(train_ctx *c)
@@ -155,6 +176,8 @@ tc_err tc_measure_train(const tc_measure_train_config *cfg, tc_store *store,
         c.info.run_id = out->run.id;
         e = tc_store_train_save(store, &c.info, NULL, 0, 0, NULL, 0, err, errlen);
     }
+    if (e == TC_OK)
+        store_environment(&c);
     if (e == TC_OK && start_telemetry(&c) != TC_OK) {
         c.info.end = TC_TRAIN_NOT_STARTED;
         snprintf(c.info.note, sizeof c.info.note, "%.250s", out->err);
