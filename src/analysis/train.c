@@ -119,6 +119,8 @@ void tc_training_figures_compute(const tc_train_info *info, const tc_train_step 
         double window_s = (double)(out->to_ns - out->from_ns) / 1e9;
         for (size_t i = w + 1; i < n; i++)
             out->window_steps += (size_t)steps_between(steps, i);
+        for (size_t i = 0; i < k; i++)
+            out->bunched += ms[i] < 0.05;
         tc_summary_compute(ms, k, &out->step_ms);
         out->cv = k >= 2 && out->step_ms.mean > 0 ? out->step_ms.stddev / out->step_ms.mean : NAN;
         out->steps_per_s = window_s > 0 ? (double)out->window_steps / window_s : NAN;

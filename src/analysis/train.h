@@ -37,7 +37,10 @@ typedef struct tc_training_figures {
     size_t window_steps; /* optimizer steps in the steady window */
     int64_t from_ns, to_ns;
     tc_summary step_ms; /* per-step time over the window; n == 0: none */
-    double cv;          /* step_ms stddev / mean; NaN without two */
+    /* Gaps under 50 us in the window: step lines that arrived together
+     * (a block-buffered output), so their times are not the steps'. */
+    size_t bunched;
+    double cv; /* step_ms stddev / mean; NaN without two */
     double steps_per_s;
     tc_training_source samples_source, tokens_source;
     double samples_per_s, tokens_per_s; /* NaN unknown */

@@ -40,6 +40,9 @@ static void child(char *const *argv, int out, int errfd, int errpipe)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Python block-buffers a pipe: its step lines would arrive together at
+     * exit, each stamped then. Unbuffered unless the caller says otherwise. */
+    setenv("PYTHONUNBUFFERED", "1", 0);
     execvp(argv[0], argv);
     int e = errno;
     ssize_t w = write(errpipe, &e, sizeof e);

@@ -81,6 +81,12 @@ static void figures(FILE *out, const tc_view_train *v)
     }
     fprintf(out, "\nStep time over the steady window (%zu steps after %zu warm-up records)\n",
             f->window_steps, f->warmup);
+    if (f->bunched * 4 > f->step_ms.n)
+        fprintf(out,
+                "  WARNING: %zu of %zu steps arrived together with the one before: the trainer's "
+                "output is buffered, so these times are not the steps' (flush each line: "
+                "print(..., flush=True), python3 -u, stdbuf -oL)\n",
+                f->bunched, f->step_ms.n);
     fprintf(out, "  mean %s  p50 %s  p99 %s  CV %s\n", fig(a, sizeof a, f->step_ms.mean, "ms"),
             fig(b, sizeof b, f->step_ms.p50, "ms"), fig(c, sizeof c, f->step_ms.p99, "ms"),
             fig(d, sizeof d, f->cv * 100, "%"));

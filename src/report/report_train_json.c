@@ -127,6 +127,7 @@ static void put_figures(json_t *o, const tc_view_train *v, int *failed)
     put(o, "window_steps", json_integer((json_int_t)f->window_steps), failed);
     put(o, "step_ms", step_ms_json(&f->step_ms), failed);
     put(o, "step_time_cv", num(f->cv), failed);
+    put(o, "bunched_steps", json_integer((json_int_t)f->bunched), failed);
     put(o, "steps_per_s", num(f->steps_per_s), failed);
     put(o, "samples_per_s", num(f->samples_per_s), failed);
     put(o, "samples_source", json_string(tc_training_source_name(f->samples_source)), failed);

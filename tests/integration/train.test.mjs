@@ -385,3 +385,17 @@ test('checkpoints: the default lines, or --checkpoint-regex', async () => {
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--checkpoint-regex '\(':/);
 });
+
+test('a buffered trainer: its steps arriving together are flagged, not passed off as step times', async () => {
+  // twenty lines written at once, as a block-buffered pipe hands them over
+  const lines = Array.from({ length: 20 }, (_, i) => `{"step": ${i + 1}}`).join('\\n');
+  const r = await train({}, ['sh', '-c', `sleep 0.2; printf '${lines}\\n'`]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.doc.steps, 20);
+  assert.equal(r.doc.bunched_steps, r.doc.step_ms.n);
+  const text = await runCli(['show', String(r.doc.id), '--db', r.db]);
+  assert.match(text.stdout, /WARNING: 14 of 14 steps arrived together .* buffered/);
+  // Python's own buffering is turned off for the trainer
+  const py = await train({}, ['sh', '-c', 'echo "{\\"step\\": 1, \\"env\\": \\"$PYTHONUNBUFFERED\\"}"']);
+  assert.match(py.stderr + py.stdout, /"env": "1"/);
+});
