@@ -86,10 +86,20 @@ void tc_measure_train_line(train_ctx *c, int is_metrics, const char *line, size_
     }
 }
 
+/* The first '\n' or '\r' in buf[0..n), or NULL: a carriage return ends a
+ * line too, as on a terminal (a progress bar redrawn in place is a line
+ * each time, not one line of megabytes that hides what comes after). */
+static const char *line_end(const char *buf, size_t n)
+{
+    const char *nl = memchr(buf, '\n', n);
+    const char *cr = memchr(buf, '\r', nl ? (size_t)(nl - buf) : n);
+    return cr ? cr : nl;
+}
+
 void tc_measure_train_feed(train_ctx *c, train_src *s, const char *buf, size_t n, int64_t t_ns)
 {
     while (n > 0) {
-        const char *nl = memchr(buf, '\n', n);
+        const char *nl = line_end(buf, n);
         size_t take = nl ? (size_t)(nl - buf) : n;
         if (!s->dropping) {
             size_t room = c->max_line - s->len;
@@ -106,7 +116,7 @@ void tc_measure_train_feed(train_ctx *c, train_src *s, const char *buf, size_t n
         }
         if (!nl)
             return;
-        if (!s->dropping) {
+        if (!s->dropping && s->len > 0) {
             s->buf[s->len] = '\0';
             tc_measure_train_line(c, s->is_metrics, s->buf, s->len, t_ns);
         }

@@ -399,3 +399,15 @@ test('a buffered trainer: its steps arriving together are flagged, not passed of
   const py = await train({}, ['sh', '-c', 'echo "{\\"step\\": 1, \\"env\\": \\"$PYTHONUNBUFFERED\\"}"']);
   assert.match(py.stderr + py.stdout, /"env": "1"/);
 });
+
+test('a progress bar redrawn with carriage returns past 1 MB hides nothing after it', async () => {
+  const script = 'i=0; while [ $i -lt 30000 ]; do printf "\\r 50%%|#####     | %d/60000 [00:01<00:01, 1.23it/s]" $i >&2; ' +
+    'i=$((i+1)); done; echo >&2; echo "x.py:1: UserWarning: after the bar" >&2; ' +
+    'for s in 1 2 3 4 5 6 7 8; do echo "{\\"step\\": $s}"; done';
+  const r = await train({}, ['sh', '-c', script], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr.slice(-500));
+  assert.equal(r.doc.steps, 8);
+  assert.equal(r.doc.long_lines, 0);
+  assert.equal(r.doc.warning_lines, 1);
+  assert.equal(r.doc.warnings[0].message, 'UserWarning: after the bar');
+});
