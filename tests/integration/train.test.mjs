@@ -256,7 +256,7 @@ await sleep(200);
   const r = await train({ args: ['--metrics', metrics] }, [process.execPath, js]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.doc.steps, 16);
-  assert.match(r.stderr, /was truncated after step 8/);
+  assert.match(r.stderr, /was truncated after step [1-8]: read again from its start/); // 8, or fewer when the truncation came first
   assert.match(r.stderr, /was replaced after step 12/);
 });
 
