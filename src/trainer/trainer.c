@@ -18,6 +18,7 @@ struct tc_trainer {
     int ckpt_default;   /* the default regex: tried only on lines that say "heckpoint" */
     int64_t last_step;  /* the last step number read (0: none yet) */
     double tokens_seen; /* Hugging Face's num_input_tokens_seen so far */
+    tc_trainer_csv csv; /* Lightning's metrics.csv header, once seen */
 };
 
 tc_err tc_trainer_new(const tc_trainer_config *cfg, tc_trainer **out, char *err, size_t errlen)
@@ -60,6 +61,7 @@ void tc_trainer_free(tc_trainer *t)
     if (!t)
         return;
     tc_trainer_regex_free(&t->step_re);
+    tc_trainer_csv_free(&t->csv);
     if (t->ckpt_compiled)
         regfree(&t->ckpt_re);
     free(t);
@@ -80,7 +82,8 @@ static int try_format(tc_trainer *t, tc_train_format f, const char *line, size_t
     case TC_TRAIN_TORCHTUNE:
         return tc_trainer_torchtune(line, &out->step);
     case TC_TRAIN_LIGHTNING:
-        return tc_trainer_lightning(line, &out->step);
+        return tc_trainer_lightning_csv(&t->csv, line, &out->step) ||
+               tc_trainer_lightning(line, &out->step);
     case TC_TRAIN_JSONL:
         return tc_trainer_jsonl(line, len, &out->step);
     case TC_TRAIN_REGEX:

@@ -66,6 +66,18 @@ int tc_trainer_hf(const char *line, tc_train_step *s, int *is_final, tc_train_in
                   double *tokens_seen);
 int tc_trainer_torchtune(const char *line, tc_train_step *s);
 int tc_trainer_lightning(const char *line, tc_train_step *s);
+
+/* Lightning's CSVLogger (metrics.csv): a header of column names, then rows
+ * of values; a row whose samples_per_sec or batches_per_sec cell is filled
+ * is a step. The header is kept here (tc_trainer_csv_free). */
+#define TC_TRAINER_CSV_MAX_COLS 256
+typedef struct tc_trainer_csv {
+    char *names; /* the header line, its commas turned to NULs */
+    const char *col[TC_TRAINER_CSV_MAX_COLS];
+    size_t n;
+} tc_trainer_csv;
+int tc_trainer_lightning_csv(tc_trainer_csv *h, const char *line, tc_train_step *s);
+void tc_trainer_csv_free(tc_trainer_csv *h);
 int tc_trainer_jsonl(const char *line, size_t len, tc_train_step *s);
 
 #endif

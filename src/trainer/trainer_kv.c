@@ -2,6 +2,7 @@
  * torchtune and Lightning line readers. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,4 +216,55 @@ int tc_trainer_lightning(const char *line, tc_train_step *s)
     pl_ctx c = {s, 0};
     tc_trainer_kv_scan(line, pl_key, &c);
     return c.rate;
+}
+
+void tc_trainer_csv_free(tc_trainer_csv *h)
+{
+    free(h->names);
+    memset(h, 0, sizeof *h);
+}
+
+/* A header: names separated by commas, one of them a throughput column. */
+static int csv_header(tc_trainer_csv *h, const char *line)
+{
+    if (!strchr(line, ',') || !strstr(line, "_per_sec") || strchr(line, ':') || strchr(line, '='))
+        return 0;
+    for (const char *p = line; *p; p++)
+        if (!key_char((unsigned char)*p) && *p != ',')
+            return 0;
+    char *copy = strdup(line);
+    if (!copy)
+        return 0;
+    tc_trainer_csv_free(h);
+    h->names = copy;
+    for (char *p = copy; h->n < TC_TRAINER_CSV_MAX_COLS;) {
+        h->col[h->n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return 1;
+}
+
+int tc_trainer_lightning_csv(tc_trainer_csv *h, const char *line, tc_train_step *s)
+{
+    if (csv_header(h, line) || !h->names)
+        return 0;
+    pl_ctx c = {s, 0};
+    size_t i = 0;
+    for (const char *p = line; i < h->n; i++) {
+        const char *comma = strchr(p, ',');
+        char *end;
+        double v = strtod(p, &end);
+        if (end != p && (end == comma || *end == '\0'))
+            pl_key(&c, h->col[i], strlen(h->col[i]), v);
+        else if (end != p || (*p != ',' && *p != '\0'))
+            return 0; /* a cell that is not a number: not a row of this header */
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return c.rate && i + 1 >= h->n;
 }

@@ -411,3 +411,33 @@ test('a progress bar redrawn with carriage returns past 1 MB hides nothing after
   assert.equal(r.doc.warning_lines, 1);
   assert.equal(r.doc.warnings[0].message, 'UserWarning: after the bar');
 });
+
+test('Lightning\'s CSVLogger metrics.csv, rewritten with a new column, followed with --metrics', async () => {
+  const csv = fresh('metrics.csv');
+  const js = path.join(dir, `csv-writer-${++n}.mjs`);
+  writeFileSync(js, `
+import { appendFileSync, writeFileSync, renameSync } from 'node:fs';
+const f = ${JSON.stringify(csv)};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const head = 'epoch,step,train/batches_per_sec,train/samples_per_sec,train/items_per_sec,train_loss';
+const row = (k) => \`0,\${k},4.0,32.0,16384.0,0.9\\n\`;
+let text = head + '\\n';
+writeFileSync(f, text);
+for (let k = 1; k <= 10; k++) { appendFileSync(f, row(k)); text += row(k); await sleep(30); }
+// a validation metric appears: CSVLogger writes the whole file again with the new column
+let again = head + ',val_loss\\n' + text.split('\\n').slice(1).filter((l) => l).map((l) => l + ',').join('\\n') + '\\n';
+again += '0,10,,,,,1.1\\n';
+writeFileSync(f + '.tmp', again);
+renameSync(f + '.tmp', f);
+await sleep(100);
+for (let k = 11; k <= 16; k++) { appendFileSync(f, row(k).trim() + ',\\n'); await sleep(30); }
+await sleep(150);
+`);
+  const r = await train({ args: ['--metrics', csv] }, [process.execPath, js]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.doc.format, 'lightning');
+  assert.equal(r.doc.steps, 16);
+  assert.equal(r.doc.samples_source, 'trainer_rate');
+  assert.equal(r.doc.samples_per_s, 32);
+  assert.equal(r.doc.tokens_per_s, 16384);
+});

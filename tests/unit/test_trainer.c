@@ -111,6 +111,32 @@ static void lightning_keys(void **state)
     tc_trainer_free(t);
 }
 
+static void lightning_metrics_csv(void **state)
+{
+    (void)state;
+    tc_trainer *t = reader(TC_TRAIN_AUTO, NULL);
+    tc_train_info info;
+    tc_train_info_init(&info);
+    tc_trainer_line l;
+    assert_false(line(t,
+                      "epoch,step,train/batches_per_sec,train/samples_per_sec,train/items_per_sec,"
+                      "train/device/samples_per_sec,train_loss,val_loss",
+                      &l, &info));
+    assert_true(line(t, "0,9,3.5,28.0,14336.0,7.0,0.93,", &l, &info));
+    assert_int_equal(tc_trainer_format(t), TC_TRAIN_LIGHTNING);
+    assert_int_equal(l.step.step, 9);
+    assert_near(l.step.samples_per_s, 28.0, 0);
+    assert_near(l.step.tokens_per_s, 14336.0, 0);
+    assert_near(l.step.loss, 0.93, 1e-12);
+    /* a validation row: no throughput, no step */
+    assert_false(line(t, "0,9,,,,,,1.02", &l, &info) && l.is_step);
+    assert_true(line(t, "0,19,3.6,28.8,14745.6,7.2,0.91,", &l, &info));
+    assert_int_equal(l.step.step, 19);
+    /* a row of another shape is not read against this header */
+    assert_false(line(t, "0,x,3.6,28.8", &l, &info) && l.is_step);
+    tc_trainer_free(t);
+}
+
 static void jsonl_objects(void **state)
 {
     (void)state;
@@ -288,11 +314,17 @@ static void binary_and_nul(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hf_dicts_and_summary),  cmocka_unit_test(torchtune_lines),
-        cmocka_unit_test(lightning_keys),        cmocka_unit_test(jsonl_objects),
-        cmocka_unit_test(regex_named_groups),    cmocka_unit_test(auto_detects_then_keeps),
-        cmocka_unit_test(checkpoints),           cmocka_unit_test(classifier),
-        cmocka_unit_test(tally_counts_distinct), cmocka_unit_test(binary_and_nul),
+        cmocka_unit_test(hf_dicts_and_summary),
+        cmocka_unit_test(torchtune_lines),
+        cmocka_unit_test(lightning_keys),
+        cmocka_unit_test(lightning_metrics_csv),
+        cmocka_unit_test(jsonl_objects),
+        cmocka_unit_test(regex_named_groups),
+        cmocka_unit_test(auto_detects_then_keeps),
+        cmocka_unit_test(checkpoints),
+        cmocka_unit_test(classifier),
+        cmocka_unit_test(tally_counts_distinct),
+        cmocka_unit_test(binary_and_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
