@@ -13,6 +13,8 @@ packages=(cmake make gcc pkg-config curl
           chromium # tests/integration/report.test.mjs opens the report in it (puppeteer-core)
           sqlite3 # tests turn a database back into an older truecost's
           prometheus # the agent's tests: promtool check metrics, a real scraping server
+          python3-torch # train's real-training test: a small model trained on the CPU
+                        # (about 150 packages and 570 MiB installed on Debian 12)
           man-db groff-base) # the install test renders the man page with man -l
 [[ "${1:-}" == "--fuzz" ]] && packages+=(clang libclang-rt-14-dev)
 

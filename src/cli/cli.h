@@ -46,6 +46,10 @@ int tc_cli_unknown_command(const char *name);
  * TC_EXIT_RUNTIME when there is none. */
 int tc_cli_help(const char *cmd, FILE *out);
 
+/* The help text's name for `truecost CMD SUB --help`: "CMD_SUB" when a
+ * subcommand has its own (docs/help/sim_train.txt), else cmd. */
+const char *tc_cli_help_name(const char *cmd, const char *sub);
+
 /* A help text (len bytes) with its shared parts expanded: "@name" after
  * an option (the description several commands share, cli_help_text.c)
  * and "@@name" lines (a group of options). A new string of *out_len
@@ -120,6 +124,9 @@ int tc_cli_command_line_whole(void);
 int tc_cmd_run(int argc, char **argv);
 int tc_cmd_sweep(int argc, char **argv);
 int tc_cmd_soak(int argc, char **argv);
+int tc_cmd_train(int argc, char **argv);
+/* truecost sim train (cli_sim_train.c), argv[0] = "train". */
+int tc_cli_sim_train(int argc, char **argv);
 int tc_cmd_frontier(int argc, char **argv);
 int tc_cmd_report(int argc, char **argv);
 int tc_cmd_runs(int argc, char **argv);

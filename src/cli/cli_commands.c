@@ -13,6 +13,8 @@ const tc_cmd tc_cli_commands[] = {
      tc_cmd_sweep},
     {"soak", "a long run at a target load: outages, restarts, drift and leaks, PASS or FAIL",
      tc_cmd_soak},
+    {"train", "measure a fine-tuning run: step time, throughput, memory, energy, warnings",
+     tc_cmd_train},
     {"runs", "list the stored runs", tc_cmd_runs},
     {"show", "print a stored run's summary", tc_cmd_show},
     {"export", "write a stored run's requests, chunks or summary as CSV or JSON", tc_cmd_export},

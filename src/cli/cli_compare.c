@@ -163,6 +163,21 @@ int tc_cmd_compare(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
+    int train_a = tc_cli_is_train(st, a.run_a), train_b = tc_cli_is_train(st, a.run_b);
+    if (train_a != train_b) {
+        tc_cli_error("compare: '%s' is a training run and '%s' is not: compare two training "
+                     "runs (truecost train) or two serving runs",
+                     train_a ? a.run_a : a.run_b, train_a ? a.run_b : a.run_a);
+        tc_store_close(st);
+        return TC_EXIT_USAGE;
+    }
+    if (train_a) {
+        code = tc_cli_train_compare(
+            st, a.run_a, a.run_b, a.profile_a ? &pa : NULL, a.profile_b ? &pb : NULL,
+            a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES, (uint64_t)a.seed, a.json);
+        tc_store_close(st);
+        return code;
+    }
     int sweep_a = a.at ? 1 : is_sweep(st, a.run_a);
     int sweep_b = a.at || sweep_a < 0 ? 1 : is_sweep(st, a.run_b);
     if (sweep_a < 0 || sweep_b < 0) {

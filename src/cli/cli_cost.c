@@ -75,7 +75,9 @@ int tc_cmd_cost(int argc, char **argv)
     if (code)
         return code;
     code = tc_cli_runset_find(st, a.run, &set);
-    if (!code)
+    if (!code && tc_cli_is_train(st, a.run))
+        code = tc_cli_train_cost(st, a.run, &p, a.json);
+    else if (!code)
         code = price(st, &set, &p, a.json);
     tc_runset_free(&set);
     tc_store_close(st);

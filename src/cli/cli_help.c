@@ -36,6 +36,18 @@ static char *help_text(const char *cmd, size_t *len)
     return h ? tc_cli_help_expand((const char *)h->text, h->len, len) : NULL;
 }
 
+const char *tc_cli_help_name(const char *cmd, const char *sub)
+{
+    static char name[96];
+    if (!sub || !sub[0] || sub[0] == '-' || strlen(cmd) + strlen(sub) + 2 > sizeof name)
+        return cmd;
+    size_t n = strlen(cmd);
+    memcpy(name, cmd, n);
+    name[n] = '_';
+    memcpy(name + n + 1, sub, strlen(sub) + 1);
+    return help_of(name) ? name : cmd;
+}
+
 int tc_cli_help(const char *cmd, FILE *out)
 {
     size_t len;

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli_read.h"
 #include "cli_runset.h"
+#include "report/report_train.h"
 #include "views/view_shards.h"
 
 static int is_sweep(const tc_runset *set)
@@ -23,6 +24,11 @@ static int show(tc_store *st, const tc_runset *set, const tc_slo *slo, int json)
         return tc_cli_shown(tc_report_show_shards(st, set, &s, err, sizeof err), &s, err);
     if (set->is_group)
         return tc_cli_show_group(st, set, json);
+    /* A training run: its own document. */
+    int found = 0;
+    tc_err rc = tc_report_show_train(st, &set->runs[0], &s, &found, err, sizeof err);
+    if (rc != TC_OK || found)
+        return rc == TC_OK ? 0 : tc_cli_shown(rc, &s, err);
     /* A soak: its verdict, windows and outages instead (not with --slo). */
     int code =
         slo ? 0

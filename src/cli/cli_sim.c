@@ -120,6 +120,8 @@ static void crash(tc_sim_server *srv, long long after)
 
 int tc_cmd_sim(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "train") == 0)
+        return tc_cli_sim_train(argc - 1, argv + 1);
     sim_args a;
     int bad = parse(argc, argv, &a) < 0;
     if (bad) {

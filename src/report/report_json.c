@@ -1,4 +1,5 @@
 #include "report_json.h"
+#include "views/view_train.h"
 
 #include <errno.h>
 #include <math.h>
@@ -241,6 +242,7 @@ static json_t *run_row_json(const tc_run_info *run, const tc_run_metrics *m)
     put(o, "label", tc_json_str_or_null(run->label), &failed);
     put(o, "status", tc_json_string(tc_status_name(run->status)), &failed);
     put(o, "created", created_json(run->created_wall_ns), &failed);
+    put(o, "kind", json_string(tc_view_is_train(run) ? "train" : "serve"), &failed);
     put(o, "endpoint", tc_json_string(run->endpoint), &failed);
     put(o, "model", tc_json_string(run->model), &failed);
     put(o, "api", json_string(tc_api_name(run->api)), &failed);

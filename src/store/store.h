@@ -33,6 +33,7 @@
 
 #include "record/record.h"
 #include "record/record_soak.h"
+#include "record/record_train.h"
 #include "record/record_sample.h"
 #include "core/tc_error.h"
 
@@ -301,5 +302,26 @@ TC_MUST_CHECK tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *n
 TC_MUST_CHECK tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w,
                                         size_t *n_windows, tc_soak_outage **o, size_t *n_outages,
                                         char *err, size_t errlen);
+
+/* ---- training runs (schema 17) ------------------------------------------- */
+
+/* Stores a training run as it stands, in one transaction: its plan and
+ * end (info, replaced), n_steps more steps numbered first_idx,
+ * first_idx + 1, ... (a step already stored under an idx is refused), and
+ * when w is not NULL its distinct warnings, replacing those stored. */
+TC_MUST_CHECK tc_err tc_store_train_save(tc_store *s, const tc_train_info *info,
+                                         const tc_train_step *steps, int64_t first_idx,
+                                         size_t n_steps, const tc_train_warning *w, size_t n_w,
+                                         char *err, size_t errlen);
+
+/* The training run run_id: its info (*found = 0 and TC_OK when the run is
+ * no training run, or the file is older than schema 17), its steps in
+ * order and its warnings in the order first seen, malloc'ed arrays the
+ * caller frees with free() (NULL when none); steps and w may be NULL when
+ * not wanted. */
+TC_MUST_CHECK tc_err tc_store_train_load(tc_store *s, int64_t run_id, tc_train_info *info,
+                                         int *found, tc_train_step **steps, size_t *n_steps,
+                                         tc_train_warning **w, size_t *n_w, char *err,
+                                         size_t errlen);
 
 #endif

@@ -163,6 +163,25 @@ static tc_err copy_figures(tc_store *dst, tc_store *src, int64_t from, int64_t t
     return e;
 }
 
+/* A training run's plan, steps and warnings, when it is one. */
+static tc_err copy_train(tc_store *dst, tc_store *src, int64_t from, int64_t to, char *err,
+                         size_t errlen)
+{
+    tc_train_info info;
+    tc_train_step *steps = NULL;
+    tc_train_warning *w = NULL;
+    size_t ns = 0, nw = 0;
+    int found = 0;
+    tc_err e = tc_store_train_load(src, from, &info, &found, &steps, &ns, &w, &nw, err, errlen);
+    if (e == TC_OK && found) {
+        info.run_id = to;
+        e = tc_store_train_put(dst, &info, steps, 0, ns, w, nw, err, errlen);
+    }
+    free(steps);
+    free(w);
+    return e;
+}
+
 static tc_err copy_extras(tc_store *dst, tc_store *src, int64_t from, int64_t to, char *err,
                           size_t errlen)
 {
@@ -179,6 +198,8 @@ static tc_err copy_extras(tc_store *dst, tc_store *src, int64_t from, int64_t to
         e = tc_store_set_workload(dst, to, &w, err, errlen);
     if (e == TC_OK)
         e = copy_figures(dst, src, from, to, err, errlen);
+    if (e == TC_OK)
+        e = copy_train(dst, src, from, to, err, errlen);
     return e;
 }
 

@@ -52,6 +52,8 @@ typedef enum store_stmt {
 #define TC_SCHEMA_SOAK_COMMAND 14
 /* The schema version that added requests.retried. */
 #define TC_SCHEMA_RETRIED 16
+/* The schema version that added training runs (train_runs, _steps, _warnings). */
+#define TC_SCHEMA_TRAIN 17
 
 /* The schema version this truecost writes (both back ends). */
 int tc_store_schema_version(void);
@@ -150,6 +152,12 @@ TC_MUST_CHECK tc_err tc_store_insert_batch(tc_store *s, int64_t run_id, const vo
  * labels, endpoints and error details are data, any bytes. Returns a
  * TC_DB_ code. */
 int tc_store_bind_field(tc_db_stmt *st, int col, const char *field, size_t size);
+
+/* tc_store_train_save inside the caller's transaction (import). */
+TC_MUST_CHECK tc_err tc_store_train_put(tc_store *s, const tc_train_info *info,
+                                        const tc_train_step *steps, int64_t first_idx,
+                                        size_t n_steps, const tc_train_warning *w, size_t n_w,
+                                        char *err, size_t errlen);
 
 /* Copies a text column into a fixed buffer, cut to fit. */
 void tc_store_col_text(tc_db_stmt *st, int col, char *buf, size_t len);

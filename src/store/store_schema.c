@@ -175,6 +175,30 @@ static const char *const migrations[] = {
     /* 16 (TC_SCHEMA_RETRIED): a request sent once more on a fresh
      * connection after a kept-alive one died before any response byte */
     "ALTER TABLE requests ADD COLUMN retried INTEGER NOT NULL DEFAULT 0;",
+    /* 17 (TC_SCHEMA_TRAIN): training runs (truecost train): the plan and
+     * its end, one row per step (times CLOCK_MONOTONIC ns as read), the
+     * distinct warnings and errors with their counts */
+    ("CREATE TABLE IF NOT EXISTS train_runs ( run_id INTEGER PRIMARY KEY "
+     "REFERENCES runs (id) ON DELETE CASCADE, format TEXT NOT NULL, command "
+     "TEXT NOT NULL, metrics_path TEXT NOT NULL, samples_per_step REAL NOT "
+     "NULL, tokens_per_step REAL NOT NULL, warmup_steps INTEGER NOT NULL, "
+     "params REAL NOT NULL, trainable_params REAL NOT NULL, gpu TEXT NOT "
+     "NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, end_state "
+     "TEXT NOT NULL, exit_code INTEGER NOT NULL, signal INTEGER NOT NULL, "
+     "steps INTEGER NOT NULL, checkpoints INTEGER NOT NULL, lines INTEGER "
+     "NOT NULL, long_lines INTEGER NOT NULL, binary_lines INTEGER NOT NULL, "
+     "train_runtime_s REAL, train_samples_per_s REAL, train_steps_per_s "
+     "REAL, train_loss REAL, total_flos REAL, note TEXT NOT NULL);CREATE "
+     "TABLE IF NOT EXISTS train_steps ( run_id INTEGER NOT NULL REFERENCES "
+     "runs (id) ON DELETE CASCADE, idx INTEGER NOT NULL, step INTEGER NOT "
+     "NULL, t_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL, loss REAL, lr "
+     "REAL, samples REAL, tokens REAL, samples_per_s REAL, tokens_per_s "
+     "REAL, peak_memory_bytes INTEGER, PRIMARY KEY (run_id, idx));CREATE "
+     "TABLE IF NOT EXISTS train_warnings ( run_id INTEGER NOT NULL "
+     "REFERENCES runs (id) ON DELETE CASCADE, idx INTEGER NOT NULL, class "
+     "TEXT NOT NULL, category TEXT NOT NULL, message TEXT NOT NULL, count "
+     "INTEGER NOT NULL, first_step INTEGER NOT NULL, PRIMARY KEY (run_id, "
+     "idx));"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -203,6 +203,30 @@ static const char *const migrations[] = {
     " END $$;",
     /* 16: a request sent once more on a fresh connection */
     "ALTER TABLE requests ADD COLUMN retried BIGINT NOT NULL DEFAULT 0;",
+    /* 17: training runs: the plan and its end, the steps, the warnings */
+    ("CREATE TABLE IF NOT EXISTS train_runs ( run_id BIGINT PRIMARY KEY "
+     "REFERENCES runs (id) ON DELETE CASCADE, format TEXT NOT NULL, command "
+     "TEXT NOT NULL, metrics_path TEXT NOT NULL, samples_per_step DOUBLE "
+     "PRECISION NOT NULL, tokens_per_step DOUBLE PRECISION NOT NULL, "
+     "warmup_steps BIGINT NOT NULL, params DOUBLE PRECISION NOT NULL, "
+     "trainable_params DOUBLE PRECISION NOT NULL, gpu TEXT NOT NULL, "
+     "start_ns BIGINT NOT NULL, end_ns BIGINT NOT NULL, end_state TEXT NOT "
+     "NULL, exit_code BIGINT NOT NULL, signal BIGINT NOT NULL, steps BIGINT "
+     "NOT NULL, checkpoints BIGINT NOT NULL, lines BIGINT NOT NULL, "
+     "long_lines BIGINT NOT NULL, binary_lines BIGINT NOT NULL, "
+     "train_runtime_s DOUBLE PRECISION, train_samples_per_s DOUBLE "
+     "PRECISION, train_steps_per_s DOUBLE PRECISION, train_loss DOUBLE "
+     "PRECISION, total_flos DOUBLE PRECISION, note TEXT NOT NULL);CREATE "
+     "TABLE IF NOT EXISTS train_steps ( run_id BIGINT NOT NULL REFERENCES "
+     "runs (id) ON DELETE CASCADE, idx BIGINT NOT NULL, step BIGINT NOT "
+     "NULL, t_ns BIGINT NOT NULL, wall_ns BIGINT NOT NULL, loss DOUBLE "
+     "PRECISION, lr DOUBLE PRECISION, samples DOUBLE PRECISION, tokens "
+     "DOUBLE PRECISION, samples_per_s DOUBLE PRECISION, tokens_per_s DOUBLE "
+     "PRECISION, peak_memory_bytes BIGINT, PRIMARY KEY (run_id, idx));CREATE "
+     "TABLE IF NOT EXISTS train_warnings ( run_id BIGINT NOT NULL REFERENCES "
+     "runs (id) ON DELETE CASCADE, idx BIGINT NOT NULL, class TEXT NOT NULL, "
+     "category TEXT NOT NULL, message TEXT NOT NULL, count BIGINT NOT NULL, "
+     "first_step BIGINT NOT NULL, PRIMARY KEY (run_id, idx));"),
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -6,6 +6,7 @@
 //   TC_GOLDEN_UPDATE=1 node --test tests/integration/golden.test.mjs
 // and read the diff before committing it.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -62,7 +63,23 @@ const CASES = {
   doctor_json: ['doctor', '--json', '--root', path.join(FIX, 'doctor', 'nvidia-nouveau'), '--no-server', '--user', 'alice', ...NO_GPU.slice(0, 4)],
   doctor_text: ['doctor', '--root', path.join(FIX, 'doctor', 'amd-no-kfd'), '--no-server', '--user', 'alice', ...NO_GPU.slice(0, 4)],
   monitor_json: ['monitor', '--json', '--count', '1', '--sysfs-root', path.join(FIX, 'sysfs', 'rapl-two-packages'), '--backend', 'rapl'],
+  // training runs (tests/golden/train.sql, in a store of their own)
+  show_train: ['show', 'lora-a', '--db', 'TRAINDB'],
+  show_train_json: ['show', 'lora-b', '--db', 'TRAINDB', '--json'],
+  cost_train_json: ['cost', 'lora-a', '--db', 'TRAINDB', '--profile', prof('rtx4090-workstation.ini'), '--json'],
+  compare_train: ['compare', 'lora-a', 'lora-b', '--db', 'TRAINDB', ...COSTS],
+  compare_train_json: ['compare', 'lora-a', 'lora-b', '--db', 'TRAINDB', ...COSTS, '--json', '--resamples', '1000'],
 };
+
+// The store of the training cases: made by truecost (its schema), then
+// filled from tests/golden/train.sql with the sqlite3 shell.
+async function trainStore(dir) {
+  const db = path.join(dir, 'train.db');
+  await runCli(['train', '--db', db, '--telemetry', 'none', '-q', '--', 'true']);
+  const r = spawnSync('sqlite3', [db], { input: readFileSync(path.join(GOLDEN, 'train.sql'), 'utf8'), encoding: 'utf8' });
+  assert.equal(r.status, 0, `sqlite3 ${db} < tests/golden/train.sql: ${r.stderr}`);
+  return db;
+}
 
 // What may differ between machines and builds (paths, the time, the git
 // commit truecost was built from, its compiler, optimisation and
@@ -84,10 +101,11 @@ test('every command prints what it printed before, byte for byte', async () => {
     copyFileSync(path.join(GOLDEN, 'runs.db'), db);
     const gapsJson = path.join(dir, 'gaps.json');
     writeFileSync(gapsJson, (await runCli([...GAPS, '--json'])).stdout);
+    const trainDb = await trainStore(dir);
     const env = { TRUECOST_DB: db, XDG_DATA_HOME: dir, HOME: dir, TZ: 'UTC', LC_ALL: 'C' };
     const failures = [];
     for (const [name, args] of Object.entries(CASES)) {
-      const argv = args.map((a) => (a === 'GAPSJSON' ? gapsJson : a));
+      const argv = args.map((a) => (a === 'GAPSJSON' ? gapsJson : a === 'TRAINDB' ? trainDb : a));
       const r = await runCli(argv, { env });
       const got = normalise(`exit ${r.code}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`, dir);
       const file = path.join(GOLDEN, 'expected', `${name}.txt`);

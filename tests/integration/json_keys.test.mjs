@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { after, test } from 'node:test';
 
-import { REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
+import { BIN, REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
 
 const dir = tempDir('truecost-keys-');
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,6 +68,18 @@ async function liveDocuments() {
   docs.push(['fit', await json(['fit', model, '--gpu', 'RTX 4090', '--json'])]);
   docs.push(['fit lora', await json(['fit', model, '--gpu', 'RTX 4090', '--task', 'lora', '--json'])]);
   docs.push(['import', await json(['import', db, '--db', path.join(dir, 'copy'), '--json'])]);
+  const metrics = path.join(dir, 'metrics.jsonl');
+  docs.push(['train', await json(['train', '--db', db, '--telemetry', 'none', '--json', '--params', '1e6',
+    '--label', 'T', '--', BIN, 'sim', 'train', '--steps', '12', '--step-ms', '10', '--format', 'hf',
+    '--warn-every', '4', '--oom-at', '12'])]);
+  docs.push(['show train', await json(['show', 'T', '--db', db, '--json'])]);
+  await json(['train', '--db', db, '--telemetry', 'none', '--json', '--label', 'T2', '--', BIN, 'sim', 'train',
+    '--steps', '12', '--step-ms', '12']);
+  docs.push(['cost train', await json(['cost', 'T2', '--db', db, '--profile', prof, '--json'])]);
+  docs.push(['compare train', await json(['compare', 'T', 'T2', '--db', db, '--profile', prof, '--json',
+    '--resamples', '1000'])]);
+  docs.push(['train --metrics', await json(['train', '--db', db, '--telemetry', 'none', '--json', '--metrics',
+    metrics, '--', BIN, 'sim', 'train', '--steps', '8', '--step-ms', '10', '--metrics', metrics])]);
   return docs;
 }
 
