@@ -57,17 +57,28 @@ static void tick_gaps(const tc_decide_input *in, tc_decide_item *it)
 
 static void tick_run(const tc_decide_input *in, tc_decide_item *it)
 {
-    if (!in->has_target_run) {
+    if (!in->has_target_run && !in->has_train) {
         snprintf(it->evidence, sizeof it->evidence,
-                 "no run on the target: measure one with 'truecost run' and pass --runs A B");
+                 "no run on the target: measure one with 'truecost run' (--runs A B) or "
+                 "'truecost train' (--train A B)");
         return;
     }
-    int clean =
-        in->target_status == TC_RUN_COMPLETE && in->target_failed == 0 && in->target_completed > 0;
+    int clean = 1;
+    size_t n = 0;
+    if (in->has_target_run) {
+        clean = in->target_status == TC_RUN_COMPLETE && in->target_failed == 0 &&
+                in->target_completed > 0;
+        n = (size_t)snprintf(it->evidence, sizeof it->evidence,
+                             "target run %s: %lld completed, %lld failed",
+                             tc_status_name(in->target_status), (long long)in->target_completed,
+                             (long long)in->target_failed);
+    }
+    if (in->has_train && n < sizeof it->evidence) {
+        clean = clean && in->train_clean;
+        snprintf(it->evidence + n, sizeof it->evidence - n, "%s%s", n ? "; " : "",
+                 in->train_target);
+    }
     it->state = clean ? TC_ITEM_TICKED : TC_ITEM_FAILED;
-    snprintf(it->evidence, sizeof it->evidence, "target run %s: %lld completed, %lld failed",
-             tc_status_name(in->target_status), (long long)in->target_completed,
-             (long long)in->target_failed);
 }
 
 static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
@@ -86,7 +97,8 @@ static void tick_perf(const tc_decide_input *in, tc_decide_item *it)
     double gap = 1 - in->perf_ratio;
     it->state = in->perf_ratio >= 0.5 ? TC_ITEM_TICKED : TC_ITEM_FAILED;
     snprintf(it->evidence, sizeof it->evidence,
-             "alternative at %.0f%% of the incumbent's throughput (%s)", in->perf_ratio * 100,
+             "alternative at %.0f%% of the incumbent's throughput%s%s%s (%s)", in->perf_ratio * 100,
+             in->perf_basis[0] ? " [" : "", in->perf_basis, in->perf_basis[0] ? "]" : "",
              gap <= 0     ? "as fast or faster"
              : gap <= 0.2 ? "within 20%: acceptable"
              : gap <= 0.5 ? "20-50%: acceptable with a tuning budget"
@@ -116,6 +128,16 @@ tc_decide_state tc_decide_soak_state(tc_soak_outcome outcome, double hours)
 /* A measured soak, by its verdict (tc_decide_soak_state). */
 static void tick_soak(const tc_decide_input *in, tc_decide_item *it)
 {
+    /* Without a soak, a training run of 24 h with checkpoints saved is the
+     * long run: clean, ticked; with an error, not met. */
+    if (!in->has_soak && in->has_train && in->train_hours >= TC_DECIDE_SOAK_HOURS &&
+        in->train_checkpoints > 0) {
+        it->state = in->train_clean ? TC_ITEM_TICKED : TC_ITEM_FAILED;
+        snprintf(it->evidence, sizeof it->evidence,
+                 "training on the target for %.3g h with %lld checkpoint(s): %s", in->train_hours,
+                 (long long)in->train_checkpoints, in->train_target);
+        return;
+    }
     if (!in->has_soak) {
         tick_declared(in->soak_passed, it, "soak_passed");
         return;

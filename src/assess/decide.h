@@ -68,9 +68,18 @@ typedef struct tc_decide_input {
     int has_target_run;
     int64_t target_completed, target_failed;
     tc_run_status target_status;
-    /* Throughput alternative / incumbent, measured. */
+    /* Throughput alternative / incumbent, measured (serving, or the
+     * worse of serving and training: perf_basis says, "" serving). */
     int has_perf;
     double perf_ratio;
+    char perf_basis[64];
+    /* Training runs (truecost train): the target's completed with no
+     * error line; its hours and checkpoints (24 h with checkpoints is
+     * stability evidence when no soak is given); what it did, in words. */
+    int has_train, train_clean;
+    double train_hours;
+    int64_t train_checkpoints;
+    char train_target[300];
     /* Declared in the assessment: 1 yes, 0 no, -1 not given/unknown. */
     int soak_passed, profiler_skill, fallback_path;
     /* A `truecost soak` run on the target, which wins over the

@@ -55,6 +55,27 @@ static int answer(tc_lockin_answer a)
     return a == TC_LOCKIN_YES ? 1 : a == TC_LOCKIN_NO ? 0 : -1;
 }
 
+/* Training runs: the target's end and, when it is the worse gap (or the
+ * only one), the training ratio as the performance gap. */
+static void train_input(const tc_evidence *ev, tc_decide_input *in)
+{
+    if (!ev->has_train)
+        return;
+    in->has_train = 1;
+    in->train_clean = ev->train_clean;
+    in->train_hours = ev->train_hours;
+    in->train_checkpoints = ev->train_checkpoints;
+    snprintf(in->train_target, sizeof in->train_target, "%s", ev->train_target);
+    if (ev->train_ratio > 0 && (!in->has_perf || ev->train_ratio < in->perf_ratio)) {
+        in->has_perf = 1;
+        in->perf_ratio = ev->train_ratio;
+        snprintf(in->perf_basis, sizeof in->perf_basis, "training %s", ev->train_basis);
+    } else if (in->has_perf) {
+        snprintf(in->perf_basis, sizeof in->perf_basis, "serving; training at %.0f%%",
+                 ev->train_ratio * 100);
+    }
+}
+
 /* "softmax (cunn_SoftMaxForward, 11% of its kernel time), ...". */
 static void suspects_words(const tc_evidence *ev, char *out, size_t outlen)
 {
@@ -84,6 +105,7 @@ void tc_evidence_decide_input(const tc_evidence *ev, const tc_lockin_result *r, 
     in->target_status = ev->target_status;
     in->has_perf = ev->has_runs;
     in->perf_ratio = ev->ratio;
+    train_input(ev, in);
     in->has_fit = ev->has_fit;
     in->fit_verdict = (int)ev->fit_verdict;
     snprintf(in->fit_card, sizeof in->fit_card, "%s", ev->fit_card);
@@ -145,6 +167,11 @@ static int runs_given(const tc_evidence_sources *src)
     return src->run_a != NULL;
 }
 
+static int train_given(const tc_evidence_sources *src)
+{
+    return src->train_a != NULL;
+}
+
 static int fleet_given(const tc_evidence_sources *src)
 {
     return src->at > 0;
@@ -203,6 +230,7 @@ static const reader READERS[] = {
     {TC_EVIDENCE_KERNELS, 0, kernels_given, read_kernels},
     {TC_EVIDENCE_FIT, 0, fit_given, read_fit},
     {TC_EVIDENCE_RUNS, 1, runs_given, tc_evidence_read_runs},
+    {TC_EVIDENCE_TRAIN, 1, train_given, tc_evidence_read_train},
     {TC_EVIDENCE_FLEET, 1, fleet_given, read_fleet},
     {TC_EVIDENCE_SOAK, 1, soak_given, read_soak},
 };

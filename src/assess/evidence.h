@@ -39,9 +39,10 @@ typedef struct tc_evidence_sources {
     const char *fit_file;     /* `truecost fit MODEL --gpu CARD --json` */
     const char *run_a, *run_b;
     const char *profile_a, *profile_b;
-    const char *soak; /* a long run on the alternative */
-    double at;        /* > 0: the fleets' capex at this interactivity is the hardware saving */
-    double demand;    /* > 0: the fleets' output tokens per month, else the assessment's */
+    const char *soak;              /* a long run on the alternative */
+    const char *train_a, *train_b; /* training runs (truecost train) on each platform */
+    double at;     /* > 0: the fleets' capex at this interactivity is the hardware saving */
+    double demand; /* > 0: the fleets' output tokens per month, else the assessment's */
 } tc_evidence_sources;
 
 /* The kinds of evidence, in the order they are read. */
@@ -50,6 +51,7 @@ typedef enum tc_evidence_kind {
     TC_EVIDENCE_KERNELS, /* kernels_file */
     TC_EVIDENCE_FIT,     /* fit_file */
     TC_EVIDENCE_RUNS,    /* run_a, run_b, with profile_a/profile_b */
+    TC_EVIDENCE_TRAIN,   /* train_a, train_b */
     TC_EVIDENCE_FLEET,   /* at, on the runs as sweeps */
     TC_EVIDENCE_SOAK,    /* soak */
     TC_EVIDENCE_KINDS
@@ -118,6 +120,18 @@ typedef struct tc_evidence {
     int soak_outages, soak_restarts;
     double soak_downtime_s, soak_outages_per_day;
     char soak_reason[200];
+
+    /* Two training runs: the alternative's training rate / the
+     * incumbent's (train_basis: the rate both know), whether the target's
+     * completed with no error line, its hours and checkpoints, and what
+     * it did in words. */
+    int has_train;
+    double train_ratio;
+    char train_basis[16];
+    int train_clean;
+    double train_hours;
+    int64_t train_checkpoints;
+    char train_target[300];
 
     /* A profiler's tuning list (kernels --json of two files): T_perf in
      * person-days, its first entries, and whether the alternative's

@@ -40,4 +40,12 @@ tc_err tc_evidence_read_fleet(tc_store *st, const tc_evidence_sources *src, cons
 tc_err tc_evidence_read_soak(tc_store *st, const char *soak, tc_evidence *ev,
                              tc_lockin_overrides *ov, char *err, size_t errlen);
 
+/* src->train_a and src->train_b (truecost train runs): the training
+ * rate ratio (into ov's perf ratio when it is the worse gap, or the only
+ * one), the target's cleanliness, hours and checkpoints. A run that is
+ * not a training run is TC_ERR_INVALID, named; an incumbent with no step
+ * rate TC_ERR_NOTFOUND. */
+tc_err tc_evidence_read_train(tc_store *st, const tc_evidence_sources *src, const tc_lockin *a,
+                              tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen);
+
 #endif

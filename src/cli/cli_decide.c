@@ -23,6 +23,11 @@ static int take_runs(const char *value, void *ctx)
     return tc_cli_evidence_runs(&((decide_args *)ctx)->ev, value);
 }
 
+static int take_train(const char *value, void *ctx)
+{
+    return tc_cli_evidence_train(&((decide_args *)ctx)->ev, value);
+}
+
 static int parse_args(int argc, char **argv, decide_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -36,6 +41,7 @@ static int parse_args(int argc, char **argv, decide_args *a)
         TC_OPT_C("runs", 0, take_runs, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
         TC_OPT_S("kernels", 0, &a->ev.src.kernels_file),
+        TC_OPT_C("train", 0, take_train, 1),
         TC_OPT_S("fit", 0, &a->ev.src.fit_file),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),
         TC_OPT_AT(&a->ev.src.at),

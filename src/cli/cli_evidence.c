@@ -21,6 +21,18 @@ int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
     return 0;
 }
 
+int tc_cli_evidence_train(tc_cli_evidence_opts *o, const char *value)
+{
+    if (optind >= o->argc || o->argv[optind][0] == '-') {
+        tc_cli_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
+                     "'truecost train' runs)");
+        return -1;
+    }
+    o->src.train_a = value;
+    o->src.train_b = o->argv[optind++];
+    return 0;
+}
+
 int tc_cli_evidence_check(tc_cli_evidence_opts *o)
 {
     tc_cli_profiles_resolve(o->profile, &o->src.profile_a, &o->src.profile_b);

@@ -20,6 +20,9 @@ typedef struct tc_cli_evidence_opts {
  * the next word of o->argv the second. Returns 0, or -1 after saying why. */
 int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value);
 
+/* --train INCUMBENT ALTERNATIVE (a TC_OPT_C with a value), as above. */
+int tc_cli_evidence_train(tc_cli_evidence_opts *o, const char *value);
+
 /* Settles the profiles (--profile for a side without its own) and checks
  * the combination (profiles need runs, both profiles or none). Returns 0
  * or -1 after saying why. */

@@ -89,8 +89,9 @@ static int check_args(lockin_args *a)
         tc_cli_error("lockin: give --gaps FILE or --gaps-top RANGE, not both");
         return -1;
     }
-    if (a->ev.src.run_a && a->o.has_perf_ratio) {
-        tc_cli_error("lockin: give --perf RUN_A RUN_B or --perf-ratio R, not both");
+    if ((a->ev.src.run_a || a->ev.src.train_a) && a->o.has_perf_ratio) {
+        tc_cli_error("lockin: give --perf RUN_A RUN_B (or --train A B) or --perf-ratio R, not "
+                     "both");
         return -1;
     }
     if (a->ev.src.profile_a && a->o.has_running_saving) {
@@ -99,6 +100,11 @@ static int check_args(lockin_args *a)
         return -1;
     }
     return tc_cli_evidence_check(&a->ev);
+}
+
+static int take_train(const char *value, void *ctx)
+{
+    return tc_cli_evidence_train(&((lockin_args *)ctx)->ev, value);
 }
 
 static int parse_args(int argc, char **argv, lockin_args *a)
@@ -116,6 +122,7 @@ static int parse_args(int argc, char **argv, lockin_args *a)
         TC_OPT_C("gaps-top", 0, take_gaps_top, 1),
         TC_OPT_S("gaps", 0, &a->ev.src.gaps_file),
         TC_OPT_S("kernels", 0, &a->ev.src.kernels_file),
+        TC_OPT_C("train", 0, take_train, 1),
         TC_OPT_C("perf", 0, take_perf, 1),
         TC_OPT_S("soak", 0, &a->ev.src.soak),
         TC_OPT_PROFILES(&a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b),

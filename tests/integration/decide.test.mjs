@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { REPO_ROOT, runCli, testScope } from './helpers.mjs';
+import { BIN as BIN_PATH, REPO_ROOT, runCli, testScope } from './helpers.mjs';
 
 const EX = path.join(REPO_ROOT, 'examples');
 const FP16 = path.join(EX, 'assessment-fp16-inference.ini');
@@ -271,4 +271,45 @@ test('decide --fit: the memory item from a fit document; --kernels names the sus
   // Without the profile, decide says how to name them.
   r = await cli(['decide', FP16, '--runs', 'inc', 'alt', '--db', db, '--json']);
   assert.ok(JSON.parse(r.stdout).reasons.some((x) => /with --kernels to name the suspects/.test(x)));
+});
+
+// Fine-tuning evidence: two `truecost train` runs of `truecost sim train`
+// (the alternative's step 2.5x as long, then one that runs out of memory).
+test('decide/lockin --train A B: the training gap, the target chain clean or not, named', async (t) => {
+  const sc = testScope(t, 'truecost-train-ev-');
+  const db = path.join(sc.dir(), 'db');
+  const train = async (label, args) => {
+    const r = await cli(['train', '--db', db, '--label', label, '--telemetry', 'none', '--', BIN_PATH, 'sim', 'train',
+      '--steps', '30', ...args]);
+    return r;
+  };
+  assert.equal((await train('nv', ['--step-ms', '20'])).code, 0);
+  assert.equal((await train('amd', ['--step-ms', '50', '--warn-every', '10'])).code, 0);
+  await train('oom', ['--step-ms', '25', '--oom-at', '20']);
+  const tok = async (label) => JSON.parse((await cli(['show', label, '--db', db, '--json'])).stdout).tokens_per_s;
+  const ratio = (await tok('amd')) / (await tok('nv'));
+  let r = await cli(['decide', LORA, '--train', 'nv', 'amd', '--db', db, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  let d = JSON.parse(r.stdout);
+  const item = (id) => d.checklist.find((x) => x.id === id);
+  assert.equal(item('target_run').state, 'ticked');
+  assert.match(item('target_run').evidence, /^training run \d+ complete \(exited\), 30 steps, 0 error line\(s\)$/);
+  assert.equal(item('perf_gap').state, 'not met'); // 40%: over 50% slower
+  assert.match(item('perf_gap').evidence, new RegExp(`at ${Math.round(ratio * 100)}% of the incumbent's throughput \\[training tokens/s\\]`));
+  const lk = JSON.parse((await cli(['lockin', LORA, '--train', 'nv', 'amd', '--db', db, '--json', '--samples', '1000'])).stdout);
+  assert.ok(Math.abs(lk.performance.ratio - ratio) < 1e-9 * ratio, `${lk.performance.ratio} vs ${ratio}`);
+  assert.match(lk.performance.source, /^training nv vs amd \(tokens\/s\) \(SIMULATED\)$/);
+  // Out of memory on the target: not met, and why.
+  d = JSON.parse((await cli(['decide', LORA, '--train', 'nv', 'oom', '--db', db, '--json'])).stdout);
+  assert.equal(item('target_run').state, 'not met');
+  assert.match(item('target_run').evidence, /^training run \d+ failed \(exited\), 19 steps, \d+ error line\(s\); error: out_of_memory at step 19: .*out of memory/);
+  // A run that is not a training run is refused, named.
+  const sim = await sc.sim(['--ttft-ms', '1', '--decode-tps', '1000']);
+  assert.equal((await cli(['run', sim.url, '--db', db, ...RUN, '--label', 'serve'])).code, 0);
+  r = await cli(['decide', LORA, '--train', 'nv', 'serve', '--db', db]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--train serve: run \d+ is not a training run \(the alternative\): give runs that 'truecost train' made/);
+  r = await cli(['lockin', LORA, '--train', 'nv']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--train takes two training runs/);
 });

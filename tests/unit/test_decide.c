@@ -557,6 +557,59 @@ static void evidence_from_a_fit_document(void **state)
     unlink(path);
 }
 
+/* Training runs: the target's cleanliness joins the target run's, the
+ * worse of the serving and training gaps is the gap, and a clean 24 h
+ * training run with checkpoints is the long run when no soak is given. */
+static void training_runs_are_evidence(void **state)
+{
+    (void)state;
+    tc_evidence ev;
+    memset(&ev, 0, sizeof ev);
+    ev.has_runs = 1;
+    ev.ratio = 0.9;
+    ev.target_status = TC_RUN_COMPLETE;
+    ev.target_completed = 10;
+    ev.has_train = 1;
+    ev.train_ratio = 0.6;
+    snprintf(ev.train_basis, sizeof ev.train_basis, "tokens/s");
+    ev.train_clean = 1;
+    ev.train_hours = 25;
+    ev.train_checkpoints = 4;
+    snprintf(ev.train_target, sizeof ev.train_target, "training run 7 complete (exited)");
+    tc_lockin_result lr;
+    memset(&lr, 0, sizeof lr);
+    tc_decide_input in;
+    tc_evidence_decide_input(&ev, &lr, &in);
+    assert_true(in.has_perf && in.perf_ratio == 0.6); /* the worse gap */
+    assert_string_equal(in.perf_basis, "training tokens/s");
+    tc_decide_result r;
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_TICKED);
+    assert_string_equal(find(&r, "target_run")->evidence,
+                        "target run complete: 10 completed, 0 failed; training run 7 complete "
+                        "(exited)");
+    assert_non_null(strstr(find(&r, "perf_gap")->evidence,
+                           "at 60% of the incumbent's throughput [training tokens/s]"));
+    const tc_decide_item *soak = find(&r, "soak");
+    assert_int_equal(soak->state, TC_ITEM_TICKED);
+    assert_false(soak->declared);
+    assert_non_null(strstr(soak->evidence, "training on the target for 25 h with 4 checkpoint(s)"));
+
+    ev.train_clean = 0; /* an error line on the target: both items not met */
+    tc_evidence_decide_input(&ev, &lr, &in);
+    tc_decide(&in, &r);
+    assert_int_equal(find(&r, "target_run")->state, TC_ITEM_FAILED);
+    assert_int_equal(find(&r, "soak")->state, TC_ITEM_FAILED);
+    ev.train_hours = 2; /* too short to be the long run: declared */
+    tc_evidence_decide_input(&ev, &lr, &in);
+    tc_decide(&in, &r);
+    assert_true(find(&r, "soak")->declared);
+    ev.train_ratio = 0.95; /* serving is now the worse gap */
+    tc_evidence_decide_input(&ev, &lr, &in);
+    assert_true(in.perf_ratio == 0.9);
+    assert_string_equal(in.perf_basis, "serving; training at 95%");
+}
+
 /* The decision's inputs: measured facts from the evidence, declared
  * answers and the economics from the lock-in result. */
 static void decide_input_from_evidence(void **state)
@@ -623,6 +676,7 @@ int main(void)
         cmocka_unit_test(gatherer_reads_what_is_given),
         cmocka_unit_test(evidence_from_a_kernels_document),
         cmocka_unit_test(evidence_from_a_fit_document),
+        cmocka_unit_test(training_runs_are_evidence),
         cmocka_unit_test(decide_input_from_evidence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
