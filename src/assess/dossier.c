@@ -200,6 +200,8 @@ static void evidence_sources(const tc_dossier_ask *ask, const tc_dossier *d,
     src->gaps_file = ask->gaps;
     src->kernels_file = ask->kernels;
     src->fit_file = ask->fit;
+    src->train_a = ask->train[0];
+    src->train_b = ask->train[1];
     src->soak = ask->soak;
     if (!d->two)
         return;
@@ -246,6 +248,42 @@ static tc_err load_lockin(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d
     return TC_OK;
 }
 
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* --train A B: both training runs with their steady step times, sorted
+ * (a run that is not a training run is the user's error, named). */
+static tc_err load_train(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, char *err,
+                         size_t errlen)
+{
+    for (int k = 0; k < 2 && ask->train[k]; k++) {
+        tc_run_info run;
+        int found = 0;
+        tc_err rc = tc_store_find_run(st, ask->train[k], &run, err, errlen);
+        if (rc == TC_OK)
+            rc = tc_view_train_load(st, &run, &d->train[k], &found, err, errlen);
+        if (rc == TC_OK && !found)
+            rc = tc_fail(err, errlen, TC_ERR_INVALID,
+                         "--train %s: run %lld is not a training run: give runs that "
+                         "'truecost train' made",
+                         ask->train[k], (long long)run.id);
+        const tc_view_train *v = &d->train[k];
+        if (rc == TC_OK)
+            rc = tc_training_step_times(&v->info, v->steps, v->n_steps, &d->step_ms[k],
+                                        &d->n_step_ms[k]);
+        if (rc != TC_OK)
+            return rc;
+        if (d->n_step_ms[k])
+            qsort(d->step_ms[k], d->n_step_ms[k], sizeof(double), by_value);
+        d->simulated |= v->run.simulated;
+    }
+    d->has_train = ask->train[0] != NULL;
+    return TC_OK;
+}
+
 /* Without an assessment the kernels and fit documents are only drawn:
  * read here as the gatherer reads them; a bad one is the user's error. */
 static tc_err load_documents(const tc_dossier_ask *ask, tc_dossier *d, char *err, size_t errlen)
@@ -281,6 +319,9 @@ tc_err tc_dossier_load(tc_store *st, const tc_dossier_ask *ask, tc_dossier *d, c
         snprintf(d->compare_missing, sizeof d->compare_missing,
                  "one platform: give a second RUN, GROUP or SWEEP to compare");
     load_frontier(st, ask, d);
+    rc = load_train(st, ask, d, err, errlen);
+    if (rc != TC_OK)
+        return rc;
     return ask->assessment ? load_lockin(st, ask, d, err, errlen)
                            : load_documents(ask, d, err, errlen);
 }
@@ -305,5 +346,9 @@ void tc_dossier_free(tc_dossier *d)
     tc_frontier_side_free(&d->fb);
     free(d->fr);
     tc_lockin_result_free(&d->lockin);
+    for (int k = 0; k < 2; k++) {
+        tc_view_train_free(&d->train[k]);
+        free(d->step_ms[k]);
+    }
     memset(d, 0, sizeof *d);
 }

@@ -19,6 +19,7 @@
 #include "analysis/frontier_cost.h"
 #include "analysis/run_series.h"
 #include "analysis/sweep.h"
+#include "views/view_train.h"
 
 typedef struct tc_dossier_side {
     const char *label; /* "A" or "B" */
@@ -58,6 +59,7 @@ typedef struct tc_dossier_ask {
     const char *assessment, *gaps; /* paths, may be NULL */
     const char *soak;              /* a soak run (RUN argument) as evidence, may be NULL */
     const char *kernels, *fit;     /* `kernels A B --json`, `fit --json` documents, may be NULL */
+    const char *train[2];          /* training runs (truecost train) A and B, may be NULL */
     double demand;                 /* > 0: output tokens per month the fleets are sized for */
     const char *profile_path[2];   /* the profiles' files, for the lock-in evidence */
     const char *command;           /* the command line, for the method section */
@@ -91,6 +93,12 @@ typedef struct tc_dossier {
     char lockin_missing[1200];
     /* ev's kernels and fit parts (has_kernels, has_fit) are read with or
      * without an assessment: the report draws them. */
+    /* --train A B: each training run with its figures and its steady
+     * step times (ms, ascending), for the fine-tuning section. */
+    int has_train;
+    tc_view_train train[2];
+    double *step_ms[2];
+    size_t n_step_ms[2];
 } tc_dossier;
 
 /* Lock-in as `lockin` and `decide` draw it by default. */

@@ -1,5 +1,6 @@
 /* truecost report: one self-contained HTML file (or Markdown and SVG
  * files) with the charts and tables a platform decision needs. */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 
 typedef struct report_args {
     const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *soak, *at, *slo_text;
-    const char *kernels, *fit;
+    const char *kernels, *fit, *train[2];
+    int argc;
+    char **argv;
     const char *output, *format, *pos[2];
     tc_slo slo;
     long long resamples, seed;
@@ -75,9 +78,25 @@ static int check(report_args *a)
     return tc_cli_frontier_targets("report", a->at, a->targets, &a->n_targets);
 }
 
+/* --train A B: two values, the second the next word. */
+static int take_train(const char *value, void *ctx)
+{
+    report_args *a = ctx;
+    if (optind >= a->argc || a->argv[optind][0] == '-') {
+        tc_cli_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
+                     "'truecost train' runs)");
+        return -1;
+    }
+    a->train[0] = value;
+    a->train[1] = a->argv[optind++];
+    return 0;
+}
+
 static int parse(int argc, char **argv, report_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
     a->resamples = 0; /* each analysis its own default */
     a->seed = TC_BOOT_SEED;
     a->claim = NAN;
@@ -90,6 +109,7 @@ static int parse(int argc, char **argv, report_args *a)
         TC_OPT_S("soak", 0, &a->soak),
         TC_OPT_S("kernels", 0, &a->kernels),
         TC_OPT_S("fit", 0, &a->fit),
+        TC_OPT_C("train", 0, take_train, 1),
         TC_OPT_AT_LIST(&a->at),
         TC_OPT_DEMAND(&a->demand),
         TC_OPT_SLO(&a->slo_text),
@@ -155,6 +175,7 @@ int tc_cmd_report(int argc, char **argv)
                           .soak = a.soak,
                           .kernels = a.kernels,
                           .fit = a.fit,
+                          .train = {a.train[0], a.train[1]},
                           .demand = a.demand,
                           .profile_path = {fa, fb},
                           .command = tc_cli_command_line()};

@@ -82,6 +82,7 @@ static void sections(tc_rw *w, const tc_dossier *d)
     tc_page_sec_sweep(w, d);
     tc_page_sec_cost(w, d);
     tc_page_sec_lockin(w, d);
+    tc_page_sec_train(w, d);
     tc_page_sec_evidence(w, d);
     tc_page_sec_env(w, d);
     tc_page_sec_method(w, d);

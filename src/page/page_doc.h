@@ -83,6 +83,8 @@ void tc_page_sec_cost(tc_rw *w, const tc_dossier *d);
 void tc_page_sec_lockin(tc_rw *w, const tc_dossier *d);
 /* Memory (--fit) and kernels (--kernels), when given (page_sections_evidence.c). */
 void tc_page_sec_evidence(tc_rw *w, const tc_dossier *d);
+/* Fine-tuning (--train A B), when given (page_sections_train.c). */
+void tc_page_sec_train(tc_rw *w, const tc_dossier *d);
 void tc_page_sec_env(tc_rw *w, const tc_dossier *d);
 void tc_page_sec_method(tc_rw *w, const tc_dossier *d);
 

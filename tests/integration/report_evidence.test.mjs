@@ -107,3 +107,41 @@ test('report --fit/--kernels: a bad document is refused naming it (2, as a gap t
   assert.match(r.stderr, /--fit/);
   assert.equal(readFileSync(fitFile, 'utf8'), before);
 });
+
+// --train A B: the fine-tuning section, its figures as `show --json` gives
+// them for each training run, the step-time chart and each warning.
+test('report --train A B: the training runs side by side, their step times and warnings', async (t) => {
+  const { BIN } = await import('./helpers.mjs');
+  const train = (label, args) => cli(['train', '--db', db, '--label', label, '--telemetry', 'none', '--', BIN, 'sim',
+    'train', '--steps', '30', ...args]);
+  assert.equal((await train('tnv', ['--step-ms', '20'])).code, 0);
+  assert.equal((await train('tamd', ['--step-ms', '50', '--warn-every', '10'])).code, 0);
+  const out = path.join(dir, 't.md');
+  const r = await cli(['report', 'one', '--db', db, '--train', 'tnv', 'tamd', '-o', out, '--force']);
+  assert.equal(r.code, 0, r.stderr);
+  const md = readFileSync(out, 'utf8');
+  const sec = section(md, 'Fine-tuning: the training runs');
+  const doc = async (label) => JSON.parse((await cli(['show', label, '--db', db, '--json'])).stdout);
+  const [a, b] = [await doc('tnv'), await doc('tamd')];
+  const cell = (row) => sec.match(new RegExp(`^\\| ${row.replace(/[()%]/g, '\\$&')} \\| ([^|]+) \\| ([^|]+) \\|$`, 'm'))?.slice(1, 3);
+  assert.deepEqual(cell('step time mean (ms)'), [sig(a.step_ms.mean), sig(b.step_ms.mean)]);
+  assert.deepEqual(cell('step time p99 (ms)'), [sig(a.step_ms.p99), sig(b.step_ms.p99)]);
+  assert.deepEqual(cell('tokens/s'), [sig(a.tokens_per_s), sig(b.tokens_per_s)]);
+  assert.deepEqual(cell('ended'), ['exited, no error line', 'exited, no error line']);
+  assert.deepEqual(cell('MFU (%)'), ['n/a', 'n/a']); // no parameters given: no MFU, never 0
+  assert.match(sec, new RegExp(`B's mean step takes ${sig(b.step_ms.mean / a.step_ms.mean)}x A's: over 50% slower`));
+  const w = b.warnings[0];
+  assert.ok(sec.includes(`| B | python\\_warning UserWarning | ${w.message} | ${w.count} | ${w.first_step} |`), sec);
+  assert.match(sec, /!\[Each platform's steady-window step times as a cumulative share\.\]\([^)]+\.svg\)/);
+  assert.match(md, /SIMULATED/);
+  // With an assessment, the decision reads the same runs as decide --train.
+  const d = JSON.parse((await cli(['decide', FP16, '--train', 'tnv', 'tamd', '--db', db, '--json'])).stdout);
+  const withA = path.join(dir, 'ta.md');
+  assert.equal((await cli(['report', 'one', '--db', db, '--assessment', FP16, '--train', 'tnv', 'tamd', '-o', withA])).code, 0);
+  const run = d.checklist.find((x) => x.id === 'target_run');
+  assert.ok(readFileSync(withA, 'utf8').includes(run.evidence.replace(/_/g, '\\_')), run.evidence);
+  // A serving run is no training run: refused, named.
+  const bad = await cli(['report', 'one', '--db', db, '--train', 'tnv', 'one', '-o', path.join(dir, 'x2.md')]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--train one: run \d+ is not a training run/);
+});
