@@ -70,6 +70,40 @@ static tc_err check_quantifier(const char *p, int after_quantifier, char *err, s
     return TC_OK;
 }
 
+tc_err tc_trainer_regex_check(const char *pat, const char *opt, char *err, size_t errlen)
+{
+    if (strlen(pat) > 1024)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %zu characters; at most 1024", opt,
+                       strlen(pat));
+    int quantified = 0;
+    for (const char *p = pat; *p;) {
+        if (quantifier(*p)) {
+            if (check_quantifier(p, quantified, err, errlen) != TC_OK) {
+                /* the message names --step-regex: name the option asked */
+                size_t n = strlen("--step-regex");
+                char rest[400];
+                snprintf(rest, sizeof rest, "%s", err + n);
+                return tc_fail(err, errlen, TC_ERR_INVALID, "%s%s", opt, rest);
+            }
+            quantified = 1;
+            p = *p == '{' && strchr(p, '}') ? strchr(p, '}') + 1 : p + 1;
+            continue;
+        }
+        quantified = 0;
+        if (*p == '[') {
+            size_t o = 0;
+            char *buf = malloc(strlen(p) + 1);
+            if (!buf)
+                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+            p = bracket(p, buf, &o);
+            free(buf);
+        } else {
+            p += *p == '\\' && p[1] ? 2 : 1;
+        }
+    }
+    return TC_OK;
+}
+
 /* Translates pattern into out (as long as it, plus one) and fills
  * slot[] (the group number of each name, 0: absent). */
 static tc_err translate(const char *pat, char *out, int *slot, char *err, size_t errlen)
