@@ -133,6 +133,10 @@ static void finish(train_ctx *c)
     memset(&o, 0, sizeof o);
     o.load.interrupted = c->pass_sig != 0;
     tc_measure_telem_stop(&c->tctx, &o);
+    if (c->tally.beyond > 0 && !c->info.note[0])
+        snprintf(c->info.note, sizeof c->info.note,
+                 "%lld warning or error lines past %d distinct messages were not kept",
+                 (long long)c->tally.beyond, TC_TRAINER_MAX_DISTINCT);
     tc_measure_train_save(c, 0);
     if (c->n_pending > 0) /* one more try: nothing measured is given up lightly */
         tc_measure_train_save(c, 0);

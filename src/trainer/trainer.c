@@ -38,6 +38,8 @@ tc_err tc_trainer_new(const tc_trainer_config *cfg, tc_trainer **out, char *err,
         e = tc_trainer_regex_compile(&t->step_re, cfg->step_regex, err, errlen);
     const char *ck = cfg->checkpoint_regex ? cfg->checkpoint_regex : DEFAULT_CHECKPOINT;
     t->ckpt_default = !cfg->checkpoint_regex;
+    if (e == TC_OK && cfg->checkpoint_regex)
+        e = tc_trainer_regex_check(ck, "--checkpoint-regex", err, errlen);
     if (e == TC_OK) {
         int rc = regcomp(&t->ckpt_re, ck, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {

@@ -39,13 +39,91 @@ static const char *bracket(const char *p, char *out, size_t *o)
     return p;
 }
 
+static int quantifier(char c)
+{
+    return c == '*' || c == '+' || c == '?' || c == '{';
+}
+
+/* A {n,m} count: past it, or NULL when a number is over MAX_COUNT (glibc
+ * builds an automaton of that many copies, nested counts multiply). */
+#define MAX_COUNT 100
+static const char *count_ok(const char *p)
+{
+    for (p++; *p && *p != '}'; p++)
+        if (isdigit((unsigned char)*p) && strtol(p, NULL, 10) > MAX_COUNT)
+            return NULL;
+    return p;
+}
+
+/* What glibc's regcomp would take exponential memory or time over: a
+ * quantifier on a quantifier ("a++", "a*{9}") or a large count. */
+static tc_err check_quantifier(const char *p, int after_quantifier, char *err, size_t errlen)
+{
+    if (after_quantifier)
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--step-regex: '%c' follows another quantifier: give one ('+', '*', '?' or "
+                       "{n,m}) per atom",
+                       *p);
+    if (*p == '{' && !count_ok(p))
+        return tc_fail(err, errlen, TC_ERR_INVALID,
+                       "--step-regex: a count {n,m} over %d: use '+' or '*' instead", MAX_COUNT);
+    return TC_OK;
+}
+
+tc_err tc_trainer_regex_check(const char *pat, const char *opt, char *err, size_t errlen)
+{
+    if (strlen(pat) > 1024)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: %zu characters; at most 1024", opt,
+                       strlen(pat));
+    int quantified = 0;
+    for (const char *p = pat; *p;) {
+        if (quantifier(*p)) {
+            if (check_quantifier(p, quantified, err, errlen) != TC_OK) {
+                /* the message names --step-regex: name the option asked */
+                size_t n = strlen("--step-regex");
+                char rest[400];
+                snprintf(rest, sizeof rest, "%s", err + n);
+                return tc_fail(err, errlen, TC_ERR_INVALID, "%s%s", opt, rest);
+            }
+            quantified = 1;
+            p = *p == '{' && strchr(p, '}') ? strchr(p, '}') + 1 : p + 1;
+            continue;
+        }
+        quantified = 0;
+        if (*p == '[') {
+            size_t o = 0;
+            char *buf = malloc(strlen(p) + 1);
+            if (!buf)
+                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");
+            p = bracket(p, buf, &o);
+            free(buf);
+        } else {
+            p += *p == '\\' && p[1] ? 2 : 1;
+        }
+    }
+    return TC_OK;
+}
+
 /* Translates pattern into out (as long as it, plus one) and fills
  * slot[] (the group number of each name, 0: absent). */
 static tc_err translate(const char *pat, char *out, int *slot, char *err, size_t errlen)
 {
     size_t o = 0;
-    int group = 0;
+    int group = 0, quantified = 0;
     for (const char *p = pat; *p;) {
+        if (quantifier(*p)) {
+            tc_err e = check_quantifier(p, quantified, err, errlen);
+            if (e != TC_OK)
+                return e;
+            const char *end = *p == '{' ? strchr(p, '}') : p;
+            size_t n = end ? (size_t)(end - p) + 1 : strlen(p); /* a count whole */
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+            quantified = 1;
+            continue;
+        }
+        quantified = 0;
         if (*p == '\\') {
             out[o++] = *p++;
             if (*p)
@@ -84,6 +162,9 @@ static tc_err translate(const char *pat, char *out, int *slot, char *err, size_t
 tc_err tc_trainer_regex_compile(tc_trainer_regex *r, const char *pattern, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
+    if (strlen(pattern) > 1024)
+        return tc_fail(err, errlen, TC_ERR_INVALID, "--step-regex: %zu characters; at most 1024",
+                       strlen(pattern));
     char *ere = malloc(strlen(pattern) + 1);
     if (!ere)
         return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory");

@@ -188,6 +188,16 @@ static void regex_named_groups(void **state)
     cfg.step_regex = NULL;
     assert_int_equal(tc_trainer_new(&cfg, &bad, err, sizeof err), TC_ERR_INVALID);
     assert_says(err, "--step-regex", NULL);
+    /* what would make regcomp take exponential memory is refused */
+    cfg.step_regex = "it (?<step>[0-9]++) x";
+    assert_int_equal(tc_trainer_new(&cfg, &bad, err, sizeof err), TC_ERR_INVALID);
+    assert_says(err, "follows another quantifier", NULL);
+    cfg.step_regex = "(?<step>[0-9]{1,5000})";
+    assert_int_equal(tc_trainer_new(&cfg, &bad, err, sizeof err), TC_ERR_INVALID);
+    assert_says(err, "a count {n,m} over 100", NULL);
+    cfg.step_regex = "(?<step>[0-9]{1,3}) \\+\\+ [+*]+";
+    assert_int_equal(tc_trainer_new(&cfg, &bad, err, sizeof err), TC_OK);
+    tc_trainer_free(bad);
 }
 
 static void auto_detects_then_keeps(void **state)
