@@ -31,6 +31,8 @@ const PAGES = [
 const SKIP = [
   ['docs/commands/agent.md', 'truecost agent --listen 0.0.0.0:9464',
     'two hosts: an agent serving a GPU box\'s sensors, and a client on another machine'],
+  ['docs/commands/train.md', '-- python3 finetune.py',
+    'two GPU boxes, a PostgreSQL server and the user\'s fine-tuning script'],
 ];
 
 // Files examples name that the tree does not have: made in each scratch

@@ -2,13 +2,14 @@
 // of docs/json.md that describes it: the golden outputs (every command on
 // the fixed store) and live runs of what the goldens do not hold (a sweep
 // and a soak against the simulator, a sharded group, frontier and compare
-// of two sweeps, kernels, fit, import). Used by json_keys.test.mjs.
+// of two sweeps, kernels, fit, import, training runs). Used by
+// json_keys.test.mjs.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { llamaModel as ggufLlama, writeGguf } from './gguf.mjs';
-import { REPO_ROOT, runCli, startSim } from './helpers.mjs';
+import { BIN, REPO_ROOT, runCli, startSim } from './helpers.mjs';
 
 const prof = path.join(REPO_ROOT, 'profiles', 'rtx4090-workstation.ini');
 const ex = (f) => path.join(REPO_ROOT, 'examples', f);
@@ -34,6 +35,9 @@ const GOLDEN_SECTIONS = {
   env_json: 'The environment fingerprint',
   doctor_json: 'doctor',
   monitor_json: 'monitor',
+  compare_train_json: 'compare of two training runs',
+  cost_train_json: 'cost of a training run',
+  show_train_json: 'The training document',
 };
 
 async function json(args, opts = {}) {
@@ -156,6 +160,19 @@ async function liveDocuments(dir) {
     vllm, '--run', 'NV', '--db', db, '--json']);
   await add('fit --server-log llama.cpp', 'The fit document', ['fit', model, '--server-log', llama, '--json']);
   await add('import', 'import', ['import', db, '--db', path.join(dir, 'copy'), '--json']);
+  // training runs, of truecost sim train
+  const metrics = path.join(dir, 'metrics.jsonl');
+  await add('train', 'The training document', ['train', '--db', db, '--telemetry', 'none', '--json', '--params',
+    '1e6', '--label', 'T', '--', BIN, 'sim', 'train', '--steps', '12', '--step-ms', '10', '--format', 'hf',
+    '--warn-every', '4', '--oom-at', '12']);
+  await add('show train', 'The training document', ['show', 'T', '--db', db, '--json']);
+  await json(['train', '--db', db, '--telemetry', 'none', '--json', '--label', 'T2', '--', BIN, 'sim', 'train',
+    '--steps', '12', '--step-ms', '12']);
+  await add('cost train', 'cost of a training run', ['cost', 'T2', '--db', db, '--profile', prof, '--json']);
+  await add('compare train', 'compare of two training runs', ['compare', 'T', 'T2', '--db', db, '--profile', prof, '--json',
+    '--resamples', '1000']);
+  await add('train --metrics', 'The training document', ['train', '--db', db, '--telemetry', 'none', '--json',
+    '--metrics', metrics, '--', BIN, 'sim', 'train', '--steps', '8', '--step-ms', '10', '--metrics', metrics]);
   return docs;
 }
 

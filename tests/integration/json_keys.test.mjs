@@ -39,11 +39,12 @@ const AMBIGUOUS_PARENTS = {
 const KEY = /`([a-z0-9_]+)`|"([a-z0-9_]+)":/g;
 const keysOf = (text) => new Set([...text.matchAll(KEY)].map((m) => m[1] ?? m[2]));
 
-// docs/json.md's "## " sections by title.
+// docs/json.md's sections by title ("## " and "### ": a subsection is a
+// document of its own, the training runs' cost or comparison).
 function sections() {
   const md = readFileSync(path.join(REPO_ROOT, 'docs', 'json.md'), 'utf8');
   const out = new Map();
-  for (const part of md.split(/^## /m).slice(1)) {
+  for (const part of md.split(/^###? /m).slice(1)) {
     const nl = part.indexOf('\n');
     out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
   }
