@@ -68,7 +68,7 @@ static double get_jpt(const tc_figures *f, int *valid)
 }
 
 const tc_compare_row tc_compare_rows[] = {
-    {"output_tokens_per_s", "tok/s", get_tps},
+    {"window_output_tokens_per_s", "tok/s", get_tps},
     {"requests_per_s", "req/s", get_rps},
     {"ttft_p50_ms", "ms", get_ttft50},
     {"ttft_p99_ms", "ms", get_ttft99},

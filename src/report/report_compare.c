@@ -22,7 +22,8 @@ static void side_title(FILE *out, const tc_compare_platform *s)
                 run->label[0] ? " (" : "", run->label, run->label[0] ? ")" : "");
     fprintf(out, ": %s%s\n", run->model, run->simulated ? " [SIMULATED]" : "");
     if (set->n >= 2)
-        fprintf(out, "     throughput %.4g tok/s mean, CV %.1f%%%s\n", s->tps.mean, s->tps.cv * 100,
+        fprintf(out, "     window throughput %.4g tok/s mean, CV %.1f%%%s\n", s->tps.mean,
+                s->tps.cv * 100,
                 s->tps.noisy ? ": over 3%, NOISY: rerun or look for noise (thermal, other load)"
                              : "");
 }
@@ -37,20 +38,20 @@ static void print_value(FILE *out, double v, int valid)
 
 static void print_table(FILE *out, const tc_compare_result *r)
 {
-    fprintf(out, "  %-23s %-6s %12s %12s %12s\n", "figure", "unit", "A", "B", "B/A");
+    fprintf(out, "  %-26s %-6s %12s %12s %12s\n", "figure", "unit", "A", "B", "B/A");
     for (int i = 0; i < tc_compare_n_rows; i++) {
         const tc_compare_row *row = &tc_compare_rows[i];
         int va, vb;
         double a = tc_compare_platform_mean(&r->a, row->get, &va);
         double b = tc_compare_platform_mean(&r->b, row->get, &vb);
-        fprintf(out, "  %-23s %-6s", row->name, row->unit);
+        fprintf(out, "  %-26s %-6s", row->name, row->unit);
         print_value(out, a, va);
         print_value(out, b, vb);
         print_value(out, b / a, va && vb && a != 0);
         fputc('\n', out);
     }
     if (r->a.profile && r->b.profile) {
-        fprintf(out, "  %-23s %-6s", "cost_per_million", r->a.profile->currency);
+        fprintf(out, "  %-26s %-6s", "cost_per_million", r->a.profile->currency);
         print_value(out, r->a.cost.cost_per_million_tokens, r->a.has_cost);
         print_value(out, r->b.cost.cost_per_million_tokens, r->b.has_cost);
         print_value(out, r->b.cost.cost_per_million_tokens / r->a.cost.cost_per_million_tokens,
@@ -59,7 +60,7 @@ static void print_table(FILE *out, const tc_compare_result *r)
     }
     const tc_roofline_result *ra = &r->a.roof, *rb = &r->b.roof;
     if (ra->has_measured || rb->has_measured) {
-        fprintf(out, "  %-23s %-6s", "decode_of_bound", "%");
+        fprintf(out, "  %-26s %-6s", "decode_of_bound", "%");
         print_value(out, ra->percent_of_ceiling, ra->has_measured);
         print_value(out, rb->percent_of_ceiling, rb->has_measured);
         fputs("   (median decode / the GPU's bandwidth bound)\n", out);
@@ -160,6 +161,7 @@ static json_t *ci_json(const tc_boot_ci *ci)
 static json_t *renamed(json_t *o)
 {
     tc_json_alias(o, "power_w", "avg_power_w");
+    tc_json_alias(o, "output_tokens_per_s", "window_output_tokens_per_s");
     return tc_json_alias(o, "joules_per_token", "joules_per_output_token");
 }
 

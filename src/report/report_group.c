@@ -7,21 +7,25 @@
 #include "report/report_table.h"
 
 /* A run's throughput is the one its group is priced at: the steady-state
- * window's when it reached one (tc_figures_cost_measured). Labels and
- * names are the user's bytes, maybe not UTF-8, which jansson's
+ * window's when it reached one (tc_figures_cost_measured; steady_state
+ * false: the whole run's), named so beside `runs`' whole-run figure; the
+ * old name `output_tokens_per_s` stays as an alias for one release.
+ * Labels and names are the user's bytes, maybe not UTF-8, which jansson's
  * "s" refuses (the whole document would be lost): cleaned strings, "o". */
 static json_t *run_json(const tc_figures *f)
 {
     const tc_run_metrics *m = &f->m;
-    return json_pack(
-        "{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
-        tc_json_string(f->run.label), "status", tc_json_string(tc_status_name(f->run.status)),
-        "output_tokens_per_s",
-        tc_json_num(f->cost_in.output_tokens_per_s > 0, f->cost_in.output_tokens_per_s),
-        "ttft_p50_ms", tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
-        tc_json_num(m->itl_ms.n > 0, m->itl_ms.p50), "e2e_p50_ms",
-        tc_json_num(m->e2e_ms.n > 0, m->e2e_ms.p50), "completed", (json_int_t)m->requests.completed,
-        "failed", (json_int_t)m->requests.failed);
+    json_t *o =
+        json_pack("{s:I,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:I,s:I}", "id", (json_int_t)f->run.id, "label",
+                  tc_json_string(f->run.label), "status",
+                  tc_json_string(tc_status_name(f->run.status)), "window_output_tokens_per_s",
+                  tc_json_num(f->cost_in.output_tokens_per_s > 0, f->cost_in.output_tokens_per_s),
+                  "steady_state", f->cost_in.steady, "ttft_p50_ms",
+                  tc_json_num(m->ttft_ms.n > 0, m->ttft_ms.p50), "itl_p50_ms",
+                  tc_json_num(m->itl_ms.n > 0, m->itl_ms.p50), "e2e_p50_ms",
+                  tc_json_num(m->e2e_ms.n > 0, m->e2e_ms.p50), "completed",
+                  (json_int_t)m->requests.completed, "failed", (json_int_t)m->requests.failed);
+    return tc_json_alias(o, "output_tokens_per_s", "window_output_tokens_per_s");
 }
 
 static int simulated_of(const tc_runset *set)
@@ -58,13 +62,13 @@ static void print_ms(FILE *out, const tc_summary *s, double v)
 static void spread(FILE *out, const tc_group_stat *g)
 {
     if (g->n < 2 || !(g->mean > 0)) {
-        fprintf(out, "Throughput over the runs: %s\n",
+        fprintf(out, "Window throughput over the runs: %s\n",
                 g->n < 2 ? "one run: no spread to measure (repeat it with --repeat K)"
                          : "no run completed a request: no throughput");
         return;
     }
     char m[32], sd[32], cv[32];
-    fprintf(out, "Throughput over the runs: mean %s tok/s, stddev %s, CV %s%%",
+    fprintf(out, "Window throughput over the runs: mean %s output tok/s, stddev %s, CV %s%%",
             tc_report_sig(m, sizeof m, g->mean), tc_report_sig(sd, sizeof sd, g->stddev),
             tc_report_sig(cv, sizeof cv, g->cv * 100));
     if (g->noisy)
@@ -81,7 +85,7 @@ tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f
 {
     fprintf(out, "%sGroup '%s': %zu repeated runs of %s\n", simulated_of(set) ? "SIMULATED " : "",
             set->name, set->n, set->runs[0].model);
-    fprintf(out, "  %8s %-11s %12s %10s %10s %10s %6s\n", "run", "status", "tok/s", "TTFT p50",
+    fprintf(out, "  %8s %-11s %12s %10s %10s %10s %6s\n", "run", "status", "win tok/s", "TTFT p50",
             "ITL p50", "E2E p50", "errors");
     for (size_t i = 0; i < set->n; i++) {
         const tc_run_metrics *m = &f[i].m;
@@ -93,6 +97,9 @@ tc_err tc_report_group_text(FILE *out, const tc_runset *set, const tc_figures *f
         print_ms(out, &m->e2e_ms, m->e2e_ms.p50);
         fprintf(out, " %6lld\n", (long long)m->requests.failed);
     }
+    fputs("  (win tok/s: output tokens/s over each run's steady-state window, as cost and compare\n"
+          "  read it; 'truecost runs' lists the whole run's)\n",
+          out);
     for (int i = 0; i < s->n_warnings; i++)
         fprintf(out, "WARNING %s\n", s->warnings[i]);
     spread(out, &s->tps);

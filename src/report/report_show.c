@@ -111,6 +111,41 @@ tc_err tc_report_show_group(tc_store *st, const tc_runset *set, tc_show *s, char
     return rc;
 }
 
+/* The merge marked: {"group", "count", "run_ids", "merged": true}. */
+static json_t *shards_json(const tc_runset *set)
+{
+    json_t *ids = json_array();
+    for (size_t i = 0; ids && i < set->n; i++)
+        if (json_array_append_new(ids, json_integer(set->runs[i].id)) != 0) {
+            json_decref(ids);
+            return NULL;
+        }
+    return ids ? json_pack("{s:o, s:I, s:o, s:b}", "group", tc_json_string(set->name), "count",
+                           (json_int_t)set->n, "run_ids", ids, "merged", 1)
+               : NULL;
+}
+
+/* The merged run's document with `shards` after its `run` (whose id is
+ * the first shard's), so that no reader takes it for one shard. doc is
+ * consumed; NULL when memory ran out. */
+static json_t *mark_merged(json_t *doc, const tc_runset *set)
+{
+    json_t *out = doc ? json_object() : NULL;
+    const char *key;
+    json_t *v;
+    int ok = out != NULL;
+    json_object_foreach(doc, key, v)
+    {
+        ok = ok && json_object_set(out, key, v) == 0;
+        if (ok && strcmp(key, "run") == 0)
+            ok = json_object_set_new(out, "shards", shards_json(set)) == 0;
+    }
+    json_decref(doc);
+    if (!ok)
+        json_decref(out);
+    return ok ? out : NULL;
+}
+
 tc_err tc_report_show_shards(tc_store *st, const tc_runset *set, tc_show *s, char *err,
                              size_t errlen)
 {
@@ -128,7 +163,11 @@ tc_err tc_report_show_shards(tc_store *st, const tc_runset *set, tc_show *s, cha
                 set->name,
                 remote ? "the server box's, from --telemetry URL"
                        : "none merged: the shards scraped no --telemetry URL");
-    rc = print_view(s, &v, err, errlen);
+    if (s->form == TC_SHOW_TABLE)
+        rc = print_view(s, &v, err, errlen);
+    else
+        rc =
+            emit(s, mark_merged(tc_report_run_doc(&v.f, v.fingerprint, &v.roof), set), err, errlen);
     tc_view_run_free(&v);
     return rc;
 }

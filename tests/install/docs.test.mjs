@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
-import { BIN, SOURCE_DIR, run, subcommands } from './helpers.mjs';
+import { BIN, SOURCE_DIR, helpOptions, run, subcommands } from './helpers.mjs';
 
 const read = (rel) => readFileSync(join(SOURCE_DIR, rel), 'utf8');
 
@@ -117,4 +117,73 @@ test('the man page generator reads the docs', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^\.TH TRUECOST 1 "2000-01-01" "truecost test"/m);
   assert.doesNotMatch(r.stdout, /[^\x00-\x7f]/, 'the page is ASCII (non-ASCII as \\[uXXXX])');
+});
+
+// A command's page and its --help name the same options (issue 31): every
+// option of the page's usage block is one --help knows, and every option
+// of --help is in the usage block (a short and a long form given together,
+// "-n, --requests N", count as one; "[every option of run]" brings run's,
+// as "[RUN OPTIONS]" does in --help; -h/--help is every command's).
+test('every page\'s usage block and its command\'s --help name the same options', () => {
+  const OPT = /(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])/g;
+  const aliases = (cmd) => {
+    const pairs = new Map();
+    for (const m of run(BIN, [cmd, '--help']).stdout.matchAll(/^\s+(-[a-zA-Z]), (--[a-z][a-z0-9-]*)/gm)) {
+      pairs.set(m[1], m[2]);
+      pairs.set(m[2], m[1]);
+    }
+    return pairs;
+  };
+  const problems = [];
+  for (const cmd of subcommands()) {
+    const rel = `docs/commands/${cmd}.md`;
+    const usage = read(rel).match(/^```\n([\s\S]*?)^```/m)?.[1];
+    assert.ok(usage?.includes(`truecost ${cmd}`), `${rel}: the first fenced block is not its usage`);
+    const help = helpOptions(cmd).filter((o) => o !== '-h' && o !== '--help');
+    const takesRun = run(BIN, [cmd, '--help']).stdout.includes('[RUN OPTIONS]'); // sweep, soak
+    const known = new Set([...help, ...(takesRun ? helpOptions('run') : [])]);
+    const shown = new Set([...usage.matchAll(OPT)].map((m) => m[1]));
+    for (const base of usage.matchAll(/every option of ([a-z]+)/g))
+      for (const o of helpOptions(base[1])) shown.add(o);
+    for (const o of shown)
+      if (!known.has(o) && o !== '-h' && o !== '--help')
+        problems.push(`${rel}: the usage names ${o}, which 'truecost ${cmd} --help' does not`);
+    const alias = aliases(cmd);
+    for (const o of help)
+      if (!shown.has(o) && !shown.has(alias.get(o)))
+        problems.push(`${rel}: the usage lacks ${o} ('truecost ${cmd} --help' has it)`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+// The formats of profiles and assessments are in docs/, not in a README
+// section (issue 31): the help texts and the shipped example files name
+// pages that exist, and no README.
+test('help texts, shipped profiles and assessments point to pages that exist', () => {
+  const files = [
+    ...readdirSync(join(SOURCE_DIR, 'docs/help')).map((f) => `docs/help/${f}`),
+    ...readdirSync(join(SOURCE_DIR, 'profiles')).filter((f) => f.endsWith('.ini')).map((f) => `profiles/${f}`),
+    ...readdirSync(join(SOURCE_DIR, 'examples')).filter((f) => /^assessment-.*\.ini$/.test(f))
+      .map((f) => `examples/${f}`),
+  ];
+  const problems = [];
+  for (const rel of files) {
+    const text = read(rel);
+    if (/README/.test(text)) problems.push(`${rel}: points to a README; name the page in docs/ instead`);
+    for (const m of text.matchAll(/\bdocs\/[\w/.-]*\w\.md\b/g))
+      if (!existsSync(join(SOURCE_DIR, m[0]))) problems.push(`${rel}: ${m[0]}: no such page`);
+    if (/^(profiles|examples)\//.test(rel) && !/Format and units: docs\/\w+\.md/.test(text))
+      problems.push(`${rel}: no "Format and units: docs/PAGE.md" line`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+// roofline.md quotes the readings as the program prints them (issue 31):
+// each reading its table quotes is a string of the binary, word for word.
+test('roofline.md quotes the readings the program prints', () => {
+  const page = read('docs/commands/roofline.md');
+  const quoted = [...page.matchAll(/^\| [^|]+ \| `([^`]+)` \|$/gm)].map((m) => m[1]);
+  assert.ok(quoted.length >= 5, `roofline.md quotes ${quoted.length} readings`);
+  const binary = readFileSync(BIN).toString('latin1');
+  for (const q of quoted) assert.ok(binary.includes(q), `roofline.md quotes "${q}", which truecost never prints`);
 });

@@ -9,7 +9,7 @@
 // temporary directory and database; all is removed in t.after().
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -69,12 +69,16 @@ test('import from SQLite into SQLite: new ids beside the own runs, twice adds no
   const text = (await ok(['import', src, '--db', dst])).stdout;
   assert.match(text, /imported 0 runs/);
   assert.match(text, /3 runs were already there/);
-  // The target itself, however it is named, is refused: another spelling, TRUECOST_DB.
+  // The target itself, however it is named, is refused: another spelling,
+  // TRUECOST_DB, a symbolic link, a hard link (the same device and inode).
+  symlinkSync(dst, path.join(dir, 'sym.db'));
+  linkSync(dst, path.join(dir, 'hard.db'));
   for (const [args, env] of [[['import', `${dir}/./dst.db`, '--db', dst], {}], [['import', dst, '--db', dst], {}],
-    [['import', dst], { TRUECOST_DB: dst }]]) {
+    [['import', dst], { TRUECOST_DB: dst }], [['import', `${dir}/sym.db`], { TRUECOST_DB: dst }],
+    [['import', `${dir}/hard.db`, '--db', dst], {}], [['import', dst, '--db', `${dir}/hard.db`], {}]]) {
     const r = await runCli(args, { env });
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stderr, /^truecost: import: .*dst\.db is the target store itself \(.*dst\.db\); nothing to do$/m);
+    assert.match(r.stderr, /^truecost: import: .*(dst|sym|hard)\.db is the target store itself \(.*(dst|hard)\.db\); nothing to do$/m);
   }
 });
 

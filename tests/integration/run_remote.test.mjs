@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { FAKE_NVML, FIX, freePort, startAgent } from './agent_support.mjs';
-import { runCli, spawnTruecost, testScope } from './helpers.mjs';
+import { REPO_ROOT, runCli, spawnTruecost, testScope } from './helpers.mjs';
 
 const FAST = ['--ttft-ms', '5', '--decode-tps', '200'];
 
@@ -166,6 +166,17 @@ test('shards that scraped one agent: show GROUP reads the box\'s energy once, ov
   assert.equal(show.code, 0, show.stderr);
   assert.match(show.stderr, /2 shards also sampled their own host's devices: left out of the group's energy/);
   const doc = JSON.parse(show.stdout);
+  // the JSON says it is the shards merged, not the first shard (issue 31)
+  const ids = parts.map((r) => JSON.parse(r.stdout).run.id).sort((a, b) => a - b);
+  assert.deepEqual(doc.shards, { group: 'fleet', count: 2, run_ids: ids, merged: true });
+  const keys = Object.keys(doc);
+  assert.equal(keys[keys.indexOf('run') + 1], 'shards', `after run: ${keys.join()}`);
+  assert.equal(doc.run.id, ids[0]);
+  assert.equal(doc.requests.measured, 16, 'the shards\' requests summed');
+  // cost refuses it (exit 2, docs/commands/cost.md), naming show and one shard's id
+  const cost = await runCli(['cost', 'fleet', '--db', db, '--profile', `${REPO_ROOT}/profiles/rtx4090-workstation.ini`]);
+  assert.equal(cost.code, 2, cost.stderr);
+  assert.match(cost.stderr, /'fleet' is one run split into 2 shards \(run --shard\): `truecost show fleet` merges them/);
   assert.deepEqual(doc.energy.devices.map((d) => d.backend), ['remote'], 'one box, one device; the shards\' RAPL left out');
   const d = doc.energy.devices[0];
   assert.equal(d.method, 'counter');

@@ -116,12 +116,13 @@ static void text_side_by_side(void **state)
     has_line(t, "SIMULATED Comparison, ratios B/A");
     has_line(t, "  A: run 1 (nv): llama3.1:8b");
     has_line(t, "  B: group 'grp' (2 runs, ids 4..5): llama3.1:8b [SIMULATED]");
-    has_line(t, "     throughput 250 tok/s mean, CV 5.7%: over 3%, NOISY: rerun or look for noise "
+    has_line(t, "     window throughput 250 tok/s mean, CV 5.7%: over 3%, NOISY: rerun or look for "
+                "noise "
                 "(thermal, other load)");
-    has_line(t, "  figure                  unit              A            B          B/A");
-    has_line(t, "  output_tokens_per_s     tok/s           100          250          2.5");
+    has_line(t, "  figure                     unit              A            B          B/A");
+    has_line(t, "  window_output_tokens_per_s tok/s           100          250          2.5");
     /* B has no TTFT: n/a, and so is the ratio. */
-    has_line(t, "  ttft_p50_ms             ms               50          n/a          n/a");
+    has_line(t, "  ttft_p50_ms                ms               50          n/a          n/a");
     assert_null(strstr(t, "cost_per_million")); /* no profiles */
     assert_null(strstr(t, "decode_of_bound"));  /* no bound measured */
     has_line(t, "Confidence: 95%, percentile bootstrap; 1000 resamples, seed 7, resampling mixed");
@@ -159,9 +160,10 @@ static void text_with_costs_and_bound(void **state)
     r->differences = json_array();
     r->n_warnings = 0;
     char *t = printed(r);
-    has_line(t, "  cost_per_million        EUR               2            1          0.5");
-    has_line(t, "  decode_of_bound         %              61.5          n/a   (median decode / the "
-                "GPU's bandwidth bound)");
+    has_line(t, "  cost_per_million           EUR               2            1          0.5");
+    has_line(t,
+             "  decode_of_bound            %              61.5          n/a   (median decode / the "
+             "GPU's bandwidth bound)");
     has_line(t, "  cost per token B/A                 0.5  [0.4, 0.6]");
     has_line(t, "  Note: 1 runs on a side give a wide interval; 5 or more make it useful.");
     assert_null(strstr(t, "Claim:"));
@@ -189,7 +191,8 @@ static void json_document(void **state)
     assert_true(json_is_false(json_object_get(a, "group")));
     assert_int_equal(json_array_size(json_object_get(b, "run_ids")), 2);
     json_t *fa = json_object_get(a, "figures");
-    assert_true(json_real_value(json_object_get(fa, "output_tokens_per_s")) == 100);
+    assert_true(json_real_value(json_object_get(fa, "window_output_tokens_per_s")) == 100);
+    assert_true(json_real_value(json_object_get(fa, "output_tokens_per_s")) == 100); /* alias */
     assert_true(json_is_null(json_object_get(fa, "joules_per_output_token")));
     assert_true(json_is_null(json_object_get(fa, "cost_per_million_tokens")));
     assert_null(json_object_get(a, "profile"));
@@ -199,6 +202,7 @@ static void json_document(void **state)
     assert_null(json_object_get(a, "throughput_spread"));
     assert_true(json_is_true(json_object_get(json_object_get(b, "throughput_spread"), "noisy")));
     json_t *ratios = json_object_get(doc, "ratios_b_over_a");
+    assert_true(json_real_value(json_object_get(ratios, "window_output_tokens_per_s")) == 2.5);
     assert_true(json_real_value(json_object_get(ratios, "output_tokens_per_s")) == 2.5);
     assert_true(json_is_null(json_object_get(ratios, "ttft_p50_ms")));
     assert_string_equal(json_string_value(json_object_get(doc, "resampling")), "mixed");

@@ -227,6 +227,10 @@ static void group_json_and_text(void **state)
     assert_string_equal(json_string_value(json_object_get(doc, "group")), "grp");
     assert_true(json_is_true(json_object_get(doc, "simulated")));
     assert_int_equal(json_array_size(json_object_get(doc, "runs")), 2);
+    json_t *r0 = json_array_get(json_object_get(doc, "runs"), 0);
+    json_t *win = json_object_get(r0, "window_output_tokens_per_s");
+    assert_true(json_is_number(win));
+    assert_ptr_equal(json_object_get(r0, "output_tokens_per_s"), win); /* the old name, an alias */
     json_t *tps = json_object_get(doc, "throughput");
     assert_int_equal(json_integer_value(json_object_get(tps, "runs")), 2);
     assert_true(json_real_value(json_object_get(tps, "mean")) > 0);
@@ -238,7 +242,10 @@ static void group_json_and_text(void **state)
     char *text = cap_close(&c);
     has(text, "SIMULATED Group 'grp': 2 repeated runs of m\n");
     has(text, "WARNING the group: run 4 is interrupted: its figures are partial\n");
-    has(text, "Throughput over the runs: mean ");
+    /* output tokens/s named as the window's, as against runs' whole-run one */
+    has(text, "       run status         win tok/s   TTFT p50");
+    has(text, "Window throughput over the runs: mean ");
+    has(text, " output tok/s, stddev ");
     free(text);
 
     char err[256];
