@@ -20,15 +20,22 @@ import { after, test } from 'node:test';
 
 import { BIN, REPO_ROOT, runCli, startSim, tempDir } from './helpers.mjs';
 
-// The pages whose examples are run. README.md's walkthrough joins with one
-// line here once it runs against simulators (issue 30): 'README.md'.
+// The pages whose examples are run (README.md's and the quickstart's
+// rehearsals also run as whole blocks: readme.test.mjs).
 const PAGES = [
+  'README.md',
+  'docs/quickstart-finetune.md',
   ...readdirSync(path.join(REPO_ROOT, 'docs', 'commands')).filter((f) => f.endsWith('.md') && f !== 'README.md')
     .sort().map((f) => `docs/commands/${f}`),
 ];
 
 // Blocks not run, by page and a line of the block, with why.
 const SKIP = [
+  ['README.md', 'truecost --help', 'the command list: a synopsis, not commands'],
+  ['docs/quickstart-finetune.md', '-- python3 finetune.py', 'two GPU boxes and the team\'s fine-tuning script'],
+  ['docs/quickstart-finetune.md', 'nsys profile', 'Nsight Systems and ROCm\'s profiler on two GPU boxes'],
+  ['docs/quickstart-finetune.md', '--fit fit.json --kernels kernels.json --gaps gaps.json',
+    'the evidence of the steps above, measured on two GPU boxes'],
   ['docs/commands/agent.md', 'truecost agent --listen 0.0.0.0:9464',
     'two hosts: an agent serving a GPU box\'s sensors, and a client on another machine'],
   ['docs/commands/train.md', '-- python3 finetune.py',
@@ -45,6 +52,7 @@ const LLAMA2_7B_CONFIG = JSON.stringify({
   torch_dtype: 'float16', use_cache: true, vocab_size: 32000,
 });
 const STAND_INS = {
+  'my-model-ops.txt': { from: 'examples/ops-llama7b-lora-profiler.txt' },
   'nv-kernels.csv': { from: 'examples/kernels-nsys-example.csv' },
   'amd-prof/HOST/PID_kernel_stats.csv': { from: 'examples/kernels-rocprofv3-example.csv' },
   'Llama-2-7b-hf/config.json': { text: LLAMA2_7B_CONFIG }, // the model's own config.json
