@@ -206,6 +206,14 @@ TC_MUST_CHECK tc_err tc_evidence_read_kernels(const char *path, const tc_lockin 
 TC_MUST_CHECK tc_err tc_evidence_read_fit(const char *path, tc_evidence *ev, char *err,
                                           size_t errlen);
 
+/* The same two from a document in memory (text, len; name for the
+ * messages): for the fuzzer and for callers that hold the text. */
+TC_MUST_CHECK tc_err tc_evidence_parse_kernels(const char *name, const char *text, size_t len,
+                                               const tc_lockin *a, tc_evidence *ev,
+                                               tc_lockin_overrides *ov, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_evidence_parse_fit(const char *name, const char *text, size_t len,
+                                           tc_evidence *ev, char *err, size_t errlen);
+
 /* Whether a kind is read from a file the user names (a gap table, a
  * kernels or fit document), whose errors are the user's to fix. */
 int tc_evidence_kind_is_file(tc_evidence_kind kind);

@@ -19,24 +19,29 @@
  * of distinct names stays well under this. */
 #define MAX_DOC_BYTES (512u << 20)
 
-static tc_err load_doc(const char *path, const char *what, json_t **doc, char *err, size_t errlen)
+static tc_err parse_doc(const char *name, const char *text, size_t len, const char *what,
+                        json_t **doc, char *err, size_t errlen)
 {
-    char *text = NULL;
-    size_t len = 0;
-    tc_err rc = tc_read_file(path, MAX_DOC_BYTES, what, &text, &len, err, errlen);
-    if (rc != TC_OK)
-        return rc == TC_ERR_PARSE ? TC_ERR_INVALID : tc_evidence_unreadable(rc);
     json_error_t je;
     *doc = json_loadb(text, len, 0, &je);
-    free(text);
     if (!*doc || !json_is_object(*doc)) {
         json_decref(*doc);
         *doc = NULL;
-        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: not %s (%s at line %d)", path, what,
+        return tc_fail(err, errlen, TC_ERR_INVALID, "%s: not %s (%s at line %d)", name, what,
                        je.text[0] ? je.text : "not a JSON object", je.line);
     }
     return TC_OK;
 }
+
+static tc_err read_text(const char *path, const char *what, char **text, size_t *len, char *err,
+                        size_t errlen)
+{
+    tc_err rc = tc_read_file(path, MAX_DOC_BYTES, what, text, len, err, errlen);
+    return rc == TC_OK ? rc : rc == TC_ERR_PARSE ? TC_ERR_INVALID : tc_evidence_unreadable(rc);
+}
+
+static const char KERNELS_DOC[] = "a kernels document ('truecost kernels A B --json')";
+static const char FIT_DOC[] = "a fit document ('truecost fit MODEL --gpu CARD --json')";
 
 /* {"low", "mode", "high"}: person-days, 0 <= low <= mode <= high. */
 static int read_days(json_t *o, double out[3])
@@ -150,9 +155,20 @@ static tc_err read_tuning(const char *path, json_t *doc, tc_evidence *ev, double
 tc_err tc_evidence_read_kernels(const char *path, const tc_lockin *a, tc_evidence *ev,
                                 tc_lockin_overrides *ov, char *err, size_t errlen)
 {
+    char *text = NULL;
+    size_t len = 0;
+    tc_err rc = read_text(path, KERNELS_DOC, &text, &len, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_evidence_parse_kernels(path, text, len, a, ev, ov, err, errlen);
+    free(text);
+    return rc;
+}
+
+tc_err tc_evidence_parse_kernels(const char *path, const char *text, size_t len, const tc_lockin *a,
+                                 tc_evidence *ev, tc_lockin_overrides *ov, char *err, size_t errlen)
+{
     json_t *doc = NULL;
-    tc_err rc =
-        load_doc(path, "a kernels document ('truecost kernels A B --json')", &doc, err, errlen);
+    tc_err rc = parse_doc(path, text, len, KERNELS_DOC, &doc, err, errlen);
     double days[3];
     if (rc == TC_OK)
         rc = read_tuning(path, doc, ev, days, err, errlen);
@@ -254,9 +270,20 @@ static void read_terms_and_cards(json_t *doc, json_t *cards, tc_evidence *ev)
 
 tc_err tc_evidence_read_fit(const char *path, tc_evidence *ev, char *err, size_t errlen)
 {
+    char *text = NULL;
+    size_t len = 0;
+    tc_err rc = read_text(path, FIT_DOC, &text, &len, err, errlen);
+    if (rc == TC_OK)
+        rc = tc_evidence_parse_fit(path, text, len, ev, err, errlen);
+    free(text);
+    return rc;
+}
+
+tc_err tc_evidence_parse_fit(const char *path, const char *text, size_t len, tc_evidence *ev,
+                             char *err, size_t errlen)
+{
     json_t *doc = NULL;
-    tc_err rc = load_doc(path, "a fit document ('truecost fit MODEL --gpu CARD --json')", &doc, err,
-                         errlen);
+    tc_err rc = parse_doc(path, text, len, FIT_DOC, &doc, err, errlen);
     if (rc != TC_OK)
         return rc;
     json_t *cards = json_object_get(doc, "cards");

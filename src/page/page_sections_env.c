@@ -81,7 +81,7 @@ static void verification(tc_rw *w, const tc_dossier *d)
                                         "driver",
                                         "server version",
                                         "model",
-                                        "output tokens/s",
+                                        "output tokens/s (as priced: window)",
                                         "P50 E2E latency (ms)",
                                         "average power (W)",
                                         "adaptation (person-days)",
@@ -101,8 +101,10 @@ static void verification(tc_rw *w, const tc_dossier *d)
                 continue;
             }
             double val = NAN;
-            if (r == 4)
-                val = x->has_cost ? x->sum.mean.output_tokens_per_s : x->f[0].m.output_tokens_per_s;
+            if (r == 4) /* the figure the cost model takes, as priced (a sweep at its peak) */
+                val = tc_dossier_priced_at_peak(x) ? x->f[x->peak].cost_in.output_tokens_per_s
+                      : x->has_cost                ? x->sum.mean.output_tokens_per_s
+                                                   : x->f[0].cost_in.output_tokens_per_s;
             else if (r == 5)
                 val = side_mean(x, offsetof(tc_run_metrics, e2e_ms));
             else if (r == 6)
