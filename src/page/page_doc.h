@@ -92,6 +92,8 @@ void tc_page_sec_method(tc_rw *w, const tc_dossier *d);
  * timeline, the sweep's, the cost bars. */
 /* Chart c drawn into the document, or the reason it could not be. */
 void tc_page_draw(tc_rw *w, const tc_chart *c, const char *alt);
+/* The same for stacked bars. */
+void tc_page_draw_bars(tc_rw *w, const tc_chart_bars *c, const char *alt);
 /* The empirical CDF of every value that c counted, as a line into x and y
  * (TC_SERIES_CDF_BINS + 1 each): the share at or below each bin's upper
  * edge, in %, from the share of zeros at the smallest edge. The number of

@@ -21,6 +21,15 @@ void tc_page_draw(tc_rw *w, const tc_chart *c, const char *alt)
         tc_rw_chart_failed(w, err);
 }
 
+void tc_page_draw_bars(tc_rw *w, const tc_chart_bars *c, const char *alt)
+{
+    char *svg = NULL, err[512];
+    if (tc_chart_bars_svg(c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
+        tc_rw_chart(w, svg, alt);
+    else
+        tc_rw_chart_failed(w, err);
+}
+
 static int side_colour(const tc_dossier_side *s)
 {
     return strcmp(s->label, "B") == 0 ? TC_CHART_B : TC_CHART_A;
@@ -258,11 +267,7 @@ void tc_page_cost_chart(tc_rw *w, const tc_dossier *d)
         tc_rw_missing(w, "No cost bars: no side has every cost term.");
         return;
     }
-    char *svg = NULL, err[512];
-    const char *alt = "Stacked bars per side: hardware, electricity and operations per million "
-                      "output tokens, as the cost table gives them.";
-    if (tc_chart_bars_svg(&c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
-        tc_rw_chart(w, svg, alt);
-    else
-        tc_rw_chart_failed(w, err);
+    tc_page_draw_bars(w, &c,
+                      "Stacked bars per side: hardware, electricity and operations per million "
+                      "output tokens, as the cost table gives them.");
 }

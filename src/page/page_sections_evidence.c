@@ -52,13 +52,9 @@ static void fit_bars(tc_rw *w, const tc_evidence *ev)
             c.v[b][t] = ev->fit_terms[t].bytes / GIB;
         c.mark[b] = ev->fit_cards[i].budget_bytes / GIB;
     }
-    char *svg = NULL, err[512];
-    const char *alt = "Stacked bars per card: each memory term of the model and workload in GiB "
-                      "per card, with the card's budget (capacity x utilization) marked.";
-    if (tc_chart_bars_svg(&c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
-        tc_rw_chart(w, svg, alt);
-    else
-        tc_rw_chart_failed(w, err);
+    tc_page_draw_bars(w, &c,
+                      "Stacked bars per card: each memory term of the model and workload in GiB "
+                      "per card, with the card's budget (capacity x utilization) marked.");
 }
 
 static void sec_memory(tc_rw *w, const tc_dossier *d)
@@ -90,13 +86,9 @@ static void kernel_bars(tc_rw *w, const tc_evidence *ev)
         c.v[0][k] = 100 * ev->kernel_classes[k].share_a;
         c.v[1][k] = 100 * ev->kernel_classes[k].share_b;
     }
-    char *svg = NULL, err[512];
-    const char *alt = "Two stacked bars, incumbent and alternative: the share of each kernel class "
-                      "(GEMM, attention, softmax, ...) in the platform's kernel time.";
-    if (tc_chart_bars_svg(&c, tc_rw_id(w), alt, &svg, err, sizeof err) == TC_OK)
-        tc_rw_chart(w, svg, alt);
-    else
-        tc_rw_chart_failed(w, err);
+    tc_page_draw_bars(w, &c,
+                      "Two stacked bars, incumbent and alternative: the share of each kernel class "
+                      "(GEMM, attention, softmax, ...) in the platform's kernel time.");
 }
 
 static void classes_table(tc_rw *w, const tc_evidence *ev)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,6 +325,27 @@ tc_err tc_store_step_done(tc_store *s, tc_db_stmt *st, const char *what, char *e
     tc_err e = rc == TC_DB_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
     tc_db_reset(st);
     return e;
+}
+
+tc_err tc_store_prepare(tc_store *s, const char *sql, tc_db_stmt **st, const char *what, char *err,
+                        size_t errlen)
+{
+    int rc = tc_db_prepare(s->db, sql, st);
+    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
+}
+
+tc_err tc_store_step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *what, char *err,
+                          size_t errlen)
+{
+    int rc = bind_rc == TC_DB_OK ? tc_db_step(st) : bind_rc;
+    tc_err e = rc == TC_DB_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
+    tc_db_finalize(st);
+    return e;
+}
+
+int tc_store_bind_real(tc_db_stmt *st, int col, double v)
+{
+    return isfinite(v) ? tc_db_bind_double(st, col, v) : tc_db_bind_null(st, col);
 }
 
 tc_err tc_store_begin(tc_store *s, char *err, size_t errlen)

@@ -112,6 +112,17 @@ TC_MUST_CHECK tc_err tc_store_stmt(tc_store *s, store_stmt id, const char *sql, 
 TC_MUST_CHECK tc_err tc_store_step_done(tc_store *s, tc_db_stmt *st, const char *what, char *err,
                                         size_t errlen);
 
+/* A one-off statement: prepared (failing with tc_store_sql_fail and
+ * `what`), then stepped once after its bindings (bind_rc, the first
+ * binding error or TC_DB_OK) and finalized. */
+TC_MUST_CHECK tc_err tc_store_prepare(tc_store *s, const char *sql, tc_db_stmt **st,
+                                      const char *what, char *err, size_t errlen);
+TC_MUST_CHECK tc_err tc_store_step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *what,
+                                        char *err, size_t errlen);
+
+/* Binds v, or NULL when it is not finite ("not measured"). */
+int tc_store_bind_real(tc_db_stmt *st, int col, double v);
+
 /* BEGIN (a writer's lock at once) / COMMIT / ROLLBACK. Rollback is a
  * no-op outside a transaction (SQLite may have rolled back by itself
  * after an I/O error). */

@@ -9,29 +9,7 @@
 
 #define TC_SCHEMA_SOAK 11
 
-static tc_err prepare(tc_store *s, const char *sql, tc_db_stmt **st, const char *what, char *err,
-                      size_t errlen)
-{
-    int rc = tc_db_prepare(s->db, sql, st);
-    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
-}
-
-/* Steps a write and finalizes it. */
-static tc_err step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *what, char *err,
-                        size_t errlen)
-{
-    int rc = bind_rc == TC_DB_OK ? tc_db_step(st) : bind_rc;
-    tc_err e = rc == TC_DB_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
-    tc_db_finalize(st);
-    return e;
-}
-
-/* NaN and negative byte counts are "not measured": NULL. */
-static int bind_real(tc_db_stmt *st, int col, double v)
-{
-    return isfinite(v) ? tc_db_bind_double(st, col, v) : tc_db_bind_null(st, col);
-}
-
+/* Negative byte counts are "not measured": NULL. */
 static int bind_bytes(tc_db_stmt *st, int col, int64_t v)
 {
     return v >= 0 ? tc_db_bind_int64(st, col, v) : tc_db_bind_null(st, col);
@@ -50,17 +28,17 @@ static int64_t col_bytes(tc_db_stmt *st, int col)
 static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e =
-        prepare(s,
-                "INSERT INTO soaks (run_id, duration_s, window_s, max_downtime_s, max_drift_pct, "
-                "max_error_rate, chunks, covered_s, restarts, resumes, command) VALUES (?1, ?2, "
-                "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (run_id) DO UPDATE SET "
-                "duration_s = "
-                "excluded.duration_s, window_s = excluded.window_s, max_downtime_s = "
-                "excluded.max_downtime_s, max_drift_pct = excluded.max_drift_pct, "
-                "max_error_rate = excluded.max_error_rate, chunks = excluded.chunks, covered_s = "
-                "excluded.covered_s, restarts = excluded.restarts, resumes = excluded.resumes",
-                &st, "storing the soak", err, errlen);
+    tc_err e = tc_store_prepare(
+        s,
+        "INSERT INTO soaks (run_id, duration_s, window_s, max_downtime_s, max_drift_pct, "
+        "max_error_rate, chunks, covered_s, restarts, resumes, command) VALUES (?1, ?2, "
+        "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (run_id) DO UPDATE SET "
+        "duration_s = "
+        "excluded.duration_s, window_s = excluded.window_s, max_downtime_s = "
+        "excluded.max_downtime_s, max_drift_pct = excluded.max_drift_pct, "
+        "max_error_rate = excluded.max_error_rate, chunks = excluded.chunks, covered_s = "
+        "excluded.covered_s, restarts = excluded.restarts, resumes = excluded.resumes",
+        &st, "storing the soak", err, errlen);
     if (e != TC_OK)
         return e;
     int rc = tc_db_bind_int64(st, 1, p->run_id);
@@ -74,7 +52,7 @@ static tc_err put_plan(tc_store *s, const tc_soak_plan *p, char *err, size_t err
     rc |= tc_db_bind_int64(st, 9, p->restarts);
     rc |= tc_db_bind_int64(st, 10, p->resumes);
     rc |= tc_db_bind_text(st, 11, p->command, -1); /* kept from the first start on */
-    return step_once(s, st, rc, "storing the soak", err, errlen);
+    return tc_store_step_once(s, st, rc, "storing the soak", err, errlen);
 }
 
 tc_err tc_store_soak_set_plan(tc_store *s, const tc_soak_plan *plan, char *err, size_t errlen)
@@ -93,15 +71,16 @@ tc_err tc_store_soak_get_plan(tc_store *s, int64_t run_id, tc_soak_plan *p, int 
         return TC_OK;
     tc_db_stmt *st = NULL;
     /* Before TC_SCHEMA_SOAK_COMMAND (a file read, not migrated): no command. */
-    tc_err e = prepare(s,
-                       s->version >= TC_SCHEMA_SOAK_COMMAND
-                           ? "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
-                             "max_error_rate, chunks, covered_s, restarts, resumes, command FROM "
-                             "soaks WHERE run_id = ?1"
-                           : "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
-                             "max_error_rate, chunks, covered_s, restarts, resumes, '' FROM "
-                             "soaks WHERE run_id = ?1",
-                       &st, "reading the soak", err, errlen);
+    tc_err e =
+        tc_store_prepare(s,
+                         s->version >= TC_SCHEMA_SOAK_COMMAND
+                             ? "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
+                               "max_error_rate, chunks, covered_s, restarts, resumes, command FROM "
+                               "soaks WHERE run_id = ?1"
+                             : "SELECT duration_s, window_s, max_downtime_s, max_drift_pct, "
+                               "max_error_rate, chunks, covered_s, restarts, resumes, '' FROM "
+                               "soaks WHERE run_id = ?1",
+                         &st, "reading the soak", err, errlen);
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, run_id);
@@ -159,7 +138,7 @@ static tc_err put_window(tc_store *s, int64_t run_id, const tc_soak_window *w, c
                          size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(
+    tc_err e = tc_store_prepare(
         s,
         "INSERT INTO soak_windows (run_id, idx, start_s, span_s, wall_ns, requests, errors, "
         "errors_by_kind, output_tokens, tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, "
@@ -187,30 +166,31 @@ static tc_err put_window(tc_store *s, int64_t run_id, const tc_soak_window *w, c
     rc |= tc_db_bind_int64(st, 7, w->errors);
     rc |= tc_db_bind_text(st, 8, kinds, -1);
     rc |= tc_db_bind_int64(st, 9, w->output_tokens);
-    rc |= bind_real(st, 10, w->tok_s);
-    rc |= bind_real(st, 11, w->ttft_p50_ms);
-    rc |= bind_real(st, 12, w->ttft_p99_ms);
-    rc |= bind_real(st, 13, w->tpot_p50_ms);
-    rc |= bind_real(st, 14, w->tpot_p99_ms);
-    rc |= bind_real(st, 15, w->avg_power_w);
-    rc |= bind_real(st, 16, w->energy_j);
+    rc |= tc_store_bind_real(st, 10, w->tok_s);
+    rc |= tc_store_bind_real(st, 11, w->ttft_p50_ms);
+    rc |= tc_store_bind_real(st, 12, w->ttft_p99_ms);
+    rc |= tc_store_bind_real(st, 13, w->tpot_p50_ms);
+    rc |= tc_store_bind_real(st, 14, w->tpot_p99_ms);
+    rc |= tc_store_bind_real(st, 15, w->avg_power_w);
+    rc |= tc_store_bind_real(st, 16, w->energy_j);
     rc |= bind_bytes(st, 17, w->gpu_mem_bytes);
     rc |= bind_bytes(st, 18, w->rss_bytes);
     rc |= tc_db_bind_int64(st, 19, w->restarts);
     rc |= tc_db_bind_double(st, 20, w->down_s);
-    return step_once(s, st, rc, "storing a soak window", err, errlen);
+    return tc_store_step_once(s, st, rc, "storing a soak window", err, errlen);
 }
 
 static tc_err put_outage(tc_store *s, int64_t run_id, const tc_soak_outage *o, char *err,
                          size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "INSERT INTO soak_outages (run_id, start_s, end_s, failed, refused, "
-                       "first_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id, "
-                       "start_s) DO UPDATE SET end_s = excluded.end_s, failed = excluded.failed, "
-                       "refused = excluded.refused, first_error = excluded.first_error",
-                       &st, "storing an outage", err, errlen);
+    tc_err e =
+        tc_store_prepare(s,
+                         "INSERT INTO soak_outages (run_id, start_s, end_s, failed, refused, "
+                         "first_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (run_id, "
+                         "start_s) DO UPDATE SET end_s = excluded.end_s, failed = excluded.failed, "
+                         "refused = excluded.refused, first_error = excluded.first_error",
+                         &st, "storing an outage", err, errlen);
     if (e != TC_OK)
         return e;
     int rc = tc_db_bind_int64(st, 1, run_id);
@@ -219,7 +199,7 @@ static tc_err put_outage(tc_store *s, int64_t run_id, const tc_soak_outage *o, c
     rc |= tc_db_bind_int64(st, 4, o->failed);
     rc |= tc_db_bind_int64(st, 5, o->refused != 0);
     rc |= tc_store_bind_field(st, 6, o->first_error, sizeof o->first_error);
-    return step_once(s, st, rc, "storing an outage", err, errlen);
+    return tc_store_step_once(s, st, rc, "storing an outage", err, errlen);
 }
 
 tc_err tc_store_soak_save(tc_store *s, const tc_soak_plan *plan, const tc_soak_window *w,
@@ -282,7 +262,7 @@ static tc_err load_rows(tc_store *s, const char *sql, int64_t run_id, size_t siz
                         char *err, size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s, sql, &st, what, err, errlen);
+    tc_err e = tc_store_prepare(s, sql, &st, what, err, errlen);
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, run_id);
@@ -354,17 +334,19 @@ tc_err tc_store_run_reopen(tc_store *s, int64_t run_id, int64_t *next_seq, char 
     if (s->mode != TC_STORE_WRITE)
         return tc_fail(err, errlen, TC_ERR_INVALID, "%s was opened read-only", s->path);
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "UPDATE runs SET status = 'running', ended = NULL, ended_wall_ns = NULL "
-                       "WHERE id = ?1",
-                       &st, "reopening the run", err, errlen);
+    tc_err e =
+        tc_store_prepare(s,
+                         "UPDATE runs SET status = 'running', ended = NULL, ended_wall_ns = NULL "
+                         "WHERE id = ?1",
+                         &st, "reopening the run", err, errlen);
     if (e != TC_OK)
         return e;
-    e = step_once(s, st, tc_db_bind_int64(st, 1, run_id), "reopening the run", err, errlen);
+    e = tc_store_step_once(s, st, tc_db_bind_int64(st, 1, run_id), "reopening the run", err,
+                           errlen);
     if (e != TC_OK)
         return e;
-    e = prepare(s, "SELECT coalesce(max(seq) + 1, 0) FROM requests WHERE run_id = ?1", &st,
-                "reading the run's requests", err, errlen);
+    e = tc_store_prepare(s, "SELECT coalesce(max(seq) + 1, 0) FROM requests WHERE run_id = ?1", &st,
+                         "reading the run's requests", err, errlen);
     if (e != TC_OK)
         return e;
     tc_db_bind_int64(st, 1, run_id);

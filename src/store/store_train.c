@@ -8,27 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tc_err prepare(tc_store *s, const char *sql, tc_db_stmt **st, const char *what, char *err,
-                      size_t errlen)
-{
-    int rc = tc_db_prepare(s->db, sql, st);
-    return rc == TC_DB_OK ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
-}
-
-static tc_err step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *what, char *err,
-                        size_t errlen)
-{
-    int rc = bind_rc == TC_DB_OK ? tc_db_step(st) : bind_rc;
-    tc_err e = rc == TC_DB_DONE ? TC_OK : tc_store_sql_fail(s, rc, what, err, errlen);
-    tc_db_finalize(st);
-    return e;
-}
-
-static int bind_real(tc_db_stmt *st, int col, double v)
-{
-    return isfinite(v) ? tc_db_bind_double(st, col, v) : tc_db_bind_null(st, col);
-}
-
 static double finite_or_0(double v)
 {
     return isfinite(v) ? v : 0;
@@ -52,7 +31,7 @@ static const char PUT_INFO[] =
 static tc_err put_info(tc_store *s, const tc_train_info *t, char *err, size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s, PUT_INFO, &st, "storing the training run", err, errlen);
+    tc_err e = tc_store_prepare(s, PUT_INFO, &st, "storing the training run", err, errlen);
     if (e != TC_OK)
         return e;
     int rc = tc_db_bind_int64(st, 1, t->run_id);
@@ -75,13 +54,13 @@ static tc_err put_info(tc_store *s, const tc_train_info *t, char *err, size_t er
     rc |= tc_db_bind_int64(st, 18, t->lines);
     rc |= tc_db_bind_int64(st, 19, t->long_lines);
     rc |= tc_db_bind_int64(st, 20, t->binary_lines);
-    rc |= bind_real(st, 21, t->train_runtime_s);
-    rc |= bind_real(st, 22, t->train_samples_per_s);
-    rc |= bind_real(st, 23, t->train_steps_per_s);
-    rc |= bind_real(st, 24, t->train_loss);
-    rc |= bind_real(st, 25, t->total_flos);
+    rc |= tc_store_bind_real(st, 21, t->train_runtime_s);
+    rc |= tc_store_bind_real(st, 22, t->train_samples_per_s);
+    rc |= tc_store_bind_real(st, 23, t->train_steps_per_s);
+    rc |= tc_store_bind_real(st, 24, t->train_loss);
+    rc |= tc_store_bind_real(st, 25, t->total_flos);
     rc |= tc_store_bind_field(st, 26, t->note, sizeof t->note);
-    return step_once(s, st, rc, "storing the training run", err, errlen);
+    return tc_store_step_once(s, st, rc, "storing the training run", err, errlen);
 }
 
 static tc_err put_steps(tc_store *s, int64_t run_id, const tc_train_step *steps, int64_t first,
@@ -90,11 +69,12 @@ static tc_err put_steps(tc_store *s, int64_t run_id, const tc_train_step *steps,
     if (n == 0)
         return TC_OK;
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s,
-                       "INSERT INTO train_steps (run_id, idx, step, t_ns, wall_ns, loss, lr, "
-                       "samples, tokens, samples_per_s, tokens_per_s, peak_memory_bytes) VALUES "
-                       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                       &st, "storing the steps", err, errlen);
+    tc_err e =
+        tc_store_prepare(s,
+                         "INSERT INTO train_steps (run_id, idx, step, t_ns, wall_ns, loss, lr, "
+                         "samples, tokens, samples_per_s, tokens_per_s, peak_memory_bytes) VALUES "
+                         "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                         &st, "storing the steps", err, errlen);
     for (size_t i = 0; e == TC_OK && i < n; i++) {
         const tc_train_step *p = &steps[i];
         tc_db_reset(st);
@@ -103,12 +83,12 @@ static tc_err put_steps(tc_store *s, int64_t run_id, const tc_train_step *steps,
         rc |= tc_db_bind_int64(st, 3, p->step);
         rc |= tc_db_bind_int64(st, 4, p->t_ns);
         rc |= tc_db_bind_int64(st, 5, p->wall_ns);
-        rc |= bind_real(st, 6, p->loss);
-        rc |= bind_real(st, 7, p->lr);
-        rc |= bind_real(st, 8, p->samples);
-        rc |= bind_real(st, 9, p->tokens);
-        rc |= bind_real(st, 10, p->samples_per_s);
-        rc |= bind_real(st, 11, p->tokens_per_s);
+        rc |= tc_store_bind_real(st, 6, p->loss);
+        rc |= tc_store_bind_real(st, 7, p->lr);
+        rc |= tc_store_bind_real(st, 8, p->samples);
+        rc |= tc_store_bind_real(st, 9, p->tokens);
+        rc |= tc_store_bind_real(st, 10, p->samples_per_s);
+        rc |= tc_store_bind_real(st, 11, p->tokens_per_s);
         rc |= p->peak_memory_bytes >= 0 ? tc_db_bind_int64(st, 12, p->peak_memory_bytes)
                                         : tc_db_bind_null(st, 12);
         rc = rc == TC_DB_OK ? tc_db_step(st) : rc;
@@ -123,15 +103,17 @@ static tc_err put_warnings(tc_store *s, int64_t run_id, const tc_train_warning *
                            char *err, size_t errlen)
 {
     tc_db_stmt *st = NULL;
-    tc_err e = prepare(s, "DELETE FROM train_warnings WHERE run_id = ?1", &st,
-                       "storing the warnings", err, errlen);
+    tc_err e = tc_store_prepare(s, "DELETE FROM train_warnings WHERE run_id = ?1", &st,
+                                "storing the warnings", err, errlen);
     if (e == TC_OK)
-        e = step_once(s, st, tc_db_bind_int64(st, 1, run_id), "storing the warnings", err, errlen);
+        e = tc_store_step_once(s, st, tc_db_bind_int64(st, 1, run_id), "storing the warnings", err,
+                               errlen);
     if (e == TC_OK && n > 0)
-        e = prepare(s,
-                    "INSERT INTO train_warnings (run_id, idx, class, category, message, count, "
-                    "first_step) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    &st, "storing the warnings", err, errlen);
+        e = tc_store_prepare(
+            s,
+            "INSERT INTO train_warnings (run_id, idx, class, category, message, count, "
+            "first_step) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            &st, "storing the warnings", err, errlen);
     else
         return e;
     for (size_t i = 0; e == TC_OK && i < n; i++) {
