@@ -116,8 +116,8 @@ static tc_err read_header(int fd, const char *path, unsigned long long size, siz
 static tc_err read_binary(const char *path, tc_modelfile_kind kind, tc_model_shape *out, char *err,
                           size_t errlen)
 {
-    int fd;
-    unsigned long long size;
+    int fd = -1;
+    unsigned long long size = 0;
     tc_err rc = open_file(path, &fd, &size, err, errlen);
     if (rc != TC_OK)
         return rc;
@@ -134,8 +134,8 @@ static tc_err read_binary(const char *path, tc_modelfile_kind kind, tc_model_sha
 /* The kind of the file at path, from its first bytes. */
 static tc_err kind_of(const char *path, tc_modelfile_kind *kind, char *err, size_t errlen)
 {
-    int fd;
-    unsigned long long size;
+    int fd = -1;
+    unsigned long long size = 0;
     unsigned char head[64];
     tc_err rc = open_file(path, &fd, &size, err, errlen);
     if (rc != TC_OK)

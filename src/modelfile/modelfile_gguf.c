@@ -78,7 +78,7 @@ static uint64_t le(const unsigned char *p, int n)
 
 int tc_gguf_u32(tc_gguf_cursor *c, const char *what, uint32_t *out)
 {
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     if (tc_gguf_take(c, 4, what, &p))
         return -1;
     *out = (uint32_t)le(p, 4);
@@ -87,7 +87,7 @@ int tc_gguf_u32(tc_gguf_cursor *c, const char *what, uint32_t *out)
 
 int tc_gguf_u64(tc_gguf_cursor *c, const char *what, uint64_t *out)
 {
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     if (tc_gguf_take(c, 8, what, &p))
         return -1;
     *out = le(p, 8);
@@ -117,7 +117,7 @@ typedef struct gval {
 /* A string: its bytes in *s (not NUL-terminated), length *n. */
 static int read_string(tc_gguf_cursor *c, const char *what, const char **s, uint64_t *n)
 {
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     uint64_t at = c->pos;
     if (tc_gguf_u64(c, what, n))
         return -1;
@@ -133,7 +133,7 @@ static int read_string(tc_gguf_cursor *c, const char *what, const char **s, uint
 /* A scalar of type t (not a string or an array). */
 static int read_scalar(tc_gguf_cursor *c, uint32_t t, gval *v)
 {
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     if (tc_gguf_take(c, (uint64_t)SCALAR_SIZE[t], "a value", &p))
         return -1;
     uint64_t u = le(p, SCALAR_SIZE[t]);
@@ -167,7 +167,7 @@ static int read_array(tc_gguf_cursor *c, gval *v)
                             (unsigned long long)n);
     v->n = n;
     v->whole = t != T_STR && t != T_F32 && t != T_F64;
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     if (t != T_STR && !v->whole) /* floats: skipped at once */
         return tc_gguf_take(c, n * least, "an array", &p);
     int64_t most = 0, sum = 0;
@@ -329,7 +329,7 @@ static int read_metadata(tc_gguf_cursor *c, uint64_t n_kv, meta *m, tc_model_sha
 {
     for (uint64_t i = 0; i < n_kv; i++) {
         uint64_t at = c->pos, klen;
-        const char *key;
+        const char *key = NULL;
         gval v;
         if (read_string(c, "a key", &key, &klen) || read_value(c, &v) ||
             general_key(c, m, key, klen, &v, at, out))
@@ -342,7 +342,7 @@ static int read_metadata(tc_gguf_cursor *c, uint64_t n_kv, meta *m, tc_model_sha
 /* Magic, version and the two counts. */
 static int read_header(tc_gguf_cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
 {
-    const unsigned char *p;
+    const unsigned char *p = NULL;
     uint32_t version;
     if (tc_gguf_take(c, 4, "the magic", &p))
         return -1;
