@@ -1,6 +1,7 @@
 /* The memory terms of `truecost fit`; the verdict and the largest setting
  * are in fit_judge.c. */
 #include "fit.h"
+#include "record/record_enum.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,14 +18,6 @@ static const char *const TERMS[] = {"weights",   "kv_cache",         "compute_bu
 static const char *const VERDICTS[] = {"fits", "tight", "does not fit"};
 #define N_OF(a) ((int)(sizeof a / sizeof a[0]))
 
-static int parse_name(const char *const *names, int n, const char *s)
-{
-    for (int i = 0; s && i < n; i++)
-        if (strcmp(names[i], s) == 0)
-            return i;
-    return -1;
-}
-
 #define NAME_OF(names, v) ((unsigned)(v) < (unsigned)N_OF(names) ? names[v] : "?")
 
 const char *tc_fit_task_name(tc_fit_task t)
@@ -34,7 +27,7 @@ const char *tc_fit_task_name(tc_fit_task t)
 
 int tc_fit_task_parse(const char *s, tc_fit_task *out)
 {
-    int i = parse_name(TASKS, N_OF(TASKS), s);
+    int i = tc_enum_find(TASKS, N_OF(TASKS), s);
     if (i >= 0)
         *out = (tc_fit_task)i;
     return i < 0 ? -1 : 0;
@@ -47,7 +40,7 @@ const char *tc_fit_optimizer_name(tc_fit_optimizer o)
 
 int tc_fit_optimizer_parse(const char *s, tc_fit_optimizer *out)
 {
-    int i = parse_name(OPTIMIZERS, N_OF(OPTIMIZERS), s);
+    int i = tc_enum_find(OPTIMIZERS, N_OF(OPTIMIZERS), s);
     if (i >= 0)
         *out = (tc_fit_optimizer)i;
     return i < 0 ? -1 : 0;
@@ -60,7 +53,7 @@ const char *tc_fit_ckpt_name(tc_fit_ckpt c)
 
 int tc_fit_ckpt_parse(const char *s, tc_fit_ckpt *out)
 {
-    int i = parse_name(CKPTS, N_OF(CKPTS), s);
+    int i = tc_enum_find(CKPTS, N_OF(CKPTS), s);
     if (i >= 0)
         *out = (tc_fit_ckpt)i;
     return i < 0 ? -1 : 0;
@@ -123,7 +116,7 @@ double tc_fit_kv_dtype_bytes(const char *name)
 int tc_fit_dtype_quantised(const char *name)
 {
     static const char *const Q[] = {"int8", "int4", "nf4", "fp8", "mxfp4"};
-    return name && parse_name(Q, N_OF(Q), name) >= 0;
+    return name && tc_enum_find(Q, N_OF(Q), name) >= 0;
 }
 
 /* ---- LoRA targets -------------------------------------------------------- */

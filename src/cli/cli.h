@@ -114,6 +114,9 @@ void tc_cli_set_command_line(int argc, char **argv);
  * for it (cli_signals.c). */
 extern volatile sig_atomic_t tc_cli_stop_requested;
 void tc_cli_install_stop_signals(void);
+/* The same, but a second signal sets *second instead of exiting (train:
+ * its trainer must still be killed and what was read saved). */
+void tc_cli_install_stop_signals_then(volatile sig_atomic_t *second);
 int tc_cli_signal_exit(void);
 const char *tc_cli_command_line(void);
 /* 1 unless the line had to be cut to fit (it then cannot be taken back). */

@@ -8,12 +8,22 @@
 #include <unistd.h>
 
 volatile sig_atomic_t tc_cli_stop_requested;
+static volatile sig_atomic_t *second_signal; /* NULL: a second one exits */
 
 static void on_interrupt(int sig)
 {
-    if (tc_cli_stop_requested)
+    if (!tc_cli_stop_requested)
+        tc_cli_stop_requested = sig;
+    else if (second_signal)
+        *second_signal = 1;
+    else
         _exit(128 + sig);
-    tc_cli_stop_requested = sig;
+}
+
+void tc_cli_install_stop_signals_then(volatile sig_atomic_t *second)
+{
+    second_signal = second;
+    tc_cli_install_stop_signals();
 }
 
 void tc_cli_install_stop_signals(void)

@@ -160,25 +160,6 @@ static void fill_config(const train_args *a, tc_measure_train_config *cfg)
 
 static volatile sig_atomic_t hurry;
 
-static void on_signal(int sig)
-{
-    if (tc_cli_stop_requested)
-        hurry = 1;
-    else
-        tc_cli_stop_requested = sig;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 typedef struct echo_ctx {
     int json, quiet;
 } echo_ctx;
@@ -301,7 +282,8 @@ int tc_cmd_train(int argc, char **argv)
     int code = tc_cli_open_store(a.db, TC_STORE_WRITE, &st);
     if (code)
         return code;
-    install_signals();
+    tc_cli_install_stop_signals_then(&hurry);
+    signal(SIGPIPE, SIG_IGN);
     echo_ctx e = {.json = a.json, .quiet = a.quiet};
     tc_measure_train_callbacks cb = {.stop = &tc_cli_stop_requested,
                                      .hurry = &hurry,

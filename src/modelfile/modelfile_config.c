@@ -285,31 +285,40 @@ static tc_err read_all(cfg *c, tc_model_shape *m)
     return TC_OK;
 }
 
+tc_err tc_modelfile_json_object(const char *file, const char *text, size_t len, json_t **doc,
+                                char *err, size_t errlen)
+{
+    json_error_t je;
+    *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!*doc)
+        return tc_fail(err, errlen, TC_ERR_PARSE,
+                       "%s: line %d, column %d (offset %d): not JSON: %s", file, je.line, je.column,
+                       je.position, je.text);
+    if (json_is_object(*doc))
+        return TC_OK;
+    json_decref(*doc);
+    *doc = NULL;
+    return tc_fail(err, errlen, TC_ERR_PARSE, "%s: offset 0: not a JSON object", file);
+}
+
 tc_err tc_modelfile_config_parse(const char *file, const char *text, size_t len,
                                  tc_model_shape *out, char *err, size_t errlen)
 {
     if (!file || (!text && len) || !out)
         return TC_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc)
-        return tc_fail(err, errlen, TC_ERR_PARSE,
-                       "%s: line %d, column %d (offset %d): not JSON: %s", file, je.line, je.column,
-                       je.position, je.text);
+    json_t *doc = NULL;
+    tc_err rc = tc_modelfile_json_object(file, text, len, &doc, err, errlen);
+    if (rc != TC_OK)
+        return rc;
     cfg c = {.file = file, .root = doc, .lm = doc, .err = err, .errlen = errlen};
     json_t *text_config = json_object_get(doc, "text_config");
     if (json_is_object(text_config))
         c.lm = text_config;
-    tc_err rc;
-    if (!json_is_object(doc)) {
-        rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s: offset 0: not a JSON object", file);
-    } else {
-        out->format = TC_MODEL_CONFIG;
-        out->files = 1;
-        out->has_config = 1;
-        rc = read_all(&c, out);
-    }
+    out->format = TC_MODEL_CONFIG;
+    out->files = 1;
+    out->has_config = 1;
+    rc = read_all(&c, out);
     json_decref(doc);
     if (rc != TC_OK)
         memset(out, 0, sizeof *out);

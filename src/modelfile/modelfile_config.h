@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "core/tc_error.h"
 #include "record/record_model.h"
 
@@ -19,6 +21,11 @@
  * or quantization_config ("" and 0 when none). TC_ERR_PARSE: "FILE: ..."
  * (not JSON, not an object, a field out of range, no layer count);
  * TC_ERR_INVALID for NULL arguments. */
+/* text as a JSON object (duplicate keys refused) into *doc (the caller
+ * decrefs it); TC_ERR_PARSE naming file and where it is not one. */
+TC_MUST_CHECK tc_err tc_modelfile_json_object(const char *file, const char *text, size_t len,
+                                              json_t **doc, char *err, size_t errlen);
+
 TC_MUST_CHECK tc_err tc_modelfile_config_parse(const char *file, const char *text, size_t len,
                                                tc_model_shape *out, char *err, size_t errlen);
 

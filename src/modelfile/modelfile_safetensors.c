@@ -1,5 +1,6 @@
 /* safetensors: one file's header, and a sharded model's index. */
 #include "modelfile_safetensors.h"
+#include "modelfile_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,18 +254,12 @@ tc_err tc_modelfile_safetensors_index(const char *file, const char *text, size_t
     if (!file || (!text && len) || !out)
         return TC_ERR_INVALID;
     memset(out, 0, sizeof *out);
-    json_error_t je;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc)
-        return tc_fail(err, errlen, TC_ERR_PARSE,
-                       "%s: line %d, column %d (offset %d): not JSON: "
-                       "%s",
-                       file, je.line, je.column, je.position, je.text);
+    json_t *doc = NULL;
+    tc_err rc = tc_modelfile_json_object(file, text, len, &doc, err, errlen);
+    if (rc != TC_OK)
+        return rc;
     json_t *map = json_object_get(doc, "weight_map");
-    tc_err rc;
-    if (!json_is_object(doc))
-        rc = tc_fail(err, errlen, TC_ERR_PARSE, "%s: offset 0: not a JSON object", file);
-    else if (!json_is_object(map) || json_object_size(map) == 0)
+    if (!json_is_object(map) || json_object_size(map) == 0)
         rc = tc_fail(err, errlen, TC_ERR_PARSE,
                      "%s: no weight_map object naming the shards: not "
                      "a model.safetensors.index.json",

@@ -1,4 +1,5 @@
 #include "record.h"
+#include "record_enum.h"
 #include "core/tc_grow.h"
 
 #include <stdlib.h>
@@ -14,35 +15,12 @@ static const char *const arrival_names[TC_ARRIVAL_COUNT] = {"closed", "poisson",
 static const char *const status_names[TC_RUN_STATUS_COUNT] = {"running", "complete", "failed",
                                                               "interrupted"};
 
-static int find_name(const char *const *names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return -1;
-}
-
-/* An enum's name and parse functions, from its table of names. */
-#define ENUM_NAMES(type, prefix, table, count)                                                     \
-    const char *prefix##_name(type v)                                                              \
-    {                                                                                              \
-        return (unsigned)v < (unsigned)(count) ? table[v] : "?";                                   \
-    }                                                                                              \
-    int prefix##_parse(const char *name, type *out)                                                \
-    {                                                                                              \
-        int i = find_name(table, (count), name);                                                   \
-        if (i < 0)                                                                                 \
-            return -1;                                                                             \
-        *out = (type)i;                                                                            \
-        return 0;                                                                                  \
-    }
-
-ENUM_NAMES(tc_api, tc_api, api_names, TC_API_COUNT)
-ENUM_NAMES(tc_req_error, tc_req_error, error_names, TC_REQ_ERROR_COUNT)
-ENUM_NAMES(tc_token_source, tc_token_source, source_names,
-           (int)(sizeof source_names / sizeof source_names[0]))
-ENUM_NAMES(tc_arrival, tc_arrival, arrival_names, TC_ARRIVAL_COUNT)
-ENUM_NAMES(tc_run_status, tc_status, status_names, TC_RUN_STATUS_COUNT)
+TC_ENUM_NAMES(tc_api, tc_api, api_names, TC_API_COUNT, "?")
+TC_ENUM_NAMES(tc_req_error, tc_req_error, error_names, TC_REQ_ERROR_COUNT, "?")
+TC_ENUM_NAMES(tc_token_source, tc_token_source, source_names,
+              (int)(sizeof source_names / sizeof source_names[0]), "?")
+TC_ENUM_NAMES(tc_arrival, tc_arrival, arrival_names, TC_ARRIVAL_COUNT, "?")
+TC_ENUM_NAMES(tc_run_status, tc_status, status_names, TC_RUN_STATUS_COUNT, "?")
 
 void tc_req_record_init(tc_req_record *r)
 {

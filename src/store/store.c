@@ -2,6 +2,8 @@
  * and the errors a user can act on. */
 #include "store_internal.h"
 
+#include "core/tc_grow.h"
+
 #include <errno.h>
 #include <pwd.h>
 #include <math.h>
@@ -346,6 +348,30 @@ tc_err tc_store_step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *
 int tc_store_bind_real(tc_db_stmt *st, int col, double v)
 {
     return isfinite(v) ? tc_db_bind_double(st, col, v) : tc_db_bind_null(st, col);
+}
+
+tc_err tc_store_load_rows(tc_store *s, const char *sql, int64_t run_id, size_t size,
+                          void (*row)(tc_db_stmt *, void *), void **out, size_t *n,
+                          const char *what, char *err, size_t errlen)
+{
+    tc_db_stmt *st = NULL;
+    tc_err e = tc_store_prepare(s, sql, &st, what, err, errlen);
+    if (e != TC_OK)
+        return e;
+    tc_db_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = tc_db_step(st)) == TC_DB_ROW) {
+        if (tc_grow(out, &cap, *n, size, 64) < 0) {
+            tc_db_finalize(st);
+            return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory %s", what);
+        }
+        row(st, (char *)*out + (*n)++ * size);
+    }
+    if (rc != TC_DB_DONE)
+        e = tc_store_sql_fail(s, rc, what, err, errlen);
+    tc_db_finalize(st);
+    return e;
 }
 
 tc_err tc_store_begin(tc_store *s, char *err, size_t errlen)

@@ -120,6 +120,13 @@ TC_MUST_CHECK tc_err tc_store_prepare(tc_store *s, const char *sql, tc_db_stmt *
 TC_MUST_CHECK tc_err tc_store_step_once(tc_store *s, tc_db_stmt *st, int bind_rc, const char *what,
                                         char *err, size_t errlen);
 
+/* Every row of `sql` (its one parameter: run_id), each read by `row` into
+ * a grown array *out of *n items of `size` bytes (the caller frees it,
+ * also on error). */
+TC_MUST_CHECK tc_err tc_store_load_rows(tc_store *s, const char *sql, int64_t run_id, size_t size,
+                                        void (*row)(tc_db_stmt *, void *), void **out, size_t *n,
+                                        const char *what, char *err, size_t errlen);
+
 /* Binds v, or NULL when it is not finite ("not measured"). */
 int tc_store_bind_real(tc_db_stmt *st, int col, double v);
 

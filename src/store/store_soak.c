@@ -255,37 +255,6 @@ static void read_outage(tc_db_stmt *st, tc_soak_outage *o)
     tc_store_col_text(st, 4, o->first_error, sizeof o->first_error);
 }
 
-/* Every row of `sql` for run_id, each read by `row` into a grown array
- * *out of *n items of `size` bytes (the caller frees it, also on error). */
-static tc_err load_rows(tc_store *s, const char *sql, int64_t run_id, size_t size,
-                        void (*row)(tc_db_stmt *, void *), void **out, size_t *n, const char *what,
-                        char *err, size_t errlen)
-{
-    tc_db_stmt *st = NULL;
-    tc_err e = tc_store_prepare(s, sql, &st, what, err, errlen);
-    if (e != TC_OK)
-        return e;
-    tc_db_bind_int64(st, 1, run_id);
-    size_t cap = 0;
-    int rc;
-    while ((rc = tc_db_step(st)) == TC_DB_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            void *grown = realloc(*out, cap * size);
-            if (!grown) {
-                tc_db_finalize(st);
-                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory %s", what);
-            }
-            *out = grown;
-        }
-        row(st, (char *)*out + (*n)++ * size);
-    }
-    if (rc != TC_DB_DONE)
-        e = tc_store_sql_fail(s, rc, what, err, errlen);
-    tc_db_finalize(st);
-    return e;
-}
-
 static void window_row(tc_db_stmt *st, void *item)
 {
     read_window(st, item);
@@ -305,19 +274,19 @@ tc_err tc_store_soak_load(tc_store *s, int64_t run_id, tc_soak_window **w, size_
     if (s->version < TC_SCHEMA_SOAK)
         return TC_OK;
     void *wp = NULL, *op = NULL;
-    tc_err e = load_rows(s,
-                         "SELECT idx, start_s, span_s, wall_ns, requests, errors, errors_by_kind, "
-                         "output_tokens, tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, "
-                         "tpot_p99_ms, power_w, energy_j, gpu_mem_bytes, rss_bytes, restarts, "
-                         "down_s FROM soak_windows WHERE run_id = ?1 ORDER BY idx",
-                         run_id, sizeof **w, window_row, &wp, n_windows, "reading the soak windows",
-                         err, errlen);
+    tc_err e = tc_store_load_rows(
+        s,
+        "SELECT idx, start_s, span_s, wall_ns, requests, errors, errors_by_kind, "
+        "output_tokens, tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, "
+        "tpot_p99_ms, power_w, energy_j, gpu_mem_bytes, rss_bytes, restarts, "
+        "down_s FROM soak_windows WHERE run_id = ?1 ORDER BY idx",
+        run_id, sizeof **w, window_row, &wp, n_windows, "reading the soak windows", err, errlen);
     if (e == TC_OK)
-        e = load_rows(s,
-                      "SELECT start_s, end_s, failed, refused, first_error FROM soak_outages "
-                      "WHERE run_id = ?1 ORDER BY start_s",
-                      run_id, sizeof **o, outage_row, &op, n_outages, "reading the outages", err,
-                      errlen);
+        e = tc_store_load_rows(
+            s,
+            "SELECT start_s, end_s, failed, refused, first_error FROM soak_outages "
+            "WHERE run_id = ?1 ORDER BY start_s",
+            run_id, sizeof **o, outage_row, &op, n_outages, "reading the outages", err, errlen);
     if (e != TC_OK) {
         free(wp);
         free(op);

@@ -72,36 +72,6 @@ static void read_warning(tc_db_stmt *st, void *item)
     w->first_step = tc_db_col_int64(st, 4);
 }
 
-/* Every row of sql for run_id, read by row into a grown array. */
-static tc_err load_rows(tc_store *s, const char *sql, int64_t run_id, size_t size,
-                        void (*row)(tc_db_stmt *, void *), void **out, size_t *n, const char *what,
-                        char *err, size_t errlen)
-{
-    tc_db_stmt *st = NULL;
-    int rc = tc_db_prepare(s->db, sql, &st);
-    if (rc != TC_DB_OK)
-        return tc_store_sql_fail(s, rc, what, err, errlen);
-    tc_db_bind_int64(st, 1, run_id);
-    size_t cap = 0;
-    tc_err e = TC_OK;
-    while ((rc = tc_db_step(st)) == TC_DB_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            void *grown = realloc(*out, cap * size);
-            if (!grown) {
-                tc_db_finalize(st);
-                return tc_fail(err, errlen, TC_ERR_NOMEM, "out of memory %s", what);
-            }
-            *out = grown;
-        }
-        row(st, (char *)*out + (*n)++ * size);
-    }
-    if (rc != TC_DB_DONE)
-        e = tc_store_sql_fail(s, rc, what, err, errlen);
-    tc_db_finalize(st);
-    return e;
-}
-
 static tc_err load_info(tc_store *s, int64_t run_id, tc_train_info *info, int *found, char *err,
                         size_t errlen)
 {
@@ -148,18 +118,18 @@ tc_err tc_store_train_load(tc_store *s, int64_t run_id, tc_train_info *info, int
     void *sp = NULL, *wp = NULL;
     size_t ns = 0, nw = 0;
     if (steps)
-        e = load_rows(s,
-                      "SELECT step, t_ns, wall_ns, loss, lr, samples, tokens, samples_per_s, "
-                      "tokens_per_s, peak_memory_bytes FROM train_steps WHERE run_id = ?1 ORDER "
-                      "BY idx",
-                      run_id, sizeof **steps, read_step, &sp, &ns, "reading the steps", err,
-                      errlen);
+        e = tc_store_load_rows(
+            s,
+            "SELECT step, t_ns, wall_ns, loss, lr, samples, tokens, samples_per_s, "
+            "tokens_per_s, peak_memory_bytes FROM train_steps WHERE run_id = ?1 ORDER "
+            "BY idx",
+            run_id, sizeof **steps, read_step, &sp, &ns, "reading the steps", err, errlen);
     if (e == TC_OK && w)
-        e = load_rows(s,
-                      "SELECT class, category, message, count, first_step FROM train_warnings "
-                      "WHERE run_id = ?1 ORDER BY idx",
-                      run_id, sizeof **w, read_warning, &wp, &nw, "reading the warnings", err,
-                      errlen);
+        e = tc_store_load_rows(
+            s,
+            "SELECT class, category, message, count, first_step FROM train_warnings "
+            "WHERE run_id = ?1 ORDER BY idx",
+            run_id, sizeof **w, read_warning, &wp, &nw, "reading the warnings", err, errlen);
     if (e != TC_OK) {
         free(sp);
         free(wp);
