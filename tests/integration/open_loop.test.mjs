@@ -154,8 +154,12 @@ test('the simulator sees 2,000 arrivals of each process as asked (KS at alpha 0.
   assert.equal(constant.doc.run.load.arrival, 'constant');
   for (const { doc } of [poisson, gamma, constant]) {
     assert.equal(doc.requests.measured, ARRIVALS);
-    // sent on time: a timerfd wakes the loop (epoll's millisecond timeout would make p50 about 0.5 ms)
-    assert.ok(doc.metrics.schedule_lag_ms.p50 >= 0 && doc.metrics.schedule_lag_ms.p50 < 0.3, `lag p50 ${doc.metrics.schedule_lag_ms.p50} ms`);
+    // Sent on time: a timerfd wakes the loop. A millisecond-granular wait
+    // (epoll's timeout) rounds each send up by a uniform part of a
+    // millisecond, so its p50 is 0.5 ms or more however fast the machine;
+    // below that is the timer's own lag (about 0.1 ms here, 0.34 seen
+    // under ASan with six processes on two cores).
+    assert.ok(doc.metrics.schedule_lag_ms.p50 >= 0 && doc.metrics.schedule_lag_ms.p50 < 0.5, `lag p50 ${doc.metrics.schedule_lag_ms.p50} ms`);
     assert.ok(Array.isArray(doc.warnings));
   }
 
