@@ -46,16 +46,6 @@ int tc_cli_unknown_command(const char *name);
  * TC_EXIT_RUNTIME when there is none. */
 int tc_cli_help(const char *cmd, FILE *out);
 
-/* The help text's name for `truecost CMD SUB --help`: "CMD_SUB" when a
- * subcommand has its own (docs/help/sim_train.txt), else cmd. */
-const char *tc_cli_help_name(const char *cmd, const char *sub);
-
-/* A help text (len bytes) with its shared parts expanded: "@name" after
- * an option (the description several commands share, cli_help_text.c)
- * and "@@name" lines (a group of options). A new string of *out_len
- * bytes, or NULL when out of memory. */
-char *tc_cli_help_expand(const char *text, size_t len, size_t *out_len);
-
 /* truecost's own usage (the command list) and version. */
 void tc_cli_print_usage(FILE *out);
 void tc_cli_print_version(void);
@@ -63,14 +53,6 @@ void tc_cli_print_version(void);
 /* 1 when a command's argv asks for its help: -h or --help before "--".
  * main answers it for every command, so no command parses it. */
 int tc_cli_wants_help(int argc, char **argv);
-
-/* The options that cmd's --help names, with what each takes
- * (core/tc_usage.h), at most max into out; their count, or -1 when cmd
- * has no help. */
-int tc_cli_help_options(const char *cmd, tc_usage_opt *out, int max);
-
-/* 1 when cmd's arguments are files (tc_usage_file_args of its help). */
-int tc_cli_help_file_args(const char *cmd);
 
 /* The bash completion script on out; an exit status. */
 int tc_cli_completion(FILE *out);

@@ -5,10 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/tc_usage.h"
+#include "core/tc_help.h"
 
-extern const unsigned char tc_completion_template[];
-extern const size_t tc_completion_template_len;
 
 #define MAX_OPTS 96
 
@@ -24,7 +22,7 @@ static void options(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++) {
         tc_usage_opt o[MAX_OPTS];
-        int n = tc_cli_help_options(tc_cli_commands[i].name, o, MAX_OPTS), help = 0;
+        int n = tc_help_options(tc_cli_commands[i].name, o, MAX_OPTS), help = 0;
         fprintf(out, "    %s) echo \"", tc_cli_commands[i].name);
         for (int k = 0; k < n; k++)
             if (strcmp(o[k].name, "-h") != 0) {
@@ -40,7 +38,7 @@ static void kinds(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++) {
         tc_usage_opt o[MAX_OPTS];
-        int n = tc_cli_help_options(tc_cli_commands[i].name, o, MAX_OPTS);
+        int n = tc_help_options(tc_cli_commands[i].name, o, MAX_OPTS);
         for (int k = 0; k < n; k++)
             if (o[k].kind != TC_USAGE_FLAG)
                 fprintf(out, "    \"%s %s\") echo %s ;;\n", tc_cli_commands[i].name, o[k].name,
@@ -51,7 +49,7 @@ static void kinds(FILE *out)
 static void file_args(FILE *out)
 {
     for (int i = 0; i < tc_cli_n_commands; i++)
-        if (tc_cli_help_file_args(tc_cli_commands[i].name))
+        if (tc_help_file_args(tc_cli_commands[i].name))
             fprintf(out, "%s ", tc_cli_commands[i].name);
 }
 

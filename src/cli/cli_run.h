@@ -5,50 +5,15 @@
 #include "bench/bench_probe.h"
 #include "bench/bench_prompts.h"
 #include "bench/bench_url.h"
+#include "measure/measure_args.h"
 #include "measure/measure_plan.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "telemetry/telem.h"
 #include "telemetry/telem_set.h"
 
-typedef struct run_args {
-    const char *url, *model, *api, *prompt, *prompts_file, *label, *db, *key_env;
-    long long requests, warmup, concurrency, max_tokens;
-    double duration_s, timeout_s, max_error_rate, idle_s;
-    const char *telemetry;
-    long long sample_ms, repeat;
-    /* --telemetry URL (repeatable): exporters scraped every telemetry_ms
-     * with the token in $telemetry_token_env; then the local source is
-     * "none" unless --telemetry names one too. */
-    const char *telemetry_urls[TC_TELEM_MAX_URLS];
-    int n_telemetry_urls, telemetry_named;
-    long long telemetry_ms;
-    const char *telemetry_token_env, *telemetry_token;
-    tc_telem_config telem;
-    int json, no_progress, help, requests_given;
-    /* A synthetic workload (--isl/--osl/--isl-range/--workload):
-     * isl > 0 when there is one; osl and max_tokens are then the same. */
-    const char *workload;
-    long long isl, osl;
-    double isl_range;
-    int osl_given, range_given, max_tokens_given;
-    /* --slo, as its canonical text ("" = none): stored with the run. */
-    char slo[96];
-    /* Open loop: --rate > 0 (0: closed loop), --arrival (NULL: poisson),
-     * --burstiness (0: not given), --max-concurrency (0: none); --seed
-     * draws both the synthetic prompts and the arrivals. */
-    double rate, burstiness;
-    const char *arrival;
-    long long seed, max_concurrency;
-    tc_arrival arrival_kind; /* parsed from arrival; CLOSED without --rate */
-    /* --shard I/N: this process's part (shard_i of shard_n; 0: no shard)
-     * of one workload split between N processes; --start-at: the wall
-     * time (ns) to start the load at, 0: at once. The load's numbers above
-     * are already this shard's share. */
-    const char *shard_text, *start_text;
-    int shard_i, shard_n;
-    int64_t start_at_wall_ns;
-} run_args;
+/* run's options (measure/measure_args.h: the rules they are settled by). */
+typedef tc_measure_args run_args;
 
 /* Parses run's command line into *a (defaults: the seeds' recipe). Prints
  * the error and returns -1 on a usage error; else 0. */

@@ -16,47 +16,10 @@
 #include "report/report_sweep.h"
 #include "views/view_figures.h"
 
-#define MAX_POINTS 64
+#define MAX_POINTS TC_MEASURE_SWEEP_MAX
 #define DEFAULT_AUTO_POINTS 8
 
-typedef struct sweep_args {
-    const char *concurrency, *rates, *arrival;
-    long long gpus, points, max_concurrency;
-    tc_arrival arrival_kind; /* of the rate points */
-    double burstiness;       /* gamma's shape, of the rate points */
-    long long open_ceiling;  /* the most requests a rate point keeps in flight */
-    int n;
-    double values[MAX_POINTS]; /* the concurrencies or rates, ascending */
-    int by_rate, auto_rates;
-} sweep_args;
-
-/* "1,2,4": positive numbers, ascending, integers for concurrencies. */
-static int parse_list(const char *opt, const char *text, int integers, sweep_args *s)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
-    s->n = 0;
-    if (tc_list_has_empty(text)) {
-        tc_cli_error("sweep: %s '%s': %s; expected up to %d ascending %s above 0 separated by "
-                     "single commas, e.g. %s",
-                     opt, text, *text ? "an empty item" : "empty", MAX_POINTS,
-                     integers ? "whole numbers" : "numbers", integers ? "1,2,4,8" : "2,4,8");
-        return -1;
-    }
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end || !(v > 0) || !isfinite(v) || (integers && (v != floor(v) || v > 10000)) ||
-            s->n == MAX_POINTS || (s->n && v <= s->values[s->n - 1])) {
-            tc_cli_error("sweep: %s '%s': expected up to %d ascending %s above 0, e.g. %s", opt,
-                         text, MAX_POINTS, integers ? "whole numbers (at most 10000)" : "numbers",
-                         integers ? "1,2,4,8" : "2,4,8");
-            return -1;
-        }
-        s->values[s->n++] = v;
-    }
-    return s->n ? 0 : -1;
-}
+typedef tc_measure_sweep_args sweep_args;
 
 /* Takes out sweep's own options; the rest goes to run's parser. */
 static int split_args(int argc, char **argv, sweep_args *s, char **rest, int *n_rest)
@@ -76,51 +39,11 @@ static int split_args(int argc, char **argv, sweep_args *s, char **rest, int *n_
 
 static int check_sweep_args(sweep_args *s, const run_args *a)
 {
-    if (s->concurrency && s->rates) {
-        tc_cli_error("sweep: give --concurrency or --rates, not both");
-        return -1;
-    }
-    if (a->rate > 0 || a->repeat > 1 || a->shard_n) {
-        tc_cli_error("sweep: --rate, --repeat and --shard belong to 'truecost run'; a sweep's "
-                     "points are --concurrency LIST or --rates LIST|auto");
-        return -1;
-    }
-    s->by_rate = s->rates != NULL;
-    s->auto_rates = s->rates && strcmp(s->rates, "auto") == 0;
-    s->arrival_kind = TC_ARRIVAL_POISSON;
-    if (s->arrival && (!s->by_rate || tc_arrival_parse(s->arrival, &s->arrival_kind) < 0 ||
-                       s->arrival_kind == TC_ARRIVAL_CLOSED)) {
-        tc_cli_error("sweep: --arrival '%s': with --rates, poisson (default), constant or gamma",
-                     s->arrival);
-        return -1;
-    }
-    if (s->burstiness > 0 && s->arrival_kind != TC_ARRIVAL_GAMMA) {
-        tc_cli_error("sweep: --burstiness is the gamma process's shape: give --rates and "
-                     "--arrival gamma too");
-        return -1;
-    }
-    if (s->arrival_kind == TC_ARRIVAL_GAMMA && !(s->burstiness > 0))
-        s->burstiness = 1; /* vLLM's default: Poisson */
-    if (s->points && !s->auto_rates) {
-        tc_cli_error("sweep: --points sets how many rates --rates auto chooses; with %s the points "
-                     "are the list itself",
-                     s->rates ? "--rates LIST" : "--concurrency");
-        return -1;
-    }
-    if (s->max_concurrency && !s->by_rate) {
-        tc_cli_error("sweep: --max-concurrency caps the rate points of --rates; a concurrency "
-                     "sweep's points are -c");
-        return -1;
-    }
-    if (s->auto_rates)
+    char err[512];
+    if (tc_measure_sweep_settle(s, a, err, sizeof err) == TC_OK)
         return 0;
-    if (s->rates)
-        return parse_list("--rates", s->rates, 0, s);
-    if (s->concurrency)
-        return parse_list("--concurrency", s->concurrency, 1, s);
-    for (int c = 1; c <= 256; c *= 2) /* the default: powers of two */
-        s->values[s->n++] = c;
-    return 0;
+    tc_cli_error("sweep: %s", err);
+    return -1;
 }
 
 /* The sweep's name: --label, else sweep-YYYYMMDD-HHMMSS; refused when a

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "cli.h"
+#include "core/tc_help.h"
 
 int main(int argc, char **argv)
 {
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
     if (!cmd)
         return tc_cli_unknown_command(name);
     if (tc_cli_wants_help(argc - 1, argv + 1))
-        return tc_cli_help(tc_cli_help_name(cmd->name, argc > 2 ? argv[2] : NULL), stdout);
+        return tc_cli_help(tc_help_name(cmd->name, argc > 2 ? argv[2] : NULL), stdout);
     /* A file size limit (ulimit -f) makes a write fail with EFBIG, said and
      * cleaned up, rather than killing truecost half way through a file. */
     signal(SIGXFSZ, SIG_IGN);

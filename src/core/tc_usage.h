@@ -37,4 +37,10 @@ const char *tc_usage_kind_name(tc_usage_kind k);
  * file: FILE, FILE_B, MODEL (a model file). */
 int tc_usage_file_args(const char *text, size_t len);
 
+/* A help text (len bytes) with its shared parts expanded: "@name" after
+ * an option (the description several commands share, tc_usage_expand.c)
+ * and "@@name" lines (a group of options). A new string of *out_len
+ * bytes (free it), or NULL when out of memory. */
+char *tc_usage_expand(const char *text, size_t len, size_t *out_len);
+
 #endif

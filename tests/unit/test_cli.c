@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/tc_help.h"
 #include "core/tc_suggest.h"
 #include "core/tc_cmdline.h"
 #include "cli/cli_opts.h"
@@ -218,7 +219,7 @@ static void help_text_options(void **state)
 {
     (void)state;
     tc_usage_opt o[96];
-    int n = tc_cli_help_options("report", o, 96);
+    int n = tc_help_options("report", o, 96);
     assert_true(n > 10);
     int seen = 0;
     for (int i = 0; i < n; i++) {
@@ -233,7 +234,7 @@ static void help_text_options(void **state)
             assert_string_not_equal(o[i].name, o[k].name);
     }
     assert_int_equal(seen, 6);
-    assert_int_equal(tc_cli_help_options("nosuch", o, 96), -1);
+    assert_int_equal(tc_help_options("nosuch", o, 96), -1);
     assert_int_equal(tc_usage_kind_name(TC_USAGE_DIR)[0], 'd');
 }
 
@@ -246,7 +247,7 @@ static void help_text_expands_shared_parts(void **state)
     const char text[] = "Usage: x\n\n  --seed S     @seed-boot\n  --db PATH    @db, here\n"
                         "  @@telemetry-sources\n  --x          @nosuch\n";
     size_t len;
-    char *out = tc_cli_help_expand(text, sizeof text - 1, &len);
+    char *out = tc_usage_expand(text, sizeof text - 1, &len);
     assert_non_null(out);
     assert_int_equal(strlen(out), len);
     assert_non_null(strstr(out, "\n  --seed S     the bootstrap's seed (default 20261129)\n"));

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "core/tc_usage.h"
 
 typedef struct fragment {
     const char *name;
@@ -147,7 +147,7 @@ static int expand_fragment(out_buf *o, const char *line, size_t len)
     return 0;
 }
 
-char *tc_cli_help_expand(const char *text, size_t len, size_t *out_len)
+char *tc_usage_expand(const char *text, size_t len, size_t *out_len)
 {
     out_buf o = {.cap = 2 * len + 4096};
     if (!(o.p = malloc(o.cap)))
