@@ -37,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     back[0] = "truecost";
     for (int i = 0; i < n; i++)
         back[i + 1] = words[i];
-    tc_cli_set_command_line(n + 1, back);
-    if (!tc_cli_command_line_whole())
+    tc_app_set_command_line(n + 1, back);
+    if (!tc_app_command_line_whole())
         return 0;
     char *w2[66];
-    int m = tc_cli_command_words(tc_cli_command_line(), w2, 66, again, sizeof again);
+    int m = tc_cli_command_words(tc_app_command_line(), w2, 66, again, sizeof again);
     if (m != n + 1 || strcmp(w2[0], "truecost") != 0)
         abort();
     for (int i = 0; i < n; i++)

@@ -11,18 +11,9 @@
 
 #include <jansson.h>
 
+#include "app/app.h"
 #include "core/tc_error.h"
 #include "telemetry/telem.h"
-
-/* The exit statuses of every subcommand, the one table of them. */
-enum {
-    TC_EXIT_OK = 0,
-    TC_EXIT_USAGE = 1,     /* bad command line or input file */
-    TC_EXIT_RUNTIME = 2,   /* could not do the job (bind, file, endpoint, database) */
-    TC_EXIT_CHECK = 3,     /* done, but a check failed (error rate, environments differ) */
-    TC_EXIT_SIGINT = 130,  /* interrupted by Ctrl-C: 128 + SIGINT */
-    TC_EXIT_SIGTERM = 143, /* stopped by SIGTERM: 128 + SIGTERM */
-};
 
 typedef struct tc_cmd {
     const char *name;
@@ -60,18 +51,6 @@ int tc_cli_completion(FILE *out);
 /* truecost help [CMD | --list | --options CMD | --completion]. */
 int tc_cmd_help(int argc, char **argv);
 
-/* "truecost: <message>\n" on stderr. */
-void tc_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints doc on stdout as indented JSON and drops the reference. A NULL
- * doc (out of memory building it) or a failed write is said on stderr as
- * "truecost: CMD: <why>"; returns TC_EXIT_OK or TC_EXIT_RUNTIME. */
-int tc_cli_emit_json(const char *cmd, json_t *doc);
-
-/* 0 when rc is TC_OK; else prints "truecost: <err>" and returns
- * TC_EXIT_RUNTIME. For library calls whose failure ends the command. */
-int tc_cli_check(tc_err rc, const char *err);
-
 /* Prints "try 'truecost CMD --help'" after a usage error; returns
  * TC_EXIT_USAGE. */
 int tc_cli_usage_hint(const char *cmd);
@@ -84,25 +63,6 @@ int tc_cli_int(const char *opt, const char *text, long long min, long long max, 
 /* --listen: tc_listen_parse (core/tc_suggest.h); 0, or -1 after printing
  * the error. */
 int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *port);
-
-/* The process's command line ("truecost run ..."), kept by main before a
- * command reorders its arguments: shell-quoted where needed, a URL's
- * password as "***" (cli_command.c). "" until set. */
-void tc_cli_set_command_line(int argc, char **argv);
-
-/* The signal that asked a measurement to stop (SIGINT, SIGTERM), 0 none;
- * set by the handlers tc_cli_install_stop_signals installs (a second
- * signal ends the process at once). tc_cli_signal_exit: the exit status
- * for it (cli_signals.c). */
-extern volatile sig_atomic_t tc_cli_stop_requested;
-void tc_cli_install_stop_signals(void);
-/* The same, but a second signal sets *second instead of exiting (train:
- * its trainer must still be killed and what was read saved). */
-void tc_cli_install_stop_signals_then(volatile sig_atomic_t *second);
-int tc_cli_signal_exit(void);
-const char *tc_cli_command_line(void);
-/* 1 unless the line had to be cut to fit (it then cannot be taken back). */
-int tc_cli_command_line_whole(void);
 
 /* The subcommands, one cli_<name>.c each (main.c's table): each takes
  * argv[0] = the subcommand's name and returns an exit status. */

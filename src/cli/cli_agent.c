@@ -48,7 +48,7 @@ static int parse(int argc, char **argv, agent_args *a)
     if (a->token_env) {
         a->cfg.token = getenv(a->token_env);
         if (!a->cfg.token || !*a->cfg.token) {
-            tc_cli_error("agent: --token-env %s: the variable is not set or empty", a->token_env);
+            tc_app_error("agent: --token-env %s: the variable is not set or empty", a->token_env);
             return -1;
         }
     }
@@ -84,13 +84,13 @@ static int start(agent_args *a)
     tc_agent *ag = NULL;
     tc_err rc = tc_agent_new(&a->cfg, &ag, notes, sizeof notes, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("agent: %s", err);
+        tc_app_error("agent: %s", err);
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     char port[16];
     snprintf(port, sizeof port, "%u\n", (unsigned)tc_agent_port(ag));
     if (a->port_file && tc_outfile_write(a->port_file, port, err, sizeof err) != TC_OK) {
-        tc_cli_error("--port-file %s", err);
+        tc_app_error("--port-file %s", err);
         tc_agent_free(ag);
         return TC_EXIT_RUNTIME;
     }

@@ -67,9 +67,9 @@ int tc_cli_unknown_command(const char *name)
     names[tc_cli_n_commands] = "help";
     const char *guess = tc_suggest(name, names, tc_cli_n_commands + 1);
     if (guess)
-        tc_cli_error("unknown command '%s'; did you mean '%s'?", name, guess);
+        tc_app_error("unknown command '%s'; did you mean '%s'?", name, guess);
     else
-        tc_cli_error("unknown command '%s'", name);
+        tc_app_error("unknown command '%s'", name);
     fputs("Run 'truecost --help' for the list of commands.\n", stderr);
     return TC_EXIT_USAGE;
 }

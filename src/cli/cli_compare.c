@@ -12,7 +12,7 @@
 #include "cli_opts.h"
 #include "cli_read.h"
 #include "cli_roofline.h"
-#include "cli_runset.h"
+#include "app/app_runset.h"
 #include "report/report_compare.h"
 #include "views/view_compare.h"
 
@@ -49,12 +49,12 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->run_b = runs[1];
     tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (!a->run_b) {
-        tc_cli_error("compare: give two runs, RUN_A and RUN_B (ids, labels or groups; see "
+        tc_app_error("compare: give two runs, RUN_A and RUN_B (ids, labels or groups; see "
                      "'truecost runs')");
         return -1;
     }
     if (!a->profile_a != !a->profile_b) {
-        tc_cli_error("compare: give both --profile-a and --profile-b (each platform's own cost "
+        tc_app_error("compare: give both --profile-a and --profile-b (each platform's own cost "
                      "profile), --profile for both, or none");
         return -1;
     }
@@ -68,11 +68,11 @@ static int load_profiles(const compare_args *a, tc_cost_profile *pa, tc_cost_pro
         return 0;
     if (tc_cost_profile_load(a->profile_a, pa, err, sizeof err) != TC_OK ||
         tc_cost_profile_load(a->profile_b, pb, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return -1;
     }
     if (strcmp(pa->currency, pb->currency) != 0) {
-        tc_cli_error("compare: %s is in %s but %s is in %s: give both profiles in one currency",
+        tc_app_error("compare: %s is in %s but %s is in %s: give both profiles in one currency",
                      a->profile_a, pa->currency, a->profile_b, pb->currency);
         return -1;
     }
@@ -103,18 +103,18 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
                                  sizeof err) != TC_OK ||
         tc_view_compare_platform(st, a->run_b, "B", a->profile_b ? pb : NULL, &r->b, err,
                                  sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return TC_EXIT_RUNTIME;
     }
     if (tc_compare_prepare(r, err, sizeof err) != TC_OK) {
-        tc_cli_error("compare: %s", err);
+        tc_app_error("compare: %s", err);
         return TC_EXIT_RUNTIME;
     }
     int code = bound_sides(a->specs, r);
     if (code)
         return code;
     if (tc_compare_finish(r, &o, err, sizeof err) != TC_OK) {
-        tc_cli_error("compare: %s", err);
+        tc_app_error("compare: %s", err);
         return TC_EXIT_RUNTIME;
     }
     return 0;
@@ -124,7 +124,7 @@ static int compare(tc_store *st, const compare_args *a, const tc_cost_profile *p
 static int is_sweep(tc_store *st, const char *which)
 {
     tc_runset set;
-    if (tc_cli_runset_find(st, which, &set))
+    if (tc_app_runset_find(st, which, &set))
         return -1;
     int sweep = set.is_group && set.n && strcmp(set.runs[0].group_kind, "sweep") == 0;
     tc_runset_free(&set);
@@ -138,7 +138,7 @@ static int compare_frontiers(tc_store *st, const compare_args *a, const tc_cost_
                              const tc_cost_profile *pb)
 {
     if (!a->profile_a) {
-        tc_cli_error("compare: two sweeps are compared by cost at equal interactivity: give "
+        tc_app_error("compare: two sweeps are compared by cost at equal interactivity: give "
                      "--profile FILE (both sides) or --profile-a and --profile-b");
         return TC_EXIT_USAGE;
     }
@@ -148,7 +148,7 @@ static int compare_frontiers(tc_store *st, const compare_args *a, const tc_cost_
                            .seed = (uint64_t)a->seed,
                            .has_claim = !isnan(a->claim),
                            .claim = a->claim};
-    return tc_cli_frontier_pair(st, a->run_a, a->run_b, pa, pb, NULL, &ask, a->json);
+    return tc_app_frontier_pair(st, a->run_a, a->run_b, pa, pb, NULL, &ask, a->json);
 }
 
 int tc_cmd_compare(int argc, char **argv)
@@ -160,19 +160,19 @@ int tc_cmd_compare(int argc, char **argv)
     if (load_profiles(&a, &pa, &pb) < 0)
         return TC_EXIT_USAGE;
     tc_store *st;
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
-    int train_a = tc_cli_is_train(st, a.run_a), train_b = tc_cli_is_train(st, a.run_b);
+    int train_a = tc_app_is_train(st, a.run_a), train_b = tc_app_is_train(st, a.run_b);
     if (train_a != train_b) {
-        tc_cli_error("compare: '%s' is a training run and '%s' is not: compare two training "
+        tc_app_error("compare: '%s' is a training run and '%s' is not: compare two training "
                      "runs (truecost train) or two serving runs",
                      train_a ? a.run_a : a.run_b, train_a ? a.run_b : a.run_a);
         tc_store_close(st);
         return TC_EXIT_USAGE;
     }
     if (train_a) {
-        code = tc_cli_train_compare(
+        code = tc_app_train_compare(
             st, a.run_a, a.run_b, a.profile_a ? &pa : NULL, a.profile_b ? &pb : NULL,
             a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES, (uint64_t)a.seed, a.json);
         tc_store_close(st);
@@ -193,7 +193,7 @@ int tc_cmd_compare(int argc, char **argv)
     memset(&r, 0, sizeof r);
     code = compare(st, &a, &pa, &pb, &r);
     if (!code && a.json)
-        code = tc_cli_emit_json("compare", tc_report_compare_json(&r));
+        code = tc_app_emit_json("compare", tc_report_compare_json(&r));
     else if (!code)
         tc_report_compare_print(stdout, &r);
     tc_compare_result_free(&r);

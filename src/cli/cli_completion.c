@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "core/tc_help.h"
 
-
 #define MAX_OPTS 96
 
 static void commands(FILE *out)
@@ -55,8 +54,8 @@ static void file_args(FILE *out)
 
 int tc_cli_completion(FILE *out)
 {
-    const char *t = (const char *)tc_completion_template;
-    const char *end = t + tc_completion_template_len;
+    const char *t = (const char *)tc_help_completion_template;
+    const char *end = t + tc_help_completion_template_len;
     static const struct {
         const char *mark;
         void (*fill)(FILE *);

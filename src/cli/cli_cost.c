@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_read.h"
-#include "cli_runset.h"
+#include "app/app_runset.h"
 #include "report/report_cost.h"
 
 typedef struct cost_args {
@@ -27,11 +27,11 @@ static int parse_args(int argc, char **argv, cost_args *a)
     if (tc_cli_parse("cost", argc, argv, opts, NULL, &a->run, 1, NULL) < 0)
         return -1;
     if (!a->run) {
-        tc_cli_error("cost: which run? give its id or label (see 'truecost runs')");
+        tc_app_error("cost: which run? give its id or label (see 'truecost runs')");
         return -1;
     }
     if (!a->profile) {
-        tc_cli_error("cost: --profile FILE is required (examples in profiles/)");
+        tc_app_error("cost: --profile FILE is required (examples in profiles/)");
         return -1;
     }
     return 0;
@@ -42,20 +42,20 @@ static int price(tc_store *st, const tc_runset *set, const tc_cost_profile *p, i
     tc_figures *f = NULL;
     tc_set_summary s;
     tc_cost_result r;
-    int code = tc_cli_runset_load(st, set, &f);
+    int code = tc_app_runset_load(st, set, &f);
     if (code)
         return code;
     tc_figures_summarise(set->is_group ? "the group" : "the run", set, f, &s);
     tc_runset_figures_free(f, set->n);
     if (tc_cost_compute(p, &s.mean, &r) != TC_OK) {
-        tc_cli_error("cost: '%s' has no output throughput (no completed request), so no cost "
+        tc_app_error("cost: '%s' has no output throughput (no completed request), so no cost "
                      "per token",
                      set->name);
         return TC_EXIT_RUNTIME;
     }
     if (json)
-        return tc_cli_emit_json("cost", tc_report_cost_json(set, p, &s, &r));
-    return tc_cli_check(tc_report_cost_text(stdout, set, p, &s, &r), NULL);
+        return tc_app_emit_json("cost", tc_report_cost_json(set, p, &s, &r));
+    return tc_app_check(tc_report_cost_text(stdout, set, p, &s, &r), NULL);
 }
 
 int tc_cmd_cost(int argc, char **argv)
@@ -66,17 +66,17 @@ int tc_cmd_cost(int argc, char **argv)
     tc_cost_profile p;
     char err[1024];
     if (tc_cost_profile_load(a.profile, &p, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return TC_EXIT_USAGE;
     }
     tc_store *st;
     tc_runset set;
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
-    code = tc_cli_runset_find(st, a.run, &set);
-    if (!code && tc_cli_is_train(st, a.run))
-        code = tc_cli_train_cost(st, a.run, &p, a.json);
+    code = tc_app_runset_find(st, a.run, &set);
+    if (!code && tc_app_is_train(st, a.run))
+        code = tc_app_train_cost(st, a.run, &p, a.json);
     else if (!code)
         code = price(st, &set, &p, a.json);
     tc_runset_free(&set);

@@ -53,7 +53,7 @@ static int parse_args(int argc, char **argv, decide_args *a)
     if (tc_cli_parse("decide", argc, argv, opts, a, &a->file, 1, NULL) < 0)
         return -1;
     if (!a->file) {
-        tc_cli_error("decide: which assessment? give an INI file (see examples/assessment-*.ini)");
+        tc_app_error("decide: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
     }
     return tc_cli_evidence_check(&a->ev);
@@ -68,12 +68,12 @@ static int report(const decide_args *a, const tc_lockin *as, const tc_evidence *
     char err[512];
     if (tc_evidence_decide(as, ev, o, (size_t)a->samples, (uint64_t)a->seed, &r, &d, err,
                            sizeof err) != TC_OK) {
-        tc_cli_error("decide: %s", err);
+        tc_app_error("decide: %s", err);
         return TC_EXIT_USAGE;
     }
     int code = 0;
     if (a->json)
-        code = tc_cli_emit_json("decide", tc_report_decide_json(&r, &d, o->simulated));
+        code = tc_app_emit_json("decide", tc_report_decide_json(&r, &d, o->simulated));
     else
         tc_report_decide_print(stdout, &r, &d, o->simulated);
     tc_lockin_result_free(&r);
@@ -89,7 +89,7 @@ int tc_cmd_decide(int argc, char **argv)
     char err[1024];
     tc_err rc = tc_lockin_load(a.file, &as, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     tc_evidence ev;

@@ -42,14 +42,14 @@ int tc_cmd_doctor(int argc, char **argv)
     tc_doctor_report *r = malloc(sizeof *r); /* large: not on the stack */
     char err[512];
     if (!r) {
-        tc_cli_error("doctor: out of memory");
+        tc_app_error("doctor: out of memory");
         return TC_EXIT_RUNTIME;
     }
     int code = TC_EXIT_RUNTIME;
     if (tc_doctor_run(&a.cfg, r, err, sizeof err) != TC_OK) {
-        tc_cli_error("doctor: %s", err);
+        tc_app_error("doctor: %s", err);
     } else if (a.json) {
-        code = tc_cli_emit_json("doctor", tc_report_doctor_json(r));
+        code = tc_app_emit_json("doctor", tc_report_doctor_json(r));
     } else {
         tc_report_doctor_text(stdout, r);
         code = TC_EXIT_OK;

@@ -26,7 +26,7 @@ static int positionals(env_args *a, const char **pos, int n)
 {
     if (a->diff) {
         if (n != 2) {
-            tc_cli_error("env: --diff takes two fingerprint files, A.json B.json");
+            tc_app_error("env: --diff takes two fingerprint files, A.json B.json");
             return -1;
         }
         a->files[0] = pos[0];
@@ -34,7 +34,7 @@ static int positionals(env_args *a, const char **pos, int n)
         return 0;
     }
     if (n > 1) {
-        tc_cli_error("env: unexpected argument '%s'", pos[1]);
+        tc_app_error("env: unexpected argument '%s'", pos[1]);
         return -1;
     }
     a->cfg.url = n == 1 ? pos[0] : NULL;
@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, env_args *a, const char **pos)
     if (a->key_env) {
         a->cfg.api_key = getenv(a->key_env);
         if (!a->cfg.api_key || !*a->cfg.api_key) {
-            tc_cli_error("env: --api-key-env %s: the variable is not set or empty", a->key_env);
+            tc_app_error("env: --api-key-env %s: the variable is not set or empty", a->key_env);
             return -1;
         }
     }
@@ -79,16 +79,16 @@ static int load(const char *which, const char *db, json_t **fp)
     if (access(which, F_OK) == 0) {
         if (tc_env_load(which, fp, err, sizeof err) == TC_OK)
             return 0;
-        tc_cli_error("env: %s", err);
+        tc_app_error("env: %s", err);
         return -1;
     }
     tc_store *st = NULL;
-    if (tc_cli_open_store(db, TC_STORE_READ, &st))
+    if (tc_app_open_store(db, TC_STORE_READ, &st))
         return -1;
     tc_err rc = tc_view_fingerprint_pair(st, which, fp, err, sizeof err);
     tc_store_close(st);
     if (rc != TC_OK)
-        tc_cli_error("env: --diff: %s", err);
+        tc_app_error("env: --diff: %s", err);
     return rc == TC_OK ? 0 : -1;
 }
 
@@ -100,20 +100,20 @@ static int run_diff(const env_args *a)
     if (load(a->files[0], a->db, &p.a) < 0 || load(a->files[1], a->db, &p.b) < 0)
         goto done;
     if (tc_view_fingerprint_pair_compare(&p) != TC_OK) {
-        tc_cli_error("env: --diff: out of memory");
+        tc_app_error("env: --diff: out of memory");
         goto done;
     }
     if (!a->json)
         tc_report_env_diff_text(stdout, &p, a->files[0], a->files[1]);
     else if (tc_report_env_json(stdout, p.diffs, err, sizeof err) != TC_OK) {
-        tc_cli_error("env: %s", err);
+        tc_app_error("env: %s", err);
         goto done;
     }
     char warn[1200];
     for (int k = 0; a->json && k < 2; k++)
         if (tc_fingerprint_client_host(k ? p.b : p.a)) {
             tc_report_env_client_warning(warn, sizeof warn, k ? "B" : "A", a->files[k]);
-            tc_cli_error("env: --diff: warning: %s", warn);
+            tc_app_error("env: --diff: warning: %s", warn);
         }
     code = p.n ? TC_EXIT_CHECK : TC_EXIT_OK;
 done:
@@ -135,14 +135,14 @@ int tc_cmd_env(int argc, char **argv)
     json_t *fp = NULL;
     tc_err rc = tc_env_collect(&a.cfg, &fp, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("env: %s", err[0] ? err : tc_strerror(rc));
+        tc_app_error("env: %s", err[0] ? err : tc_strerror(rc));
         return TC_EXIT_RUNTIME;
     }
     int code = TC_EXIT_OK;
     if (!a.json)
         tc_report_env_text(stdout, fp);
     else if (tc_report_env_json(stdout, fp, err, sizeof err) != TC_OK) {
-        tc_cli_error("env: %s", err);
+        tc_app_error("env: %s", err);
         code = TC_EXIT_RUNTIME;
     }
     tc_env_free(fp);

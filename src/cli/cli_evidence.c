@@ -12,7 +12,7 @@ int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
 {
     /* Two values: the second is the next word, taken here. */
     if (optind >= o->argc || o->argv[optind][0] == '-') {
-        tc_cli_error("%s takes two runs: INCUMBENT ALTERNATIVE (ids, labels or groups)",
+        tc_app_error("%s takes two runs: INCUMBENT ALTERNATIVE (ids, labels or groups)",
                      o->runs_name);
         return -1;
     }
@@ -24,7 +24,7 @@ int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
 int tc_cli_evidence_train(tc_cli_evidence_opts *o, const char *value)
 {
     if (optind >= o->argc || o->argv[optind][0] == '-') {
-        tc_cli_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
+        tc_app_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
                      "'truecost train' runs)");
         return -1;
     }
@@ -37,22 +37,22 @@ int tc_cli_evidence_check(tc_cli_evidence_opts *o)
 {
     tc_cli_profiles_resolve(o->profile, &o->src.profile_a, &o->src.profile_b);
     if (!o->src.profile_a != !o->src.profile_b) {
-        tc_cli_error("give both --profile-a and --profile-b (each platform's cost profile), "
+        tc_app_error("give both --profile-a and --profile-b (each platform's cost profile), "
                      "--profile for both, or none");
         return -1;
     }
     if (o->src.at > 0 && !o->src.profile_a) {
-        tc_cli_error("--at prices each platform's fleet at that interactivity: give %s SWEEP_A "
+        tc_app_error("--at prices each platform's fleet at that interactivity: give %s SWEEP_A "
                      "SWEEP_B and --profile-a/--profile-b (with [workload] tokens_per_month)",
                      o->runs_name);
         return -1;
     }
     if (o->src.demand > 0 && !(o->src.at > 0)) {
-        tc_cli_error("--demand sizes the fleets priced at --at X: give --at too");
+        tc_app_error("--demand sizes the fleets priced at --at X: give --at too");
         return -1;
     }
     if (o->src.profile_a && !o->src.run_a) {
-        tc_cli_error("--profile-a/--profile-b price the runs of %s A B: give them too",
+        tc_app_error("--profile-a/--profile-b price the runs of %s A B: give them too",
                      o->runs_name);
         return -1;
     }
@@ -65,16 +65,16 @@ int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc
     char err[1024];
     tc_store *st = NULL;
     if (tc_evidence_needs_store(&o->src)) {
-        int code = tc_cli_open_store(o->db, TC_STORE_READ, &st);
+        int code = tc_app_open_store(o->db, TC_STORE_READ, &st);
         if (code)
             return code;
     }
     tc_err rc = tc_evidence_gather(st, &o->src, a, ev, ov, NULL, err, sizeof err);
     for (int i = 0; i < ev->n_notes; i++)
-        tc_cli_error("%s", ev->notes[i]);
+        tc_app_error("%s", ev->notes[i]);
     tc_store_close(st);
     if (rc == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }

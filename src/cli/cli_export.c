@@ -25,7 +25,7 @@ static int export_said(tc_err rc, const char *err)
 {
     if (rc == TC_OK)
         return 0;
-    tc_cli_error("export: %s", err);
+    tc_app_error("export: %s", err);
     return TC_EXIT_RUNTIME;
 }
 
@@ -50,13 +50,13 @@ static int export_samples(export_job *j)
  * printed, or flattened to CSV. */
 static int export_summary(export_job *j)
 {
-    tc_show s = tc_cli_show_on(j->fmt == TC_EXPORT_JSON ? TC_SHOW_JSON : TC_SHOW_CSV);
+    tc_show s = tc_app_show_on(j->fmt == TC_EXPORT_JSON ? TC_SHOW_JSON : TC_SHOW_CSV);
     s.out = j->f;
     tc_err rc = j->set->is_group
                     ? tc_report_show_group(j->st, j->set, &s, j->err, sizeof j->err)
                     : tc_report_show_run(j->st, &j->set->runs[0], NULL, &s, j->err, sizeof j->err);
     for (int i = 0; i < s.n_notes; i++)
-        tc_cli_error("%s", s.notes[i]);
+        tc_app_error("%s", s.notes[i]);
     return export_said(rc, j->err);
 }
 
@@ -69,7 +69,7 @@ static int export_rows(export_job *j)
         const tc_run_info *run = &j->set->runs[i];
         tc_req_record *recs;
         size_t n;
-        if (tc_cli_check(tc_store_load_requests(j->st, run->id, &recs, &n, j->err, sizeof j->err),
+        if (tc_app_check(tc_store_load_requests(j->st, run->id, &recs, &n, j->err, sizeof j->err),
                          j->err))
             return TC_EXIT_RUNTIME;
         tc_err rc =
@@ -91,11 +91,11 @@ static int export_kind(const read_args *a, export_job *j, int *samples)
     j->fmt = TC_EXPORT_CSV;
     *samples = a->what && strcmp(a->what, "samples") == 0;
     if (a->what && !*samples && tc_report_export_what_parse(a->what, &j->what) < 0) {
-        tc_cli_error("export: --what '%s': expected requests, chunks, summary or samples", a->what);
+        tc_app_error("export: --what '%s': expected requests, chunks, summary or samples", a->what);
         return TC_EXIT_USAGE;
     }
     if (a->format && tc_report_export_format_parse(a->format, &j->fmt) < 0) {
-        tc_cli_error("export: --format '%s': expected csv or json", a->format);
+        tc_app_error("export: --format '%s': expected csv or json", a->format);
         return TC_EXIT_USAGE;
     }
     return 0;
@@ -111,11 +111,11 @@ int tc_cmd_export(int argc, char **argv)
     if (export_kind(&a, &j, &samples))
         return tc_cli_usage_hint("export");
     tc_runset set = {0};
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &j.st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &j.st);
     if (!code)
-        code = tc_cli_check(tc_view_runset(j.st, a.run, &set, j.err, sizeof j.err), j.err);
+        code = tc_app_check(tc_view_runset(j.st, a.run, &set, j.err, sizeof j.err), j.err);
     if (!code && set.is_group && samples) {
-        tc_cli_error("export: --what samples takes one run; group '%s' has runs %lld to %lld",
+        tc_app_error("export: --what samples takes one run; group '%s' has runs %lld to %lld",
                      set.name, (long long)set.runs[0].id, (long long)set.runs[set.n - 1].id);
         code = TC_EXIT_USAGE;
     }
@@ -125,14 +125,14 @@ int tc_cmd_export(int argc, char **argv)
     tc_inputs in = {0};
     tc_inputs_add(&in, "--db", j.st ? tc_store_path(j.st) : NULL);
     if (!code && tc_output_check("-o", a.output, &in, j.err, sizeof j.err) != TC_OK) {
-        tc_cli_error("export: %s", j.err);
+        tc_app_error("export: %s", j.err);
         code = TC_EXIT_USAGE;
     }
     if (!code && a.output) { /* a temporary file, renamed over the target when all is written */
         if (tc_outfile_open(a.output, &out, j.err, sizeof j.err) == TC_OK)
             j.f = out.f;
         else {
-            tc_cli_error("export: -o %s", j.err);
+            tc_app_error("export: -o %s", j.err);
             code = TC_EXIT_RUNTIME;
         }
         errno = 0; /* a failed write says why */

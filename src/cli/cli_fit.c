@@ -32,11 +32,11 @@ static int take_gpu(const char *value, void *ctx)
 {
     fit_args *a = ctx;
     if (!*value) {
-        tc_cli_error("fit: --gpu: an empty name (see 'truecost roofline --list')");
+        tc_app_error("fit: --gpu: an empty name (see 'truecost roofline --list')");
         return -1;
     }
     if (a->n_gpu == MAX_CARDS) {
-        tc_cli_error("fit: --gpu: at most %d cards at once", MAX_CARDS);
+        tc_app_error("fit: --gpu: at most %d cards at once", MAX_CARDS);
         return -1;
     }
     a->gpu[a->n_gpu++] = value;
@@ -52,7 +52,7 @@ static int word(const char *opt, const char *value, const char *words)
     snprintf(key, sizeof key, "|%s|", value);
     if (strlen(value) < 60 && strstr(list, key))
         return 0;
-    tc_cli_error("fit: %s: '%s' is not one of %s", opt, value, words);
+    tc_app_error("fit: %s: '%s' is not one of %s", opt, value, words);
     return -1;
 }
 
@@ -87,7 +87,7 @@ static int parse_args(int argc, char **argv, fit_args *a)
     if (tc_cli_parse("fit", argc, argv, opts, a, &a->model, 1, NULL) < 0)
         return -1;
     if (!a->model) {
-        tc_cli_error("fit: which model? give a GGUF or safetensors file, a "
+        tc_app_error("fit: which model? give a GGUF or safetensors file, a "
                      "model.safetensors.index.json, a config.json or a folder holding one");
         return -1;
     }
@@ -117,7 +117,7 @@ static int words_into(const fit_args *a, tc_fit_options *o)
                     tc_fit_ckpt_parse(a->ckpt, &o->checkpointing)))
         return -1;
     if (a->targets && tc_fit_lora_targets_parse(a->targets, &o->lora_targets)) {
-        tc_cli_error("fit: --lora-targets: '%s' is not a list of q,k,v,o,gate,up,down (or "
+        tc_app_error("fit: --lora-targets: '%s' is not a list of q,k,v,o,gate,up,down (or "
                      "q_proj, ..., all-linear)",
                      a->targets);
         return -1;
@@ -141,9 +141,9 @@ static int task_fits_options(const fit_args *a, const tc_fit_options *o)
                       : !serve && a->log         ? "--server-log"
                                                  : NULL;
     if (bad)
-        tc_cli_error("fit: %s does not apply to --task %s", bad, tc_fit_task_name(o->task));
+        tc_app_error("fit: %s does not apply to --task %s", bad, tc_fit_task_name(o->task));
     if (!bad && o->task == TC_FIT_QLORA && a->dtype) {
-        tc_cli_error("fit: --dtype does not apply to --task qlora (its base is NF4)");
+        tc_app_error("fit: --dtype does not apply to --task qlora (its base is NF4)");
         return -1;
     }
     return bad ? -1 : 0;
@@ -173,7 +173,7 @@ static int options(const fit_args *a, tc_fit_options *o)
  * that cannot be had is 2, bad content 1. */
 static int failed(tc_err rc, const char *err)
 {
-    tc_cli_error("fit: %s", err);
+    tc_app_error("fit: %s", err);
     return rc == TC_ERR_IO || rc == TC_ERR_NOMEM || rc == TC_ERR_NOTFOUND || rc == TC_ERR_BUSY
                ? TC_EXIT_RUNTIME
                : TC_EXIT_USAGE;
@@ -203,12 +203,12 @@ static int judge_cards(const fit_args *a, const tc_model_shape *m, const tc_fit_
         const tc_gpu_spec *s = tc_roofline_lookup(&tab, a->gpu[i]);
         const char *near = s ? NULL : tc_roofline_closest(&tab, a->gpu[i]);
         if (!s)
-            tc_cli_error("fit: GPU '%s' is not in the table%s%s%s (see 'truecost roofline "
+            tc_app_error("fit: GPU '%s' is not in the table%s%s%s (see 'truecost roofline "
                          "--list'; --gpu-specs FILE adds rows, --vram GIB needs none)",
                          a->gpu[i], near ? "; did you mean '" : "", near ? near : "",
                          near ? "'?" : "");
         else if (tc_fit_card_from_spec(s, &cards[*n]) != 0)
-            tc_cli_error("fit: GPU '%s' has no memory figure in the table: give --vram GIB",
+            tc_app_error("fit: GPU '%s' has no memory figure in the table: give --vram GIB",
                          s->name);
         else
             tc_fit_judge(m, o, t, &cards[(*n)++]);
@@ -226,7 +226,7 @@ static int load_run(const fit_args *a, tc_fit_measured *run)
 {
     tc_store *st;
     char err[1024];
-    int code = tc_cli_open_store(a->db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a->db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_err rc = tc_view_fit_measured(st, a->run, run, err, sizeof err);
@@ -238,9 +238,9 @@ static int load_run(const fit_args *a, tc_fit_measured *run)
 static int pairs_given(const fit_args *a)
 {
     if (a->specs && !a->n_gpu)
-        tc_cli_error("fit: --gpu-specs is read with --gpu NAME");
+        tc_app_error("fit: --gpu-specs is read with --gpu NAME");
     else if (a->db && !a->run)
-        tc_cli_error("fit: --db is read with --run RUN");
+        tc_app_error("fit: --db is read with --run RUN");
     else
         return 0;
     return -1;
@@ -266,7 +266,7 @@ static int fit(const fit_args *a, tc_fit_options *o)
         o->engine = log.engine == TC_FIT_LOG_VLLM ? TC_FIT_ENGINE_VLLM : TC_FIT_ENGINE_LLAMACPP;
     tc_fit_resolve(o, &m, a->log != NULL);
     if ((rc = tc_fit_compute(&m, o, &t, err, sizeof err)) != TC_OK) {
-        tc_cli_error("fit: %s: %s", a->model, err);
+        tc_app_error("fit: %s: %s", a->model, err);
         return TC_EXIT_USAGE;
     }
     if ((code = judge_cards(a, &m, o, &t, cards, &n)) != 0 ||
@@ -282,8 +282,8 @@ static int fit(const fit_args *a, tc_fit_options *o)
                        .log = a->log ? &log : NULL,
                        .run = a->run ? &run : NULL};
     if (a->json)
-        return tc_cli_emit_json("fit", tc_report_fit_json(&r));
-    return tc_cli_check(tc_report_fit_text(stdout, &r), "fit: cannot write the output");
+        return tc_app_emit_json("fit", tc_report_fit_json(&r));
+    return tc_app_check(tc_report_fit_text(stdout, &r), "fit: cannot write the output");
 }
 
 int tc_cmd_fit(int argc, char **argv)

@@ -9,9 +9,48 @@
 #include "analysis/bootstrap.h"
 #include "analysis/frontier_cost.h"
 #include "cli.h"
+#include "core/tc_sort.h"
+#include "core/tc_text.h"
 #include "cli_opts.h"
 #include "cli_frontier.h"
 #include "cli_read.h"
+
+int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size_t *n)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text ? text : "20,35,50,100");
+    *n = 0;
+    if (text && tc_list_has_empty(text)) {
+        tc_app_error("%s: --at '%s': an empty item; expected interactivities (tokens/s per user) "
+                     "above 0 separated by single commas, e.g. 20,35,50,100",
+                     cmd, text);
+        return -1;
+    }
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double v = strtod(t, &end);
+        if (*end || !(v >= TC_OPT_AT_MIN && v <= TC_OPT_AT_MAX) || *n == TC_FRONTIER_MAX_TARGETS) {
+            tc_app_error("%s: --at '%s': expected up to %d interactivities (tokens/s per user) "
+                         "from %g to %g, e.g. 20,35,50,100",
+                         cmd, text, TC_FRONTIER_MAX_TARGETS, TC_OPT_AT_MIN, TC_OPT_AT_MAX);
+            return -1;
+        }
+        out[(*n)++] = v;
+    }
+    if (*n == 0) {
+        tc_app_error("%s: --at '%s': give at least one interactivity, e.g. 20,35,50,100", cmd,
+                     text ? text : "");
+        return -1;
+    }
+    /* Rising order, so the verdicts read as a stretch of interactivity. */
+    tc_sort_double(out, *n);
+    for (size_t i = 1; i < *n; i++)
+        if (out[i] == out[i - 1]) {
+            tc_app_error("%s: --at '%s': %g is given twice", cmd, text, out[i]);
+            return -1;
+        }
+    return 0;
+}
 
 typedef struct frontier_args {
     const char *db, *profile, *profile_a, *profile_b, *at, *slo_text, *pos[2];
@@ -39,18 +78,18 @@ static int parse(int argc, char **argv, frontier_args *a)
         return -1;
     tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (!a->pos[0] || !a->profile_a) {
-        tc_cli_error("frontier: give a sweep (or run, or group) and --profile FILE (or "
+        tc_app_error("frontier: give a sweep (or run, or group) and --profile FILE (or "
                      "--profile-a); a second sweep to compare, with --profile-b for its hardware "
                      "when it differs");
         return -1;
     }
     char err[512];
     if (a->slo_text && tc_slo_parse(a->slo_text, &a->slo, err, sizeof err) != TC_OK) {
-        tc_cli_error("frontier: %s", err);
+        tc_app_error("frontier: %s", err);
         return -1;
     }
     if (!isnan(a->claim) && !a->pos[1]) {
-        tc_cli_error("frontier: --claim compares two platforms: give SWEEP_B too");
+        tc_app_error("frontier: --claim compares two platforms: give SWEEP_B too");
         return -1;
     }
     return tc_cli_frontier_targets("frontier", a->at, a->targets, &a->n_targets);
@@ -61,7 +100,7 @@ static int load_profile(const char *path, tc_cost_profile *p)
     char err[1024];
     if (tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return -1;
 }
 
@@ -74,7 +113,7 @@ int tc_cmd_frontier(int argc, char **argv)
     if (load_profile(a.profile_a, &pa) < 0 || (a.profile_b && load_profile(a.profile_b, &pb) < 0))
         return TC_EXIT_USAGE;
     tc_store *st;
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_frontier_ask ask = {.targets = a.targets,
@@ -84,7 +123,7 @@ int tc_cmd_frontier(int argc, char **argv)
                            .has_claim = !isnan(a.claim),
                            .claim = a.claim,
                            .demand = a.demand};
-    code = tc_cli_frontier_pair(st, a.pos[0], a.pos[1], &pa, a.profile_b ? &pb : &pa,
+    code = tc_app_frontier_pair(st, a.pos[0], a.pos[1], &pa, a.profile_b ? &pb : &pa,
                                 a.slo_text ? &a.slo : NULL, &ask, a.json);
     tc_store_close(st);
     return code;

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "app/app_frontier.h"
+
 #include "analysis/frontier_cost.h"
 #include "store/store.h"
 
@@ -12,12 +14,5 @@
  * TC_FRONTIER_MAX_TARGETS interactivities above 0, in rising order, each
  * once. 0, or -1 after saying what is wrong with --at to cmd's user. */
 int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size_t *n);
-
-/* Loads `which_a` (and `which_b`, may be NULL) as frontier sides priced
- * with pa (pb for B), reads them at ask's targets and prints the frontier
- * document, as JSON when json is set. Returns 0 or an exit status, said. */
-int tc_cli_frontier_pair(tc_store *st, const char *which_a, const char *which_b,
-                         const tc_cost_profile *pa, const tc_cost_profile *pb, const tc_slo *slo,
-                         const tc_frontier_ask *ask, int json);
 
 #endif

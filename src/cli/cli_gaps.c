@@ -30,11 +30,11 @@ static int parse_args(int argc, char **argv, gaps_args *a)
                      " (give files with --ops and --support)") < 0)
         return -1;
     if (!a->ops || !a->support) {
-        tc_cli_error("gaps: --ops FILE and --support FILE are required (examples in examples/)");
+        tc_app_error("gaps: --ops FILE and --support FILE are required (examples in examples/)");
         return -1;
     }
     if (a->dtype && (!a->dtype[0] || strlen(a->dtype) > 32)) {
-        tc_cli_error("gaps: --dtype: '%s' is not a dtype (expected e.g. fp16, bf16, int8)",
+        tc_app_error("gaps: --dtype: '%s' is not a dtype (expected e.g. fp16, bf16, int8)",
                      a->dtype);
         return -1;
     }
@@ -46,12 +46,12 @@ static int report(const tc_gap_files *f, const gaps_args *a)
 {
     tc_gap_table t;
     if (tc_gaps_build(&f->inv, &f->sup, a->risks ? &f->risks : NULL, &t) != TC_OK) {
-        tc_cli_error("gaps: out of memory building the table");
+        tc_app_error("gaps: out of memory building the table");
         return TC_EXIT_RUNTIME;
     }
     int code = 0;
     if (a->json)
-        code = tc_cli_emit_json("gaps", tc_gaps_json(&f->inv, &t, a->ops, a->support, a->risks));
+        code = tc_app_emit_json("gaps", tc_gaps_json(&f->inv, &t, a->ops, a->support, a->risks));
     else
         tc_report_gaps_print(stdout, &f->inv, &t, a->ops, a->support);
     tc_gaps_table_free(&t);
@@ -68,7 +68,7 @@ int tc_cmd_gaps(int argc, char **argv)
     tc_err rc = tc_gaps_files_load(a.ops, a.support, a.risks, a.dtype, &f, err, sizeof err);
     int code;
     if (rc != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         code = rc == TC_ERR_IO || rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
     } else {
         code = report(&f, &a);

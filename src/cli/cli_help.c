@@ -20,7 +20,7 @@ int tc_cli_help(const char *cmd, FILE *out)
     free(text);
     if (ok)
         return TC_EXIT_OK;
-    tc_cli_error("no help for '%s'", cmd);
+    tc_app_error("no help for '%s'", cmd);
     return TC_EXIT_RUNTIME;
 }
 
@@ -71,7 +71,7 @@ static int list_options(const char *cmd)
     tc_usage_opt o[MAX_HELP_OPTS];
     int n = tc_cli_find_command(cmd) ? tc_help_options(cmd, o, MAX_HELP_OPTS) : -1;
     if (n < 0) {
-        tc_cli_error("help --options: no command '%s' (see 'truecost help --list')", cmd);
+        tc_app_error("help --options: no command '%s' (see 'truecost help --list')", cmd);
         return TC_EXIT_USAGE;
     }
     for (int i = 0; i < n; i++)

@@ -35,7 +35,7 @@ static int parse_args(int argc, char **argv, kernels_args *a)
     if (a->n < 0)
         return -1;
     if (a->n == 0) {
-        tc_cli_error("kernels: a kernel table is required (FILE, or FILE FILE_B to compare an "
+        tc_app_error("kernels: a kernel table is required (FILE, or FILE FILE_B to compare an "
                      "incumbent with an alternative)");
         return -1;
     }
@@ -60,10 +60,10 @@ static int report(const tc_kernel_files *f, const kernels_args *a)
     }
     int code = TC_EXIT_OK;
     if (rc != TC_OK) {
-        tc_cli_error("kernels: out of memory");
+        tc_app_error("kernels: out of memory");
         code = TC_EXIT_RUNTIME;
     } else if (a->json) {
-        code = tc_cli_emit_json("kernels", tc_report_kernels_json(&d));
+        code = tc_app_emit_json("kernels", tc_report_kernels_json(&d));
     } else {
         tc_report_kernels_print(stdout, &d);
     }
@@ -83,7 +83,7 @@ int tc_cmd_kernels(int argc, char **argv)
     tc_err rc = tc_kernels_files_load(a.files[0], a.files[1], a.rules, &f, err, sizeof err);
     int code;
     if (rc != TC_OK) {
-        tc_cli_error("kernels: %s", err);
+        tc_app_error("kernels: %s", err);
         code = rc == TC_ERR_IO || rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
     } else {
         code = report(&f, &a);

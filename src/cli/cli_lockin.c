@@ -28,13 +28,13 @@ static int take_gaps_top(const char *text, void *ctx)
     tc_lockin_range r;
     char why[200];
     if (tc_lockin_range_parse(text, &r, why, sizeof why) != TC_OK) {
-        tc_cli_error("--gaps-top: %s; expected person-days as LOW..MODE..HIGH or LOW..HIGH, "
+        tc_app_error("--gaps-top: %s; expected person-days as LOW..MODE..HIGH or LOW..HIGH, "
                      "e.g. 6..10..15",
                      why);
         return -1;
     }
     if (r.high > 1e6) {
-        tc_cli_error("--gaps-top: %s: over 1e6 person-days", text);
+        tc_app_error("--gaps-top: %s: over 1e6 person-days", text);
         return -1;
     }
     o->has_operators = 1;
@@ -63,7 +63,7 @@ static int take_perf_ratio(const char *value, void *ctx)
     if (tc_cli_double("--perf-ratio", value, 0, 1000, &x) < 0)
         return -1;
     if (!(x > 0)) {
-        tc_cli_error("--perf-ratio: expected alternative / incumbent throughput > 0");
+        tc_app_error("--perf-ratio: expected alternative / incumbent throughput > 0");
         return -1;
     }
     o->has_perf_ratio = 1;
@@ -82,20 +82,20 @@ static int check_args(lockin_args *a)
 {
     tc_cli_profiles_resolve(a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b);
     if (!a->file) {
-        tc_cli_error("lockin: which assessment? give an INI file (see examples/assessment-*.ini)");
+        tc_app_error("lockin: which assessment? give an INI file (see examples/assessment-*.ini)");
         return -1;
     }
     if (a->ev.src.gaps_file && a->o.has_operators) {
-        tc_cli_error("lockin: give --gaps FILE or --gaps-top RANGE, not both");
+        tc_app_error("lockin: give --gaps FILE or --gaps-top RANGE, not both");
         return -1;
     }
     if ((a->ev.src.run_a || a->ev.src.train_a) && a->o.has_perf_ratio) {
-        tc_cli_error("lockin: give --perf RUN_A RUN_B (or --train A B) or --perf-ratio R, not "
+        tc_app_error("lockin: give --perf RUN_A RUN_B (or --train A B) or --perf-ratio R, not "
                      "both");
         return -1;
     }
     if (a->ev.src.profile_a && a->o.has_running_saving) {
-        tc_cli_error("lockin: give --profile (or --profile-a/--profile-b) or "
+        tc_app_error("lockin: give --profile (or --profile-a/--profile-b) or "
                      "--running-saving-per-month, not both");
         return -1;
     }
@@ -144,12 +144,12 @@ static int report(const lockin_args *a, const tc_lockin *as)
     tc_err rc =
         tc_lockin_evaluate(as, &a->o, (size_t)a->samples, (uint64_t)a->seed, &r, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("lockin: %s", err);
+        tc_app_error("lockin: %s", err);
         return rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
     }
     int code = TC_EXIT_OK;
     if (a->json)
-        code = tc_cli_emit_json("lockin", tc_report_lockin_json(&r, &a->o));
+        code = tc_app_emit_json("lockin", tc_report_lockin_json(&r, &a->o));
     else
         tc_report_lockin_print(stdout, &r, &a->o);
     tc_lockin_result_free(&r);
@@ -165,7 +165,7 @@ int tc_cmd_lockin(int argc, char **argv)
     char err[1024];
     tc_err rc = tc_lockin_load(a.file, &as, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     tc_evidence ev;

@@ -74,7 +74,7 @@ static void show(const mon_args *a, tc_telem_set *s, int i, mon_dev *d)
     if (!a->json)
         tc_report_monitor_row(stdout, &r);
     else if (tc_report_monitor_json(stdout, &r, tc_wall_ns()) != TC_OK)
-        tc_cli_error("monitor: out of memory building the JSON document");
+        tc_app_error("monitor: out of memory building the JSON document");
 }
 
 static void loop(const mon_args *a, tc_telem_set *s)
@@ -105,11 +105,11 @@ int tc_cmd_monitor(int argc, char **argv)
     tc_telem_set *s = NULL;
     char notes[2048], err[512];
     if (tc_telem_set_open(a.backend, &a.cfg, &s, notes, sizeof notes, err, sizeof err) != TC_OK) {
-        tc_cli_error("monitor: %s", err);
+        tc_app_error("monitor: %s", err);
         return strncmp(err, "--backend", 9) == 0 ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     if (tc_telem_set_count(s) == 0) {
-        tc_cli_error("monitor: no GPU or CPU energy sensor found:");
+        tc_app_error("monitor: no GPU or CPU energy sensor found:");
         fputs(notes, stderr);
         tc_telem_set_close(s);
         return TC_EXIT_RUNTIME;

@@ -36,7 +36,7 @@ static const char *hide_db_password(const char *value)
     memset((char *)value + at, '*', n);
     hidden[n_hidden].arg = value;
     hidden[n_hidden++].copy = copy;
-    tc_cli_error("warning: --db: a password on the command line can be read by any user of this "
+    tc_app_error("warning: --db: a password on the command line can be read by any user of this "
                  "host (ps) while truecost runs; it is starred out now, but keep it off the "
                  "command line: ~/.pgpass, PGPASSWORD, or a service file (?service=NAME); see "
                  "docs/storage.md");
@@ -99,7 +99,7 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
             if (opts[i].letter == opt)
                 o = &opts[i];
         if (!o) {
-            tc_cli_error("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
+            tc_app_error("%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
             return -1;
         }
         if (take(o, optarg, ctx) < 0)
@@ -108,7 +108,7 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
     int n_pos = 0;
     for (; optind < argc; optind++, n_pos++) {
         if (n_pos == max_pos) {
-            tc_cli_error("%s: unexpected argument '%s'%s", cmd, argv[optind],
+            tc_app_error("%s: unexpected argument '%s'%s", cmd, argv[optind],
                          extra_hint ? extra_hint : "");
             return -1;
         }

@@ -67,7 +67,7 @@ typedef struct tc_cli_opt {
  * own default then applies). */
 #define TC_OPT_RESAMPLES(d)                                                                        \
     TC_OPT_I("resamples", 0, (d), TC_OPT_RESAMPLES_MIN, TC_OPT_RESAMPLES_MAX)
-/* --db PATH: the results database (NULL: the default; tc_cli_open_store). */
+/* --db PATH: the results database (NULL: the default; tc_app_open_store). */
 #define TC_OPT_DB(d) TC_OPT_S("db", 0, (d))
 /* --json: the command's document as JSON on stdout. */
 #define TC_OPT_JSON(d) TC_OPT_F("json", 0, (d))

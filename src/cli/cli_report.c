@@ -39,7 +39,7 @@ static int format_of_path(report_args *a)
                          : !strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm")    ? "html"
                                                                                     : NULL;
     if (a->format && by_ext && strcmp(a->format, by_ext) != 0) {
-        tc_cli_error("report: -o %s is %s by its name but --format is %s: give a matching name "
+        tc_app_error("report: -o %s is %s by its name but --format is %s: give a matching name "
                      "or format",
                      a->output, by_ext, a->format);
         return -1;
@@ -52,27 +52,27 @@ static int format_of_path(report_args *a)
 static int check(report_args *a)
 {
     if (!a->pos[0]) {
-        tc_cli_error("report: give a RUN, GROUP or SWEEP (and a second one to compare)");
+        tc_app_error("report: give a RUN, GROUP or SWEEP (and a second one to compare)");
         return -1;
     }
     tc_cli_profiles_resolve(a->profile, &a->profile_a, &a->profile_b);
     if (a->pos[1] && !a->profile_a != !a->profile_b) {
-        tc_cli_error("report: give both --profile-a and --profile-b, or --profile for both");
+        tc_app_error("report: give both --profile-a and --profile-b, or --profile for both");
         return -1;
     }
     if ((a->gaps || a->soak) && !a->assessment) {
-        tc_cli_error("report: %s goes with --assessment FILE", a->gaps ? "--gaps" : "--soak");
+        tc_app_error("report: %s goes with --assessment FILE", a->gaps ? "--gaps" : "--soak");
         return -1;
     }
     if (a->format && strcmp(a->format, "html") != 0 && strcmp(a->format, "md") != 0) {
-        tc_cli_error("report: --format '%s': expected html or md", a->format);
+        tc_app_error("report: --format '%s': expected html or md", a->format);
         return -1;
     }
     if (format_of_path(a) < 0)
         return -1;
     char err[512];
     if (a->slo_text && tc_slo_parse(a->slo_text, &a->slo, err, sizeof err) != TC_OK) {
-        tc_cli_error("report: %s", err);
+        tc_app_error("report: %s", err);
         return -1;
     }
     return tc_cli_frontier_targets("report", a->at, a->targets, &a->n_targets);
@@ -83,7 +83,7 @@ static int take_train(const char *value, void *ctx)
 {
     report_args *a = ctx;
     if (optind >= a->argc || a->argv[optind][0] == '-') {
-        tc_cli_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
+        tc_app_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
                      "'truecost train' runs)");
         return -1;
     }
@@ -131,7 +131,7 @@ static int load_profile(const char *path, tc_cost_profile *p)
     char err[1024];
     if (!path || tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return -1;
 }
 
@@ -178,13 +178,13 @@ int tc_cmd_report(int argc, char **argv)
                           .train = {a.train[0], a.train[1]},
                           .demand = a.demand,
                           .profile_path = {fa, fb},
-                          .command = tc_cli_command_line()};
+                          .command = tc_app_command_line()};
     if (a.output)
         snprintf(path, sizeof path, "%s", a.output);
     else
         default_path(&a, path, sizeof path);
     tc_store *st;
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_inputs in = {0};
@@ -211,7 +211,7 @@ int tc_cmd_report(int argc, char **argv)
         rc = tc_page_write(&d, &out, err, sizeof err);
         refused = rc == TC_ERR_INVALID;
     }
-    code = tc_cli_check(rc, err);
+    code = tc_app_check(rc, err);
     if (code && refused)
         code = TC_EXIT_USAGE;
     if (!code)

@@ -22,7 +22,7 @@ static int parse_params_opt(const char *text, void *ctx)
     roof_args *a = ctx;
     if (tc_roofline_parse_params(text, &a->params) == TC_OK)
         return 0;
-    tc_cli_error("roofline: --params: '%s' is not a parameter count (e.g. 8B, 135M, 8030261248)",
+    tc_app_error("roofline: --params: '%s' is not a parameter count (e.g. 8B, 135M, 8030261248)",
                  text);
     return -1;
 }
@@ -44,11 +44,11 @@ static int parse_args(int argc, char **argv, roof_args *a)
     if (tc_cli_parse("roofline", argc, argv, opts, a, &a->run, 1, NULL) < 0)
         return -1;
     if (a->list && a->run) {
-        tc_cli_error("roofline: --list takes no run");
+        tc_app_error("roofline: --list takes no run");
         return -1;
     }
     if (!a->list && !a->run) {
-        tc_cli_error("roofline: which run? give its id or label (see 'truecost runs'), or --list");
+        tc_app_error("roofline: which run? give its id or label (see 'truecost runs'), or --list");
         return -1;
     }
     return 0;
@@ -62,7 +62,7 @@ int tc_cli_roofline_table_load(const char *specs, tc_roofline_table *t)
     tc_err rc = tc_roofline_table_load(t, specs, err, sizeof err);
     if (rc == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
 }
 
@@ -74,7 +74,7 @@ static int explain_missing(const tc_roofline_table *t, const tc_roofline_result 
                            const tc_run_info *run)
 {
     if (r->missing & TC_ROOF_NEED_GPU) {
-        tc_cli_error("roofline: run %lld recorded no GPU (no GPU telemetry, none in its "
+        tc_app_error("roofline: run %lld recorded no GPU (no GPU telemetry, none in its "
                      "environment); name one with --gpu NAME (see 'truecost roofline --list')",
                      (long long)run->id);
         return TC_EXIT_RUNTIME;
@@ -82,17 +82,17 @@ static int explain_missing(const tc_roofline_table *t, const tc_roofline_result 
     if (r->missing & TC_ROOF_NEED_SPEC) {
         const char *near = tc_roofline_closest(t, r->gpu_name);
         if (near)
-            tc_cli_error("roofline: GPU '%s' is not in the table; did you mean --gpu '%s'? (see "
+            tc_app_error("roofline: GPU '%s' is not in the table; did you mean --gpu '%s'? (see "
                          "'truecost roofline --list')",
                          r->gpu_name, near);
         else
-            tc_cli_error("roofline: GPU '%s' is not in the table; add a row with --gpu-specs FILE "
+            tc_app_error("roofline: GPU '%s' is not in the table; add a row with --gpu-specs FILE "
                          "or pick one with --gpu NAME (see 'truecost roofline --list')",
                          r->gpu_name);
         return TC_EXIT_RUNTIME;
     }
     if (r->missing & TC_ROOF_NEED_BYTES) {
-        tc_cli_error("roofline: run %lld has no model size (the server reported no parameter "
+        tc_app_error("roofline: run %lld has no model size (the server reported no parameter "
                      "count and known quantisation%s); give --model-bytes N",
                      (long long)run->id, r->quant[0] ? "" : ", as only Ollama does");
         return TC_EXIT_RUNTIME;
@@ -105,14 +105,14 @@ static int load_run(const roof_args *a, tc_run_info *run, tc_roofline_run *rr)
 {
     tc_store *st;
     char err[1024];
-    int code = tc_cli_open_store(a->db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a->db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_err rc = tc_store_find_run(st, a->run, run, err, sizeof err);
     if (rc == TC_OK)
         rc = tc_view_roofline_run(st, run, rr, err, sizeof err);
     tc_store_close(st);
-    return tc_cli_check(rc, err);
+    return tc_app_check(rc, err);
 }
 
 static int roofline_run(const roof_args *a, const tc_roofline_table *t)
@@ -133,11 +133,11 @@ static int roofline_run(const roof_args *a, const tc_roofline_table *t)
                              .measured_decode_tps = rr.decode_p50};
     tc_roofline_result r;
     if (tc_roofline_for_run(t, &in, &r, err, sizeof err) != TC_OK)
-        tc_cli_error("roofline: run %lld: %s; going on without it", (long long)run.id, err);
+        tc_app_error("roofline: run %lld: %s; going on without it", (long long)run.id, err);
     if ((code = explain_missing(t, &r, &run)) == 0)
-        code = a->json ? tc_cli_emit_json("roofline",
+        code = a->json ? tc_app_emit_json("roofline",
                                           tc_report_roofline_json(&run, &r, rr.decode_n, a->specs))
-                       : tc_cli_check(tc_report_roofline_text(stdout, &run, &r, rr.decode_n), NULL);
+                       : tc_app_check(tc_report_roofline_text(stdout, &run, &r, rr.decode_n), NULL);
     tc_view_roofline_run_free(&rr);
     return code;
 }
@@ -145,8 +145,8 @@ static int roofline_run(const roof_args *a, const tc_roofline_table *t)
 static int print_list(const tc_roofline_table *t, const char *specs, int json)
 {
     if (json)
-        return tc_cli_emit_json("roofline", tc_report_roofline_list_json(t, specs));
-    return tc_cli_check(tc_report_roofline_list(stdout, t, specs), NULL);
+        return tc_app_emit_json("roofline", tc_report_roofline_list_json(t, specs));
+    return tc_app_check(tc_report_roofline_list(stdout, t, specs), NULL);
 }
 
 int tc_cmd_roofline(int argc, char **argv)

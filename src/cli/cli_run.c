@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "cli_read.h"
 #include "cli_run.h"
-#include "cli_runset.h"
+#include "app/app_runset.h"
 #include "measure/measure_run.h"
 #include "measure/measure_plan.h"
 #include "store/store.h"
@@ -23,7 +23,7 @@
 /* A setup error: the user's to fix (usage), or not. */
 static int setup_failed(tc_err rc, const char *err)
 {
-    tc_cli_error("run: %s", err);
+    tc_app_error("run: %s", err);
     return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }
 
@@ -96,7 +96,7 @@ static void on_notice(void *ctx, tc_measure_notice what, const char *text)
         if (!(*said)++) /* once a process, not at every point of a sweep */
             fprintf(stderr, "truecost: %s", text);
     } else {
-        tc_cli_error("run: %s", text);
+        tc_app_error("run: %s", text);
     }
 }
 
@@ -105,16 +105,16 @@ static int telemetry_failed(const run_plan *p, const tc_measure_outcome *o)
 {
     int code = TC_EXIT_RUNTIME;
     if (o->stage != TC_MEASURE_TELEMETRY)
-        tc_cli_error("run: %s", o->err);
+        tc_app_error("run: %s", o->err);
     else if (strncmp(o->err, "--backend", 9) == 0) { /* the set names the monitor's option */
-        tc_cli_error("run: --telemetry '%s': expected auto, none or a source name (see "
+        tc_app_error("run: --telemetry '%s': expected auto, none or a source name (see "
                      "truecost monitor --help)",
                      p->a->telemetry);
         code = TC_EXIT_USAGE;
     } else
-        tc_cli_error("run: --telemetry %s", o->err);
+        tc_app_error("run: --telemetry %s", o->err);
     if (o->finish_err[0])
-        tc_cli_error("run: %s", o->finish_err);
+        tc_app_error("run: %s", o->finish_err);
     return code;
 }
 
@@ -141,14 +141,14 @@ static int measured(run_plan *p, const tc_measure_outcome *o)
     if (p->progress)
         fputs("\r\033[K", stderr);
     if (o->rc != TC_OK)
-        tc_cli_error("run: %s", o->err);
+        tc_app_error("run: %s", o->err);
     if (o->load.abandoned)
         fprintf(stderr,
                 "truecost: interrupted: %lld request(s) still in flight were cut off "
                 "(stored as 'interrupted', left out of the figures)\n",
                 (long long)o->load.abandoned);
     if (o->finish_err[0])
-        tc_cli_error("run: %s", o->finish_err);
+        tc_app_error("run: %s", o->finish_err);
     if (o->figures_err[0])
         fprintf(stderr,
                 "truecost: note: the run's figures were not stored (%s); show computes them from "
@@ -159,10 +159,10 @@ static int measured(run_plan *p, const tc_measure_outcome *o)
     tc_show_form form = p->quiet || p->a->repeat > 1 ? TC_SHOW_NONE
                         : p->a->json                 ? TC_SHOW_JSON
                                                      : TC_SHOW_TABLE;
-    int code = tc_cli_show_run(p->store, &o->info, form,
+    int code = tc_app_show_run(p->store, &o->info, form,
                                o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
     if (o->load.interrupted)
-        return tc_cli_signal_exit();
+        return tc_app_signal_exit();
     return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;
 }
 
@@ -202,7 +202,7 @@ void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
                  .timeout_s = a->timeout_s,
                  .api_key = p->m.key},
         .label = a->label,
-        .command = tc_cli_command_line(),
+        .command = tc_app_command_line(),
         .group = p->group,
         .slo = a->slo[0] ? a->slo : NULL,
         .group_kind = p->group_kind,
@@ -230,7 +230,7 @@ static int measure_all(run_plan *p)
 {
     tc_measure_config cfg;
     tc_cli_run_config(p, &cfg);
-    tc_measure_callbacks cb = {.stop = &tc_cli_stop_requested,
+    tc_measure_callbacks cb = {.stop = &tc_app_stop_requested,
                                .started = on_started,
                                .progress = on_progress,
                                .notice = on_notice,
@@ -239,24 +239,24 @@ static int measure_all(run_plan *p)
     tc_measure_result res;
     char err[1024];
     /* From here a Ctrl-C stops the run and keeps it; before, it just exits. */
-    tc_cli_install_stop_signals();
+    tc_app_install_stop_signals();
     tc_err rc = tc_measure_run(&cfg, p->store, &cb, &res, err, sizeof err);
     p->runs_stored = res.runs;
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
-        tc_cli_error("run: %s", err);
+        tc_app_error("run: %s", err);
         /* the group's name taken meanwhile is the --label's fault, as before the run */
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
-    return res.interrupted ? tc_cli_signal_exit() : p->code;
+    return res.interrupted ? tc_app_signal_exit() : p->code;
 }
 
 static int print_group(const run_plan *p)
 {
     tc_runset set = {0};
     char err[512];
-    int code = tc_cli_check(tc_view_runset(p->store, p->group, &set, err, sizeof err), err);
+    int code = tc_app_check(tc_view_runset(p->store, p->group, &set, err, sizeof err), err);
     if (!code)
-        code = tc_cli_show_group(p->store, &set, p->a->json);
+        code = tc_app_show_group(p->store, &set, p->a->json);
     tc_runset_free(&set);
     return code;
 }
@@ -288,7 +288,7 @@ int tc_cli_run_open(run_args *a, run_plan *p)
     a->concurrency = p->m.concurrency; /* an open loop's ceiling, as the file limit allows */
     if (rc != TC_OK)
         return setup_failed(rc, err);
-    return tc_cli_open_store(a->db, TC_STORE_WRITE, &p->store);
+    return tc_app_open_store(a->db, TC_STORE_WRITE, &p->store);
 }
 
 int tc_cli_run_measure(run_plan *p)
@@ -317,7 +317,7 @@ int tc_cmd_run(int argc, char **argv)
     /* A shard that comes late stretches the merged window: say so. */
     int64_t late_ns = a.start_at_wall_ns ? tc_wall_ns() - a.start_at_wall_ns : 0;
     if (!code && late_ns > 1000000000)
-        tc_cli_error("run: --start-at %s passed %.1f s ago: starting now, late for the other "
+        tc_app_error("run: --start-at %s passed %.1f s ago: starting now, late for the other "
                      "shards",
                      a.start_text, (double)late_ns / 1e9);
     if (!code) {

@@ -47,7 +47,7 @@ static int take_isl_range(const char *v, void *ctx)
         return -1;
     if (a->isl_range > 0)
         return 0;
-    tc_cli_error("run: --isl-range %s: expected a fraction above 0 and at most 1 (the shortest "
+    tc_app_error("run: --isl-range %s: expected a fraction above 0 and at most 1 (the shortest "
                  "prompt as a share of --isl), e.g. 0.8",
                  v);
     return -1;
@@ -61,7 +61,7 @@ static int take_workload(const char *v, void *ctx)
         return 0;
     char valid[160];
     tc_measure_args_presets(valid, sizeof valid);
-    tc_cli_error("run: --workload '%s': expected %s (input/output tokens)", v, valid);
+    tc_app_error("run: --workload '%s': expected %s (input/output tokens)", v, valid);
     return -1;
 }
 
@@ -72,7 +72,7 @@ static int take_slo(const char *v, void *ctx)
     tc_slo slo;
     char err[512];
     if (tc_slo_parse(v, &slo, err, sizeof err) != TC_OK) {
-        tc_cli_error("run: %s", err);
+        tc_app_error("run: %s", err);
         return -1;
     }
     tc_slo_text(&slo, a->slo, sizeof a->slo);
@@ -86,7 +86,7 @@ static int positive(const char *opt, const char *v, double max, const char *exam
     if (tc_cli_double(opt, v, -DBL_MAX, DBL_MAX, &x) < 0)
         return -1;
     if (!(x > 0) || x > max) { /* inf too: one message with the range */
-        tc_cli_error("run: %s %s: expected a number above 0 and at most %g, e.g. %s %s", opt, v,
+        tc_app_error("run: %s %s: expected a number above 0 and at most %g, e.g. %s %s", opt, v,
                      max, opt, example);
         return -1;
     }
@@ -120,7 +120,7 @@ static int take_telemetry(const char *val, void *ctx)
         return 0;
     }
     if (a->n_telemetry_urls >= TC_TELEM_MAX_URLS) {
-        tc_cli_error("run: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
+        tc_app_error("run: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
         return -1;
     }
     a->telemetry_urls[a->n_telemetry_urls++] = val;
@@ -173,6 +173,6 @@ int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
     char err[512];
     if (tc_measure_args_settle(a, tc_wall_ns(), err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("run: %s", err);
+    tc_app_error("run: %s", err);
     return -1;
 }

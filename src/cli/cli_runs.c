@@ -24,19 +24,19 @@ int tc_cli_read_args(const char *cmd, int argc, char **argv, int positional, rea
     if (tc_cli_parse(cmd, argc, argv, opts, NULL, &a->run, positional, NULL) < 0)
         return -1;
     if (strcmp(cmd, "export") != 0 && (a->what || a->format || a->output)) {
-        tc_cli_error("%s: --what, --format and -o belong to 'truecost export'", cmd);
+        tc_app_error("%s: --what, --format and -o belong to 'truecost export'", cmd);
         return -1;
     }
     if (strcmp(cmd, "show") != 0 && a->slo) {
-        tc_cli_error("%s: --slo belongs to 'truecost show' (and 'run')", cmd);
+        tc_app_error("%s: --slo belongs to 'truecost show' (and 'run')", cmd);
         return -1;
     }
     if (strcmp(cmd, "export") == 0 && a->json) {
-        tc_cli_error("export: use --format json");
+        tc_app_error("export: use --format json");
         return -1;
     }
     if (positional && !a->run) {
-        tc_cli_error("%s: which run? give its id or label (see 'truecost runs')", cmd);
+        tc_app_error("%s: which run? give its id or label (see 'truecost runs')", cmd);
         return -1;
     }
     return 0;
@@ -48,16 +48,16 @@ int tc_cmd_runs(int argc, char **argv)
     if (tc_cli_read_args("runs", argc, argv, 0, &a) < 0)
         return tc_cli_usage_hint("runs");
     tc_store *st;
-    int code = tc_cli_open_store(a.db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_figures_list l;
     char err[512];
-    code = tc_cli_check(tc_view_figures_list(st, &l, err, sizeof err), err);
+    code = tc_app_check(tc_view_figures_list(st, &l, err, sizeof err), err);
     if (!code && a.json)
-        code = tc_cli_emit_json("runs", tc_report_runs_json(l.runs, l.mp, l.n));
+        code = tc_app_emit_json("runs", tc_report_runs_json(l.runs, l.mp, l.n));
     else if (!code)
-        code = tc_cli_check(tc_report_runs_table(stdout, l.runs, l.mp, l.n, 0), NULL);
+        code = tc_app_check(tc_report_runs_table(stdout, l.runs, l.mp, l.n, 0), NULL);
     tc_figures_list_free(&l);
     tc_store_close(st);
     return code;

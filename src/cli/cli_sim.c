@@ -28,11 +28,11 @@ static int opt_model(const char *val, void *ctx)
 {
     tc_sim_config *c = &((sim_args *)ctx)->cfg;
     if (c->n_models >= TC_SIM_MAX_MODELS) {
-        tc_cli_error("--model: at most %d models", TC_SIM_MAX_MODELS);
+        tc_app_error("--model: at most %d models", TC_SIM_MAX_MODELS);
         return -1;
     }
     if (!*val || strlen(val) >= 256) {
-        tc_cli_error("--model: a model name must be 1 to 255 characters");
+        tc_app_error("--model: a model name must be 1 to 255 characters");
         return -1;
     }
     c->models[c->n_models++] = val;
@@ -43,7 +43,7 @@ static int opt_fault(const char *val, void *ctx)
 {
     char err[512];
     if (tc_sim_fault_parse(&((sim_args *)ctx)->cfg.faults, val, err, sizeof err) < 0) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return -1;
     }
     return 0;
@@ -103,7 +103,7 @@ static int parse(int argc, char **argv, sim_args *a)
 static void print_warning(void *arg, const char *message)
 {
     (void)arg;
-    tc_cli_error("sim: %s", message);
+    tc_app_error("sim: %s", message);
 }
 
 /* crash-after: the truth file still gets one line per request (those in
@@ -133,14 +133,14 @@ int tc_cmd_sim(int argc, char **argv)
     tc_sim_raise_open_files();
     a.cfg.warn = print_warning;
     if (tc_sim_server_new(&a.cfg, &srv, err, sizeof err) != TC_OK) {
-        tc_cli_error("sim: %s", err);
+        tc_app_error("sim: %s", err);
         free(a.host_owned);
         return TC_EXIT_RUNTIME;
     }
     char port[16];
     snprintf(port, sizeof port, "%u\n", (unsigned)tc_sim_server_port(srv));
     if (a.port_file && tc_outfile_write(a.port_file, port, err, sizeof err) != TC_OK) {
-        tc_cli_error("--port-file %s", err);
+        tc_app_error("--port-file %s", err);
         tc_sim_server_free(srv);
         free(a.host_owned);
         return TC_EXIT_RUNTIME;

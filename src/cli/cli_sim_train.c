@@ -46,7 +46,7 @@ static int parse(int argc, char **argv, tc_sim_train_config *c)
     c->seed = (uint64_t)seed;
     char err[512];
     if (tc_sim_train_check(c, err, sizeof err) < 0) {
-        tc_cli_error("sim train: %s", err);
+        tc_app_error("sim train: %s", err);
         return -1;
     }
     return 0;
@@ -82,7 +82,7 @@ int tc_cli_sim_train(int argc, char **argv)
     int64_t last;
     char err[512];
     if (tc_sim_train_run(&c, stdout, stderr, &stop, &end, &last, err, sizeof err) != TC_OK) {
-        tc_cli_error("sim train: %s", err);
+        tc_app_error("sim train: %s", err);
         return TC_EXIT_RUNTIME;
     }
     switch (end) {

@@ -30,7 +30,7 @@ static int duration(const char *opt, const char *v, double min_s, double *out)
 {
     double ms;
     if (tc_parse_duration_ms(v, &ms) < 0 || ms / 1000.0 < min_s || ms / 1000.0 > 366 * 86400.0) {
-        tc_cli_error("soak: %s '%s': expected a duration with its unit, at least %gs, e.g. 90s, "
+        tc_app_error("soak: %s '%s': expected a duration with its unit, at least %gs, e.g. 90s, "
                      "5m or 24h",
                      opt, v, min_s);
         return -1;
@@ -74,7 +74,7 @@ static int take_chunks(const char *v, void *ctx)
 {
     tc_soak_chunks c;
     if (tc_chunks_parse(v, &c) < 0) {
-        tc_cli_error("soak: --chunks '%s': expected all, sample or none", v);
+        tc_app_error("soak: --chunks '%s': expected all, sample or none", v);
         return -1;
     }
     ((soak_args *)ctx)->chunks = v;
@@ -110,11 +110,11 @@ static int split_args(int argc, char **argv, soak_args *s, char **rest, int *n_r
 static int check_args(const soak_args *s, const run_args *a)
 {
     if (a->requests_given || a->repeat > 1) {
-        tc_cli_error("soak: -n and --repeat belong to 'truecost run'; a soak runs for --duration");
+        tc_app_error("soak: -n and --repeat belong to 'truecost run'; a soak runs for --duration");
         return -1;
     }
     if (s->window_s * 3 > s->duration_s && !s->resume) {
-        tc_cli_error("soak: --window %gs leaves fewer than 3 windows in --duration %gs: the "
+        tc_app_error("soak: --window %gs leaves fewer than 3 windows in --duration %gs: the "
                      "trends need at least 3; shorten --window",
                      s->window_s, s->duration_s);
         return -1;
@@ -159,13 +159,13 @@ static void on_notice(void *ctx, tc_measure_notice what, const char *text)
     if (what == TC_MEASURE_NO_SENSOR)
         fprintf(stderr, "truecost: %s", text);
     else
-        tc_cli_error("soak: %s", text);
+        tc_app_error("soak: %s", text);
 }
 
 static void on_store_failed(void *ctx, const char *why)
 {
     (void)ctx;
-    tc_cli_error("soak: a window was not stored (%s); the soak goes on", why);
+    tc_app_error("soak: a window was not stored (%s); the soak goes on", why);
 }
 
 static int on_finished(void *ctx, const tc_measure_outcome *o)
@@ -174,9 +174,9 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
     if (c->progress)
         fputs("\r\033[K", stderr);
     if (o->rc != TC_OK)
-        tc_cli_error("soak: %s", o->err);
+        tc_app_error("soak: %s", o->err);
     if (o->finish_err[0])
-        tc_cli_error("soak: %s", o->finish_err);
+        tc_app_error("soak: %s", o->finish_err);
     c->run = o->info;
     c->has_run = 1;
     if (o->figures_err[0])
@@ -193,8 +193,8 @@ static int on_finished(void *ctx, const tc_measure_outcome *o)
 static int print_soak(tc_store *st, const tc_run_info *run, int json)
 {
     char err[512];
-    tc_show s = tc_cli_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
-    int code = tc_cli_shown(tc_report_show_soak(st, run, &s, err, sizeof err), &s, err);
+    tc_show s = tc_app_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
+    int code = tc_app_shown(tc_report_show_soak(st, run, &s, err, sizeof err), &s, err);
     return code ? code : s.soak_found && !s.soak_pass ? TC_EXIT_CHECK : 0;
 }
 
@@ -207,19 +207,19 @@ static int soak(run_plan *p, const soak_args *s)
                               .max_downtime_s = s->max_downtime_s,
                               .max_drift_pct = s->max_drift,
                               .max_error_rate = s->max_error_rate};
-    if (tc_cli_command_line_whole()) /* a resume keeps the stored one */
-        snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_cli_command_line());
+    if (tc_app_command_line_whole()) /* a resume keeps the stored one */
+        snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_app_command_line());
     if (s->chunks && tc_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
         return TC_EXIT_USAGE;
     char err[1024];
     tc_err rc =
         s->resume ? tc_measure_soak_resume(p->store, s->resume, &cfg, err, sizeof err) : TC_OK;
     if (rc != TC_OK) {
-        tc_cli_error("soak: --resume %s: %s", s->resume, err);
+        tc_app_error("soak: --resume %s: %s", s->resume, err);
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     soak_ctx c = {.p = p, .s = s, .progress = p->progress && !s->json};
-    tc_soak_callbacks cb = {.run = {.stop = &tc_cli_stop_requested,
+    tc_soak_callbacks cb = {.run = {.stop = &tc_app_stop_requested,
                                     .started = on_started,
                                     .notice = on_notice,
                                     .finished = on_finished,
@@ -227,16 +227,16 @@ static int soak(run_plan *p, const soak_args *s)
                             .progress = on_progress,
                             .store_failed = on_store_failed};
     tc_measure_result res;
-    tc_cli_install_stop_signals();
+    tc_app_install_stop_signals();
     rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
     if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
-        tc_cli_error("soak: %s", err);
+        tc_app_error("soak: %s", err);
         return TC_EXIT_RUNTIME;
     }
     p->runs_stored = res.runs;
     int code = c.has_run ? print_soak(p->store, &c.run, s->json) : 0;
     if (res.interrupted)
-        return tc_cli_signal_exit();
+        return tc_app_signal_exit();
     return c.code ? c.code : code;
 }
 
@@ -261,13 +261,13 @@ static int resume_as_started(const soak_args *s, const run_args *a, int argc, ch
     tc_store *st;
     tc_soak_stored ss;
     char err[1024];
-    int code = tc_cli_open_store(a->db, TC_STORE_READ, &st);
+    int code = tc_app_open_store(a->db, TC_STORE_READ, &st);
     if (code)
         return code;
     tc_err rc = tc_measure_soak_find(st, s->resume, &ss, err, sizeof err);
     tc_store_close(st);
     if (rc != TC_OK) {
-        tc_cli_error("soak: --resume %s: %s", s->resume, err);
+        tc_app_error("soak: --resume %s: %s", s->resume, err);
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
     static char buf[4096];
@@ -283,7 +283,7 @@ static int resume_as_started(const soak_args *s, const run_args *a, int argc, ch
         fprintf(stderr, "truecost: soak --resume %s: as it started: %s\n", s->resume,
                 ss.plan.command);
     } else
-        tc_cli_error("soak: --resume %s: %s", s->resume, err);
+        tc_app_error("soak: --resume %s: %s", s->resume, err);
     tc_soak_stored_free(&ss);
     return n < 0 ? TC_EXIT_USAGE : tc_cmd_soak(n, words);
 }

@@ -42,7 +42,7 @@ static int check_sweep_args(sweep_args *s, const run_args *a)
     char err[512];
     if (tc_measure_sweep_settle(s, a, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("sweep: %s", err);
+    tc_app_error("sweep: %s", err);
     return -1;
 }
 
@@ -63,14 +63,14 @@ static int name_sweep(run_plan *p, const run_args *a)
     char err[512];
     tc_run_info one;
     if (tc_store_find_group(p->store, p->group, &runs, &n, err, sizeof err) != TC_OK) {
-        tc_cli_error("sweep: %s", err);
+        tc_app_error("sweep: %s", err);
         return TC_EXIT_RUNTIME;
     }
     free(runs);
     if (n == 0 && tc_store_find_run(p->store, p->group, &one, err, sizeof err) == TC_OK)
         n = 1;
     if (n > 0) {
-        tc_cli_error("sweep: '%s' already names %zu stored run(s); choose another --label",
+        tc_app_error("sweep: '%s' already names %zu stored run(s); choose another --label",
                      p->group, n);
         return TC_EXIT_USAGE;
     }
@@ -94,7 +94,7 @@ static int one_point(run_plan *p, run_args *a, const sweep_args *s, int by_rate,
     tc_figures f;
     char err[512];
     if (tc_view_figures(p->store, &p->last, TC_FIGURES_SUMMARY, &f, err, sizeof err) != TC_OK) {
-        tc_cli_error("sweep: %s", err);
+        tc_app_error("sweep: %s", err);
         return TC_EXIT_RUNTIME;
     }
     tc_sweep_point_of(&f, out);
@@ -139,7 +139,7 @@ static int auto_rates(run_plan *p, run_args *a, sweep_args *s, sweep_state *st)
     s->n = tc_sweep_rates_between(st->pts[0].requests_per_s, st->pts[1].requests_per_s, want,
                                   s->values);
     if (s->n == 0)
-        tc_cli_error("sweep: --rates auto: the throughput point (%.3g requests/s) is no faster "
+        tc_app_error("sweep: --rates auto: the throughput point (%.3g requests/s) is no faster "
                      "than the synchronous one (%.3g): nothing to sweep between them",
                      st->pts[1].requests_per_s, st->pts[0].requests_per_s);
     memset(st->pts, 0, 2 * sizeof st->pts[0]);
@@ -180,8 +180,8 @@ static int print_sweep(const run_plan *p, const run_args *a, const sweep_state *
                        .points = st->pts,
                        .n = st->n};
     if (a->json)
-        return tc_cli_emit_json("sweep", tc_report_sweep_json(&v));
-    return tc_cli_check(tc_report_sweep_text(stdout, &v), NULL);
+        return tc_app_emit_json("sweep", tc_report_sweep_json(&v));
+    return tc_app_check(tc_report_sweep_text(stdout, &v), NULL);
 }
 
 int tc_cmd_sweep(int argc, char **argv)

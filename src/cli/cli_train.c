@@ -34,7 +34,7 @@ static int take_telemetry(const char *val, void *ctx)
         return 0;
     }
     if (a->n_urls >= TC_TELEM_MAX_URLS) {
-        tc_cli_error("train: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
+        tc_app_error("train: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
         return -1;
     }
     a->urls[a->n_urls++] = val;
@@ -44,18 +44,18 @@ static int take_telemetry(const char *val, void *ctx)
 static int check_args(train_args *a, tc_measure_train_config *cfg)
 {
     if (a->format && tc_train_format_parse(a->format, &cfg->read.format) < 0) {
-        tc_cli_error("train: --format '%s': expected auto, hf, torchtune, lightning, jsonl or "
+        tc_app_error("train: --format '%s': expected auto, hf, torchtune, lightning, jsonl or "
                      "regex",
                      a->format);
         return -1;
     }
     if (cfg->read.format == TC_TRAIN_REGEX && !a->step_regex) {
-        tc_cli_error("train: --format regex needs --step-regex RE, e.g. --step-regex 'it "
+        tc_app_error("train: --format regex needs --step-regex RE, e.g. --step-regex 'it "
                      "(?<step>[0-9]+) loss=(?<loss>[0-9.]+)'");
         return -1;
     }
     if (a->step_regex && a->format && cfg->read.format != TC_TRAIN_REGEX) {
-        tc_cli_error("train: --step-regex goes with --format regex (or no --format)");
+        tc_app_error("train: --step-regex goes with --format regex (or no --format)");
         return -1;
     }
     tc_trainer *probe = NULL; /* a regex that cannot work is a usage error, said now */
@@ -63,22 +63,22 @@ static int check_args(train_args *a, tc_measure_train_config *cfg)
     cfg->read.step_regex = a->step_regex;
     cfg->read.checkpoint_regex = a->checkpoint_regex;
     if (tc_trainer_new(&cfg->read, &probe, err, sizeof err) != TC_OK) {
-        tc_cli_error("train: %s", err);
+        tc_app_error("train: %s", err);
         return -1;
     }
     tc_trainer_free(probe);
     if (a->trainable > 0 && !(a->params > 0) && !a->model) {
-        tc_cli_error("train: --trainable-params needs --params or --model (the total)");
+        tc_app_error("train: --trainable-params needs --params or --model (the total)");
         return -1;
     }
     if (a->params > 0 && a->model) {
-        tc_cli_error("train: give --params or --model, not both");
+        tc_app_error("train: give --params or --model, not both");
         return -1;
     }
     if (a->n_urls > 0 && !a->telemetry_named)
         a->telemetry = "none";
     if (a->token_env && !getenv(a->token_env)) {
-        tc_cli_error("train: --telemetry-token-env %s: the variable is not set", a->token_env);
+        tc_app_error("train: --telemetry-token-env %s: the variable is not set", a->token_env);
         return -1;
     }
     return 0;
@@ -90,7 +90,7 @@ static int model_params(const char *path, double *params)
     tc_model_shape m;
     char err[512];
     if (tc_modelfile_read(path, &m, err, sizeof err) != TC_OK) {
-        tc_cli_error("train: --model %s", err);
+        tc_app_error("train: --model %s", err);
         return -1;
     }
     *params = (double)m.params;
@@ -147,7 +147,7 @@ static void fill_config(const train_args *a, tc_measure_train_config *cfg)
     cfg->plan.params = a->params;
     cfg->plan.trainable_params = a->trainable;
     snprintf(cfg->plan.gpu, sizeof cfg->plan.gpu, "%s", a->gpu ? a->gpu : "");
-    cfg->command = tc_cli_command_line();
+    cfg->command = tc_app_command_line();
     cfg->telemetry = a->telemetry;
     cfg->telem = a->telem;
     cfg->sample_ms = (int)a->sample_ms;
@@ -184,7 +184,7 @@ static void echo(void *vctx, int fd, const char *buf, size_t len)
 static void notice(void *vctx, const char *text)
 {
     (void)vctx;
-    tc_cli_error("train: %s", text);
+    tc_app_error("train: %s", text);
 }
 
 /* The sim's own trainer is labelled SIMULATED wherever shown. */
@@ -205,7 +205,7 @@ static int exit_status(const tc_measure_train_outcome *o)
         return TC_EXIT_RUNTIME;
     case TC_TRAIN_INTERRUPTED:
     case TC_TRAIN_KILLED:
-        return tc_cli_signal_exit();
+        return tc_app_signal_exit();
     case TC_TRAIN_EXITED:
         return t->exit_code == 0 && t->steps > 0 ? TC_EXIT_OK : TC_EXIT_CHECK;
     default:
@@ -222,7 +222,7 @@ static int report(tc_store *st, const tc_measure_train_outcome *o, int json)
         fputc('\n', stdout);
     tc_err rc = tc_report_show_train(st, &o->run, &s, &found, err, sizeof err);
     if (rc != TC_OK) {
-        tc_cli_error("train: %s", err);
+        tc_app_error("train: %s", err);
         return TC_EXIT_RUNTIME;
     }
     return TC_EXIT_OK;
@@ -233,19 +233,19 @@ static void say_end(const tc_measure_train_outcome *o)
 {
     const tc_train_info *t = &o->info;
     if (t->end == TC_TRAIN_NOT_STARTED)
-        tc_cli_error("train: %s (run %lld stored as failed)", t->note, (long long)o->run.id);
+        tc_app_error("train: %s (run %lld stored as failed)", t->note, (long long)o->run.id);
     else if (o->err[0])
-        tc_cli_error("train: %s", o->err);
+        tc_app_error("train: %s", o->err);
     if (t->end == TC_TRAIN_EXITED && t->exit_code != 0)
-        tc_cli_error("train: the trainer exited with status %d after %lld steps (run %lld, kept "
+        tc_app_error("train: the trainer exited with status %d after %lld steps (run %lld, kept "
                      "with every step)",
                      t->exit_code, (long long)t->steps, (long long)o->run.id);
     else if (t->end == TC_TRAIN_SIGNALED)
-        tc_cli_error("train: the trainer was killed by signal %d (%s) after %lld steps (run %lld, "
+        tc_app_error("train: the trainer was killed by signal %d (%s) after %lld steps (run %lld, "
                      "kept with every step)",
                      t->signal, strsignal(t->signal), (long long)t->steps, (long long)o->run.id);
     else if (t->end == TC_TRAIN_INTERRUPTED || t->end == TC_TRAIN_KILLED)
-        tc_cli_error("train: interrupted after %lld steps; run %lld kept as interrupted%s",
+        tc_app_error("train: interrupted after %lld steps; run %lld kept as interrupted%s",
                      (long long)t->steps, (long long)o->run.id,
                      o->escalated ? " (the trainer was killed with SIGKILL)" : "");
 }
@@ -261,7 +261,7 @@ static int split(int argc, char **argv, int *n_opts, char ***cmd)
                 return 0;
             break;
         }
-    tc_cli_error("train: give the trainer's command after --, e.g. truecost train --label a100 "
+    tc_app_error("train: give the trainer's command after --, e.g. truecost train --label a100 "
                  "-- python3 train.py");
     return -1;
 }
@@ -279,13 +279,13 @@ int tc_cmd_train(int argc, char **argv)
     cfg.argv = cmd;
     cfg.simulated = is_sim(cmd);
     tc_store *st;
-    int code = tc_cli_open_store(a.db, TC_STORE_WRITE, &st);
+    int code = tc_app_open_store(a.db, TC_STORE_WRITE, &st);
     if (code)
         return code;
-    tc_cli_install_stop_signals_then(&hurry);
+    tc_app_install_stop_signals_then(&hurry);
     signal(SIGPIPE, SIG_IGN);
     echo_ctx e = {.json = a.json, .quiet = a.quiet};
-    tc_measure_train_callbacks cb = {.stop = &tc_cli_stop_requested,
+    tc_measure_train_callbacks cb = {.stop = &tc_app_stop_requested,
                                      .hurry = &hurry,
                                      .output = echo,
                                      .notice = notice,
@@ -293,7 +293,7 @@ int tc_cmd_train(int argc, char **argv)
     tc_measure_train_outcome o;
     char err[1100];
     if (tc_measure_train(&cfg, st, &cb, &o, err, sizeof err) != TC_OK) {
-        tc_cli_error("train: %s", err);
+        tc_app_error("train: %s", err);
         tc_store_close(st);
         return TC_EXIT_RUNTIME;
     }

@@ -11,33 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void tc_cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("truecost: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int tc_cli_emit_json(const char *cmd, json_t *doc)
-{
-    char err[256];
-    if (tc_json_print(stdout, doc, err, sizeof err) == TC_OK)
-        return TC_EXIT_OK;
-    tc_cli_error("%s: %s", cmd, err);
-    return TC_EXIT_RUNTIME;
-}
-
-int tc_cli_check(tc_err rc, const char *err)
-{
-    if (rc == TC_OK)
-        return TC_EXIT_OK;
-    tc_cli_error("%s", err && err[0] ? err : tc_strerror(rc));
-    return TC_EXIT_RUNTIME;
-}
-
 int tc_cli_usage_hint(const char *cmd)
 {
     fprintf(stderr, "Try 'truecost %s --help' for the options.\n", cmd);
@@ -50,11 +23,11 @@ int tc_cli_double(const char *opt, const char *text, double min, double max, dou
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end != '\0' || v != v || isinf(v)) {
-        tc_cli_error("%s: '%s' is not a%s number", opt, text, isinf(v) ? " finite" : "");
+        tc_app_error("%s: '%s' is not a%s number", opt, text, isinf(v) ? " finite" : "");
         return -1;
     }
     if (v < min || v > max) {
-        tc_cli_error("%s: %s is out of range (%g to %g)", opt, text, min, max);
+        tc_app_error("%s: %s is out of range (%g to %g)", opt, text, min, max);
         return -1;
     }
     *out = v;
@@ -67,11 +40,11 @@ int tc_cli_int(const char *opt, const char *text, long long min, long long max, 
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (errno == ERANGE || end == text || *end != '\0') {
-        tc_cli_error("%s: '%s' is not a whole number", opt, text);
+        tc_app_error("%s: '%s' is not a whole number", opt, text);
         return -1;
     }
     if (v < min || v > max) {
-        tc_cli_error("%s: %s is out of range (%lld to %lld)", opt, text, min, max);
+        tc_app_error("%s: %s is out of range (%lld to %lld)", opt, text, min, max);
         return -1;
     }
     *out = v;
@@ -83,59 +56,6 @@ int tc_cli_listen(const char *text, char **owned, const char **host, uint16_t *p
     char err[256];
     if (tc_listen_parse(text, owned, host, port, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("--listen %s", err);
+    tc_app_error("--listen %s", err);
     return -1;
-}
-
-int tc_cli_open_store(const char *db, tc_store_mode mode, tc_store **out)
-{
-    char path[TC_STORE_PATH_MAX], err[1024];
-    *out = NULL;
-    if (!db) {
-        if (tc_store_default_path(path, sizeof path, err, sizeof err) != TC_OK) {
-            tc_cli_error("%s", err);
-            return TC_EXIT_RUNTIME;
-        }
-        db = path;
-    }
-    if (tc_store_open(db, mode, out, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    return 0;
-}
-
-tc_show tc_cli_show_on(tc_show_form form)
-{
-    return (tc_show){.out = stdout,
-                     .form = form,
-                     .color = getenv("NO_COLOR") == NULL,
-                     .terminal = isatty(STDOUT_FILENO)};
-}
-
-int tc_cli_shown(tc_err rc, const tc_show *s, const char *err)
-{
-    for (int i = 0; i < s->n_notes; i++)
-        tc_cli_error("%s", s->notes[i]);
-    return tc_cli_check(rc, err);
-}
-
-int tc_cli_show_run(tc_store *st, const tc_run_info *run, tc_show_form form, double max_error_rate,
-                    const tc_slo *slo)
-{
-    char err[512];
-    tc_show s = tc_cli_show_on(form);
-    int code = tc_cli_shown(tc_report_show_run(st, run, slo, &s, err, sizeof err), &s, err);
-    if (code || s.error_rate <= max_error_rate)
-        return code;
-    tc_cli_error("%lld of %lld measured requests failed (%.1f%%), above --max-error-rate %.3g",
-                 (long long)s.failed, (long long)s.measured, s.error_rate * 100, max_error_rate);
-    return TC_EXIT_CHECK;
-}
-
-int tc_cli_show_group(tc_store *st, const tc_runset *set, int json)
-{
-    char err[512];
-    tc_show s = tc_cli_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
-    return tc_cli_shown(tc_report_show_group(st, set, &s, err, sizeof err), &s, err);
 }

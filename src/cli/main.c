@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     if (strcmp(name, "help") == 0)
         return tc_cmd_help(argc - 1, argv + 1);
     if (name[0] == '-') {
-        tc_cli_error("unknown option '%s'", name);
+        tc_app_error("unknown option '%s'", name);
         fputs("Run 'truecost --help' for the usage.\n", stderr);
         return TC_EXIT_USAGE;
     }
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     /* A file size limit (ulimit -f) makes a write fail with EFBIG, said and
      * cleaned up, rather than killing truecost half way through a file. */
     signal(SIGXFSZ, SIG_IGN);
-    tc_cli_set_command_line(argc, argv); /* before getopt reorders argv */
+    tc_app_set_command_line(argc, argv); /* before getopt reorders argv */
     curl_global_init(CURL_GLOBAL_DEFAULT);
     int code = cmd->run(argc - 1, argv + 1);
     curl_global_cleanup();

@@ -22,8 +22,8 @@ extern const tc_help_text tc_help_texts[];
 extern const size_t tc_help_count;
 
 /* The bash completion's template (completion/truecost.bash.in). */
-extern const unsigned char tc_completion_template[];
-extern const size_t tc_completion_template_len;
+extern const unsigned char tc_help_completion_template[];
+extern const size_t tc_help_completion_template_len;
 
 /* The help text called name, or NULL. */
 const tc_help_text *tc_help_find(const char *name);

@@ -147,8 +147,7 @@ static tc_err settle_shard(tc_measure_args *a, int64_t now, char *err, size_t er
     int i = 0, n = 0, used = 0;
     if (sscanf(a->shard_text, "%d/%d%n", &i, &n, &used) != 2 || a->shard_text[used] || n < 1 ||
         n > 10000 || i < 1 || i > n)
-        return FAIL("--shard '%s': expected I/N with 1 <= I <= N, e.g. --shard 2/4",
-                    a->shard_text);
+        return FAIL("--shard '%s': expected I/N with 1 <= I <= N, e.g. --shard 2/4", a->shard_text);
     if (!a->label || a->repeat > 1)
         return FAIL("--shard needs --label, the group its N runs share (and no --repeat): "
                     "e.g. --shard %d/%d --label fleet-a --start-at +10",
@@ -219,8 +218,8 @@ tc_err tc_measure_args_settle(tc_measure_args *a, int64_t now_wall_ns, char *err
 }
 
 /* "1,2,4": positive numbers, ascending, whole numbers for concurrencies. */
-static tc_err sweep_list(const char *opt, const char *text, int integers,
-                         tc_measure_sweep_args *s, char *err, size_t errlen)
+static tc_err sweep_list(const char *opt, const char *text, int integers, tc_measure_sweep_args *s,
+                         char *err, size_t errlen)
 {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", text);

@@ -49,7 +49,7 @@ test('every subcommand has its page in docs/commands/, linked from the README', 
     assert.ok(cmds.includes(f.replace(/\.md$/, '')), `docs/commands/${f}: no such subcommand`);
 });
 
-// An option several commands share is described once (src/cli/cli_help_text.c):
+// An option several commands share is described once (src/core/tc_usage_expand.c):
 // every --help that lists it in its options says the same.
 test('shared options read the same in every --help', () => {
   const shared = [

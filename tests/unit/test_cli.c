@@ -396,8 +396,8 @@ static void command_line_quoted_and_redacted(void **state)
                     "--label",
                     "nv-h100",
                     NULL};
-    tc_cli_set_command_line(10, argv);
-    const char *c = tc_cli_command_line();
+    tc_app_set_command_line(10, argv);
+    const char *c = tc_app_command_line();
     assert_null(strstr(c, "hunter2"));
     assert_null(strstr(c, "s3cret"));
     assert_string_equal(c, "truecost run 'http://bob:***@gpu-box:8000' "
@@ -421,25 +421,25 @@ static void command_line_reads_back(void **state)
                     "--label",
                     "nv-h100",
                     NULL};
-    tc_cli_set_command_line(8, argv);
-    assert_true(tc_cli_command_line_whole());
+    tc_app_set_command_line(8, argv);
+    assert_true(tc_app_command_line_whole());
     char *w[16], buf[512];
-    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 16, buf, sizeof buf), 8);
+    assert_int_equal(tc_cmdline_words(tc_app_command_line(), w, 16, buf, sizeof buf), 8);
     assert_string_equal(w[2], "http://bob:***@gpu-box:8000");
     for (int i = 0; i < 8; i++)
         if (i != 2)
             assert_string_equal(w[i], argv[i]);
     /* no room: fewer words or bytes than the line has */
-    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 4, buf, sizeof buf), -1);
-    assert_int_equal(tc_cmdline_words(tc_cli_command_line(), w, 16, buf, 20), -1);
+    assert_int_equal(tc_cmdline_words(tc_app_command_line(), w, 4, buf, sizeof buf), -1);
+    assert_int_equal(tc_cmdline_words(tc_app_command_line(), w, 16, buf, 20), -1);
     assert_int_equal(tc_cmdline_words("truecost soak 'open", w, 16, buf, sizeof buf), -1);
     assert_int_equal(tc_cmdline_words("", w, 16, buf, sizeof buf), 0);
 
     static char long_word[3000];
     memset(long_word, 'x', sizeof long_word - 1);
     char *too_long[] = {"truecost", "soak", long_word, NULL};
-    tc_cli_set_command_line(3, too_long);
-    assert_false(tc_cli_command_line_whole());
+    tc_app_set_command_line(3, too_long);
+    assert_false(tc_app_command_line_whole());
 }
 
 int main(void)

@@ -4,9 +4,8 @@
 #include <stdlib.h>
 
 #include "analysis/train_price.h"
-#include "cli.h"
-#include "cli_read.h"
-#include "cli_runset.h"
+#include "app/app.h"
+#include "app/app_runset.h"
 #include "report/report_train_price.h"
 #include "views/view_train.h"
 
@@ -18,17 +17,17 @@ static int load(tc_store *st, const char *which, tc_view_train *v)
     int found = 0;
     if (tc_store_find_run(st, which, &run, err, sizeof err) != TC_OK ||
         tc_view_train_load(st, &run, v, &found, err, sizeof err) != TC_OK) {
-        tc_cli_error("%s", err);
+        tc_app_error("%s", err);
         return TC_EXIT_RUNTIME;
     }
     if (!found) {
-        tc_cli_error("'%s' has no training record: is it a training run (truecost train)?", which);
+        tc_app_error("'%s' has no training record: is it a training run (truecost train)?", which);
         return TC_EXIT_RUNTIME;
     }
     return 0;
 }
 
-int tc_cli_train_cost(tc_store *st, const char *which, const tc_cost_profile *p, int json)
+int tc_app_train_cost(tc_store *st, const char *which, const tc_cost_profile *p, int json)
 {
     tc_view_train v;
     int code = load(st, which, &v);
@@ -36,14 +35,14 @@ int tc_cli_train_cost(tc_store *st, const char *which, const tc_cost_profile *p,
         return code;
     tc_training_cost c;
     if (tc_training_cost_compute(p, &v.fig, &c) != TC_OK) {
-        tc_cli_error("cost: training run '%s' has no step rate (fewer than two steps after its "
+        tc_app_error("cost: training run '%s' has no step rate (fewer than two steps after its "
                      "warm-up), so no cost per step",
                      which);
         code = TC_EXIT_RUNTIME;
     } else if (json) {
-        code = tc_cli_emit_json("cost", tc_report_train_cost_json(&v, p, &c));
+        code = tc_app_emit_json("cost", tc_report_train_cost_json(&v, p, &c));
     } else {
-        code = tc_cli_check(tc_report_train_cost_text(stdout, &v, p, &c), NULL);
+        code = tc_app_check(tc_report_train_cost_text(stdout, &v, p, &c), NULL);
     }
     tc_view_train_free(&v);
     return code;
@@ -55,7 +54,7 @@ static int side(tc_view_train *v, const tc_cost_profile *p, tc_training_cost *c,
 {
     size_t n = 0;
     if (tc_training_step_times(&v->info, v->steps, v->n_steps, ms, &n) != TC_OK) {
-        tc_cli_error("compare: out of memory");
+        tc_app_error("compare: out of memory");
         return TC_EXIT_RUNTIME;
     }
     int priced = p && tc_training_cost_compute(p, &v->fig, c) == TC_OK;
@@ -63,7 +62,7 @@ static int side(tc_view_train *v, const tc_cost_profile *p, tc_training_cost *c,
     return 0;
 }
 
-int tc_cli_train_compare(tc_store *st, const char *run_a, const char *run_b,
+int tc_app_train_compare(tc_store *st, const char *run_a, const char *run_b,
                          const tc_cost_profile *pa, const tc_cost_profile *pb, int resamples,
                          uint64_t seed, int json)
 {
@@ -84,15 +83,15 @@ int tc_cli_train_compare(tc_store *st, const char *run_a, const char *run_b,
     if (!code)
         code = side(&b, pb, &cb, &mb, &sb);
     if (!code && tc_training_compare(&sa, &sb, resamples, seed, &r, err, sizeof err) != TC_OK) {
-        tc_cli_error("compare: %s", err);
+        tc_app_error("compare: %s", err);
         code = TC_EXIT_RUNTIME;
     }
     const char *currency = pa ? pa->currency : NULL;
     if (!code && json)
-        code = tc_cli_emit_json(
+        code = tc_app_emit_json(
             "compare", tc_report_train_compare_json(&a, &b, sa.cost, sb.cost, currency, &r));
     else if (!code)
-        code = tc_cli_check(
+        code = tc_app_check(
             tc_report_train_compare_text(stdout, &a, &b, sa.cost, sb.cost, currency, &r), NULL);
     free(ma);
     free(mb);

@@ -1,29 +1,29 @@
 /* RUN arguments as runs or groups, said and mapped to exit statuses. */
-#include "cli_runset.h"
+#include "app/app_runset.h"
 #include "views/view_train.h"
 
-#include "cli.h"
+#include "app/app.h"
 #include "views/view_figures.h"
 
-int tc_cli_runset_find(tc_store *st, const char *which, tc_runset *out)
+int tc_app_runset_find(tc_store *st, const char *which, tc_runset *out)
 {
     char err[512];
     if (tc_view_runset(st, which, out, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return TC_EXIT_RUNTIME;
 }
 
-int tc_cli_runset_load(tc_store *st, const tc_runset *s, tc_figures **f)
+int tc_app_runset_load(tc_store *st, const tc_runset *s, tc_figures **f)
 {
     char err[512];
     if (tc_view_runset_figures(st, s, TC_FIGURES_SUMMARY, f, err, sizeof err) == TC_OK)
         return 0;
-    tc_cli_error("%s", err);
+    tc_app_error("%s", err);
     return TC_EXIT_RUNTIME;
 }
 
-int tc_cli_is_train(tc_store *st, const char *which)
+int tc_app_is_train(tc_store *st, const char *which)
 {
     tc_runset set;
     char err[512];
