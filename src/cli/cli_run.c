@@ -1,308 +1,180 @@
-/* truecost run: find the server, hand the workload to measure/ (which
- * stores every request as it finishes), print what happens and the
- * summary, map the outcome to the exit status. */
-#include <signal.h>
+/* truecost run: its command line into a tc_measure_args, whose rules
+ * measure/measure_args.c settles, for app/app_run.c to measure. */
+#include <float.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "views/view_stored.h"
-#include "bench/bench_probe.h"
-#include "core/tc_text.h"
-#include "core/tc_time.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_read.h"
 #include "cli_run.h"
-#include "app/app_runset.h"
-#include "measure/measure_run.h"
-#include "measure/measure_plan.h"
-#include "store/store.h"
+#include "analysis/slo.h"
+#include "core/tc_time.h"
+#include "measure/measure_args.h"
+#include "bench/bench_synth.h"
+#include "telemetry/telem_set.h"
 
-/* ---- setting up ---------------------------------------------------------- */
-
-/* A setup error: the user's to fix (usage), or not. */
-static int setup_failed(tc_err rc, const char *err)
+/* -n: a request count, which --duration may not join. */
+static int take_requests(const char *v, void *ctx)
 {
-    tc_app_error("run: %s", err);
-    return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
+    run_args *a = ctx;
+    a->requests_given = 1;
+    return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
 }
 
-/* What the plan says though nothing failed; the calibration not with --json. */
-static void say_plan(const run_plan *p)
+static int take_max_tokens(const char *v, void *ctx)
 {
-    const tc_measure_plan *m = &p->m;
-    for (int i = 0; i < m->n_notes; i++)
-        fprintf(stderr, "truecost: %s\n", m->notes[i]);
-    if (m->calibration[0] && !p->a->json)
-        fprintf(stderr, "truecost: %s\n", m->calibration);
+    run_args *a = ctx;
+    a->max_tokens_given = 1;
+    return tc_cli_int("--max-tokens", v, 1, 1000000, &a->max_tokens);
 }
 
-/* The group the runs join: a shard's siblings, or a --repeat group. */
-static int check_group(const run_args *a, run_plan *p)
+static int take_osl(const char *v, void *ctx)
 {
+    run_args *a = ctx;
+    a->osl_given = 1;
+    return tc_cli_int("--osl", v, 1, 1000000, &a->osl);
+}
+
+/* A fraction in (0, 1]: 0 would ask for empty prompts. */
+static int take_isl_range(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->range_given = 1;
+    if (tc_cli_double("--isl-range", v, 0, 1, &a->isl_range) < 0)
+        return -1;
+    if (a->isl_range > 0)
+        return 0;
+    tc_app_error("run: --isl-range %s: expected a fraction above 0 and at most 1 (the shortest "
+                 "prompt as a share of --isl), e.g. 0.8",
+                 v);
+    return -1;
+}
+
+static int take_workload(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    a->workload = v;
+    if (tc_synth_preset_find(v))
+        return 0;
+    char valid[160];
+    tc_measure_args_presets(valid, sizeof valid);
+    tc_app_error("run: --workload '%s': expected %s (input/output tokens)", v, valid);
+    return -1;
+}
+
+/* --slo: checked now, stored in its canonical form. */
+static int take_slo(const char *v, void *ctx)
+{
+    run_args *a = ctx;
+    tc_slo slo;
     char err[512];
-    tc_err rc;
-    if (a->shard_n) {
-        snprintf(p->group, sizeof p->group, "%s", a->label);
-        p->group_kind = "shard";
-        rc = tc_measure_plan_shard_group(p->store, a->label, a->shard_n, err, sizeof err);
-    } else
-        rc = tc_measure_plan_group(p->store, a->label, (int)a->repeat, p->group, sizeof p->group,
-                                   err, sizeof err);
-    return rc == TC_OK ? 0 : setup_failed(rc, err);
-}
-
-/* ---- what measure/ says ---------------------------------------------------- */
-
-static void on_started(void *ctx, const tc_run_info *run, int rep)
-{
-    const run_plan *p = ctx;
-    const char *sim = p->m.probe.simulated ? " (SIMULATED)" : "";
-    char safe[4 * sizeof p->m.model];
-    const char *model = tc_text_term(p->m.model, safe, sizeof safe);
-    if (!p->a->json && p->a->repeat > 1)
-        fprintf(stderr, "truecost: run %lld (%d of %lld in group '%s'): %s %s at %s%s\n",
-                (long long)run->id, rep + 1, p->a->repeat, p->group, tc_api_name(p->m.api), model,
-                p->m.ep.stored, sim);
-    else if (!p->a->json)
-        fprintf(stderr, "truecost: run %lld: %s %s at %s%s\n", (long long)run->id,
-                tc_api_name(p->m.api), model, p->m.ep.stored, sim);
-}
-
-static void on_progress(void *ctx, const tc_runner_progress *q)
-{
-    const run_plan *p = ctx;
-    if (!p->progress)
-        return;
-    if (q->warming_up)
-        fprintf(stderr, "\r\033[Kwarming up...");
-    else if (q->planned > 0)
-        fprintf(stderr,
-                "\r\033[K%lld/%lld requests  %.1f output tok/s  %lld errors  %lld in flight",
-                (long long)q->done, (long long)q->planned, q->output_tokens_per_s,
-                (long long)q->failed, (long long)q->in_flight);
-    else
-        fprintf(stderr, "\r\033[K%.0f/%.0f s  %lld requests  %.1f output tok/s  %lld errors",
-                q->elapsed_s, q->duration_s, (long long)q->done, q->output_tokens_per_s,
-                (long long)q->failed);
-    fflush(stderr);
-}
-
-static void on_notice(void *ctx, tc_measure_notice what, const char *text)
-{
-    run_plan *p = ctx;
-    if (what == TC_MEASURE_NO_SENSOR || what == TC_MEASURE_NO_REMOTE) { /* its reasons follow */
-        int *said = what == TC_MEASURE_NO_SENSOR ? &p->said_no_sensor : &p->said_no_remote;
-        if (!(*said)++) /* once a process, not at every point of a sweep */
-            fprintf(stderr, "truecost: %s", text);
-    } else {
-        tc_app_error("run: %s", text);
+    if (tc_slo_parse(v, &slo, err, sizeof err) != TC_OK) {
+        tc_app_error("run: %s", err);
+        return -1;
     }
-}
-
-/* A run whose telemetry could not start: stored as failed, no summary. */
-static int telemetry_failed(const run_plan *p, const tc_measure_outcome *o)
-{
-    int code = TC_EXIT_RUNTIME;
-    if (o->stage != TC_MEASURE_TELEMETRY)
-        tc_app_error("run: %s", o->err);
-    else if (strncmp(o->err, "--backend", 9) == 0) { /* the set names the monitor's option */
-        tc_app_error("run: --telemetry '%s': expected auto, none or a source name (see "
-                     "truecost monitor --help)",
-                     p->a->telemetry);
-        code = TC_EXIT_USAGE;
-    } else
-        tc_app_error("run: --telemetry %s", o->err);
-    if (o->finish_err[0])
-        tc_app_error("run: %s", o->finish_err);
-    return code;
-}
-
-/* Runs from an older truecost get their figures once, by a writer. */
-static void store_older_figures(tc_store *st)
-{
-    char err[512];
-    size_t n = 0;
-    if (tc_view_save_missing_figures(st, &n, err, sizeof err) != TC_OK)
-        fprintf(stderr, "truecost: note: the figures of older runs were not stored (%s)\n", err);
-}
-
-/* A measured run: what went wrong, then its summary (nothing with
- * --repeat: the group is printed at the end). */
-static int measured(run_plan *p, const tc_measure_outcome *o)
-{
-    p->last = o->info;
-    p->has_last = 1;
-    if (o->samples_dropped) /* said, never silent: the energy figures then miss them */
-        fprintf(stderr,
-                "truecost: telemetry: %llu samples were dropped (the results "
-                "database did not keep up); use a longer --sample-ms\n",
-                (unsigned long long)o->samples_dropped);
-    if (p->progress)
-        fputs("\r\033[K", stderr);
-    if (o->rc != TC_OK)
-        tc_app_error("run: %s", o->err);
-    if (o->load.abandoned)
-        fprintf(stderr,
-                "truecost: interrupted: %lld request(s) still in flight were cut off "
-                "(stored as 'interrupted', left out of the figures)\n",
-                (long long)o->load.abandoned);
-    if (o->finish_err[0])
-        tc_app_error("run: %s", o->finish_err);
-    if (o->figures_err[0])
-        fprintf(stderr,
-                "truecost: note: the run's figures were not stored (%s); show computes them from "
-                "its records\n",
-                o->figures_err);
-    /* A stopped run's cut-off requests are no error rate: it says it was
-     * interrupted, and exits as a stopped run does. */
-    tc_show_form form = p->quiet || p->a->repeat > 1 ? TC_SHOW_NONE
-                        : p->a->json                 ? TC_SHOW_JSON
-                                                     : TC_SHOW_TABLE;
-    int code = tc_app_show_run(p->store, &o->info, form,
-                               o->load.interrupted ? 2.0 : p->a->max_error_rate, NULL);
-    if (o->load.interrupted)
-        return tc_app_signal_exit();
-    return o->rc != TC_OK ? TC_EXIT_RUNTIME : code;
-}
-
-/* The worst exit status wins; a runtime failure ends the group. */
-static int on_finished(void *ctx, const tc_measure_outcome *o)
-{
-    run_plan *p = ctx;
-    int code = o->stage == TC_MEASURE_TELEMETRY || o->stage == TC_MEASURE_SAMPLER
-                   ? telemetry_failed(p, o)
-                   : measured(p, o);
-    if (code >= TC_EXIT_SIGINT || code == TC_EXIT_RUNTIME) {
-        p->code = code;
-        return 1;
-    }
-    if (code > p->code)
-        p->code = code;
+    tc_slo_text(&slo, a->slo, sizeof a->slo);
     return 0;
 }
 
-void tc_cli_run_config(const run_plan *p, tc_measure_config *cfg)
+/* A number above 0 (a rate, a gamma shape), said plainly when it is not. */
+static int positive(const char *opt, const char *v, double max, const char *example, double *out)
 {
-    const run_args *a = p->a;
-    *cfg = (tc_measure_config){
-        .load = {.endpoint = p->m.ep,
-                 .api = p->m.api,
-                 .model = p->m.model,
-                 .prompts = &p->m.prompts,
-                 .max_tokens = a->max_tokens,
-                 .warmup = (int)a->warmup,
-                 .requests = a->requests,
-                 .duration_s = a->duration_s,
-                 .concurrency = (int)a->concurrency,
-                 .rate = a->rate,
-                 .arrival = a->arrival_kind,
-                 .burstiness = a->burstiness,
-                 .seed = (uint64_t)a->seed,
-                 .timeout_s = a->timeout_s,
-                 .api_key = p->m.key},
-        .label = a->label,
-        .command = tc_app_command_line(),
-        .group = p->group,
-        .slo = a->slo[0] ? a->slo : NULL,
-        .group_kind = p->group_kind,
-        .group_runs_before = p->group_runs_before,
-        .gpus = p->gpus,
-        .repeat = (int)a->repeat,
-        .simulated = p->m.probe.simulated,
-        .server_version = p->m.probe.server_version,
-        .telemetry = a->telemetry,
-        .telem = a->telem,
-        .sample_ms = (int)a->sample_ms,
-        .remote_urls = a->telemetry_urls,
-        .n_remote_urls = a->n_telemetry_urls,
-        .remote_ms = (int)a->telemetry_ms,
-        .remote_token = a->telemetry_token,
-        .idle_s = a->idle_s,
-        .workload = a->isl ? &p->m.shape : NULL,
-        .max_concurrency = (int)a->max_concurrency,
-        .shard = a->shard_n > 0,
-        .start_at_wall_ns = a->start_at_wall_ns,
-    };
-}
-
-static int measure_all(run_plan *p)
-{
-    tc_measure_config cfg;
-    tc_cli_run_config(p, &cfg);
-    tc_measure_callbacks cb = {.stop = &tc_app_stop_requested,
-                               .started = on_started,
-                               .progress = on_progress,
-                               .notice = on_notice,
-                               .finished = on_finished,
-                               .ctx = p};
-    tc_measure_result res;
-    char err[1024];
-    /* From here a Ctrl-C stops the run and keeps it; before, it just exits. */
-    tc_app_install_stop_signals();
-    tc_err rc = tc_measure_run(&cfg, p->store, &cb, &res, err, sizeof err);
-    p->runs_stored = res.runs;
-    if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
-        tc_app_error("run: %s", err);
-        /* the group's name taken meanwhile is the --label's fault, as before the run */
-        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
+    double x;
+    if (tc_cli_double(opt, v, -DBL_MAX, DBL_MAX, &x) < 0)
+        return -1;
+    if (!(x > 0) || x > max) { /* inf too: one message with the range */
+        tc_app_error("run: %s %s: expected a number above 0 and at most %g, e.g. %s %s", opt, v,
+                     max, opt, example);
+        return -1;
     }
-    return res.interrupted ? tc_app_signal_exit() : p->code;
+    *out = x;
+    return 0;
 }
 
-static int print_group(const run_plan *p)
+static int take_rate(const char *v, void *ctx)
 {
-    tc_runset set = {0};
+    return positive("--rate", v, 1e6, "10", &((run_args *)ctx)->rate);
+}
+
+static int take_burstiness(const char *v, void *ctx)
+{
+    return positive("--burstiness", v, 1e6, "0.5", &((run_args *)ctx)->burstiness);
+}
+
+/* --seed: any non-negative 64-bit value. */
+static int take_seed(const char *v, void *ctx)
+{
+    return tc_cli_int("--seed", v, 0, INT64_MAX, &((run_args *)ctx)->seed);
+}
+
+/* --telemetry: a source name, or an exporter URL (repeatable). */
+static int take_telemetry(const char *val, void *ctx)
+{
+    run_args *a = ctx;
+    if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+        a->telemetry = val;
+        a->telemetry_named = 1;
+        return 0;
+    }
+    if (a->n_telemetry_urls >= TC_TELEM_MAX_URLS) {
+        tc_app_error("run: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
+        return -1;
+    }
+    a->telemetry_urls[a->n_telemetry_urls++] = val;
+    return 0;
+}
+
+int tc_cli_run_parse_args(int argc, char **argv, run_args *a)
+{
+    tc_measure_args_defaults(a);
+    const tc_cli_opt opts[] = {
+        TC_OPT_S("model", 0, &a->model),
+        TC_OPT_S("api", 0, &a->api),
+        TC_OPT_C("requests", 'n', take_requests, 1),
+        TC_OPT_D("duration", 0, &a->duration_s, 0.001, 30 * 86400.0),
+        TC_OPT_I("warmup", 0, &a->warmup, 0, 1000000),
+        TC_OPT_I("concurrency", 'c', &a->concurrency, 1, 10000), /* 0: not given */
+        TC_OPT_C("rate", 0, take_rate, 1),
+        TC_OPT_S("arrival", 0, &a->arrival),
+        TC_OPT_C("burstiness", 0, take_burstiness, 1),
+        TC_OPT_I("max-concurrency", 0, &a->max_concurrency, 1, 10000),
+        TC_OPT_C("max-tokens", 0, take_max_tokens, 1),
+        TC_OPT_I("isl", 0, &a->isl, 1, 1000000),
+        TC_OPT_C("osl", 0, take_osl, 1),
+        TC_OPT_C("isl-range", 0, take_isl_range, 1),
+        TC_OPT_C("workload", 0, take_workload, 1),
+        TC_OPT_C("seed", 0, take_seed, 1),
+        TC_OPT_C("slo", 0, take_slo, 1),
+        TC_OPT_S("prompt", 0, &a->prompt),
+        TC_OPT_S("prompts", 0, &a->prompts_file),
+        TC_OPT_S("label", 0, &a->label),
+        TC_OPT_DB(&a->db),
+        TC_OPT_JSON(&a->json),
+        TC_OPT_F("no-progress", 0, &a->no_progress),
+        TC_OPT_S("api-key-env", 0, &a->key_env),
+        TC_OPT_D("timeout", 0, &a->timeout_s, 0.001, 86400.0),
+        TC_OPT_D("max-error-rate", 0, &a->max_error_rate, 0, 1),
+        TC_OPT_C("telemetry", 0, take_telemetry, 1),
+        TC_OPT_I("telemetry-interval", 0, &a->telemetry_ms, 100, 60000),
+        TC_OPT_S("telemetry-token-env", 0, &a->telemetry_token_env),
+        TC_OPT_I("sample-ms", 0, &a->sample_ms, 10, 60000),
+        TC_OPT_D("idle-s", 0, &a->idle_s, 0, 3600),
+        TC_OPT_I("repeat", 0, &a->repeat, 1, 1000),
+        TC_OPT_S("shard", 0, &a->shard_text),
+        TC_OPT_S("start-at", 0, &a->start_text),
+        TC_OPT_TELEM_SOURCES(&a->telem),
+        TC_OPT_END,
+    };
+    if (tc_cli_parse("run", argc, argv, opts, a, &a->url, 1, " (one URL at most)") < 0)
+        return -1;
     char err[512];
-    int code = tc_app_check(tc_view_runset(p->store, p->group, &set, err, sizeof err), err);
-    if (!code)
-        code = tc_app_show_group(p->store, &set, p->a->json);
-    tc_runset_free(&set);
-    return code;
-}
-
-int tc_cli_run_open(run_args *a, run_plan *p)
-{
-    p->a = a;
-    p->progress = !a->no_progress && isatty(STDERR_FILENO);
-    tc_measure_ask ask = {.url = a->url,
-                          .api = a->api,
-                          .model = a->model,
-                          .key_env = a->key_env,
-                          .prompt = a->prompt,
-                          .prompts_file = a->prompts_file,
-                          .workload = a->workload,
-                          .isl = a->isl,
-                          .osl = a->osl,
-                          .isl_range = a->isl_range,
-                          .seed = (uint64_t)a->seed,
-                          .timeout_s = a->timeout_s,
-                          .concurrency = a->concurrency,
-                          .max_concurrency = a->max_concurrency,
-                          .rate = a->rate,
-                          .shard_i = a->shard_i,
-                          .shard_n = a->shard_n};
-    char err[1024];
-    tc_err rc = tc_measure_plan_open(&ask, &p->m, err, sizeof err);
-    say_plan(p);
-    a->concurrency = p->m.concurrency; /* an open loop's ceiling, as the file limit allows */
-    if (rc != TC_OK)
-        return setup_failed(rc, err);
-    return tc_app_open_store(a->db, TC_STORE_WRITE, &p->store);
-}
-
-int tc_cli_run_measure(run_plan *p)
-{
-    p->code = 0;
-    return measure_all(p);
-}
-
-void tc_cli_run_close(run_plan *p, int code)
-{
-    if (p->store && p->runs_stored && code < TC_EXIT_SIGINT)
-        store_older_figures(p->store);
-    tc_store_close(p->store);
-    tc_measure_plan_close(&p->m);
+    if (tc_measure_args_settle(a, tc_wall_ns(), err, sizeof err) == TC_OK)
+        return 0;
+    tc_app_error("run: %s", err);
+    return -1;
 }
 
 int tc_cmd_run(int argc, char **argv)
@@ -310,24 +182,5 @@ int tc_cmd_run(int argc, char **argv)
     run_args a;
     if (tc_cli_run_parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("run");
-    run_plan p = {0};
-    int code = tc_cli_run_open(&a, &p);
-    if (!code)
-        code = check_group(&a, &p);
-    /* A shard that comes late stretches the merged window: say so. */
-    int64_t late_ns = a.start_at_wall_ns ? tc_wall_ns() - a.start_at_wall_ns : 0;
-    if (!code && late_ns > 1000000000)
-        tc_app_error("run: --start-at %s passed %.1f s ago: starting now, late for the other "
-                     "shards",
-                     a.start_text, (double)late_ns / 1e9);
-    if (!code) {
-        code = measure_all(&p);
-        if (a.repeat > 1 && p.runs_stored) {
-            int g = print_group(&p);
-            if (!code)
-                code = g;
-        }
-    }
-    tc_cli_run_close(&p, code);
-    return code;
+    return tc_app_run(&a);
 }

@@ -7,22 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "views/view_stored.h"
-#include "analysis/soak.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_read.h"
 #include "cli_run.h"
 #include "core/tc_number.h"
 #include "measure/measure_soak.h"
-#include "report/report_soak.h"
-#include "views/view_soak.h"
-
-typedef struct soak_args {
-    double duration_s, window_s, max_downtime_s, max_drift, max_error_rate;
-    const char *resume, *chunks;
-    int json;
-} soak_args;
 
 /* ---- options ----------------------------------------------------------------- */
 
@@ -41,32 +31,32 @@ static int duration(const char *opt, const char *v, double min_s, double *out)
 
 static int take_duration(const char *v, void *ctx)
 {
-    return duration("--duration", v, 1, &((soak_args *)ctx)->duration_s);
+    return duration("--duration", v, 1, &((tc_app_soak_args *)ctx)->duration_s);
 }
 
 static int take_window(const char *v, void *ctx)
 {
-    return duration("--window", v, 2, &((soak_args *)ctx)->window_s);
+    return duration("--window", v, 2, &((tc_app_soak_args *)ctx)->window_s);
 }
 
 static int take_max_downtime(const char *v, void *ctx)
 {
-    return duration("--max-downtime", v, 0, &((soak_args *)ctx)->max_downtime_s);
+    return duration("--max-downtime", v, 0, &((tc_app_soak_args *)ctx)->max_downtime_s);
 }
 
 static int take_drift(const char *v, void *ctx)
 {
-    return tc_cli_double("--max-drift", v, 0, 1000, &((soak_args *)ctx)->max_drift);
+    return tc_cli_double("--max-drift", v, 0, 1000, &((tc_app_soak_args *)ctx)->max_drift);
 }
 
 static int take_error_rate(const char *v, void *ctx)
 {
-    return tc_cli_double("--max-error-rate", v, 0, 1, &((soak_args *)ctx)->max_error_rate);
+    return tc_cli_double("--max-error-rate", v, 0, 1, &((tc_app_soak_args *)ctx)->max_error_rate);
 }
 
 static int take_resume(const char *v, void *ctx)
 {
-    ((soak_args *)ctx)->resume = v;
+    ((tc_app_soak_args *)ctx)->resume = v;
     return 0;
 }
 
@@ -77,14 +67,14 @@ static int take_chunks(const char *v, void *ctx)
         tc_app_error("soak: --chunks '%s': expected all, sample or none", v);
         return -1;
     }
-    ((soak_args *)ctx)->chunks = v;
+    ((tc_app_soak_args *)ctx)->chunks = v;
     return 0;
 }
 
 static int take_json(const char *v, void *ctx)
 {
     (void)v;
-    ((soak_args *)ctx)->json = 1;
+    ((tc_app_soak_args *)ctx)->json = 1;
     return 0;
 }
 
@@ -102,12 +92,12 @@ static const tc_cli_opt soak_opts[] = {
 
 /* Takes out soak's own options (--json too, seen by both); the rest goes
  * to run's parser. 0, or -1 after saying why. */
-static int split_args(int argc, char **argv, soak_args *s, char **rest, int *n_rest)
+static int split_args(int argc, char **argv, tc_app_soak_args *s, char **rest, int *n_rest)
 {
     return tc_cli_split("soak", argc, argv, soak_opts, s, "json", rest, n_rest);
 }
 
-static int check_args(const soak_args *s, const run_args *a)
+static int check_args(const tc_app_soak_args *s, const run_args *a)
 {
     if (a->requests_given || a->repeat > 1) {
         tc_app_error("soak: -n and --repeat belong to 'truecost run'; a soak runs for --duration");
@@ -120,124 +110,6 @@ static int check_args(const soak_args *s, const run_args *a)
         return -1;
     }
     return 0;
-}
-
-typedef struct soak_ctx {
-    run_plan *p;
-    const soak_args *s;
-    int progress;
-    int code;
-    tc_run_info run;
-    int has_run;
-} soak_ctx;
-
-static void on_started(void *ctx, const tc_run_info *run, int rep)
-{
-    soak_ctx *c = ctx;
-    (void)rep;
-    if (!c->s->json)
-        fprintf(stderr, "truecost: soak run %lld%s: %s at %s%s\n", (long long)run->id,
-                c->s->resume ? " (resumed)" : "", tc_api_name(c->p->m.api), c->p->m.ep.stored,
-                c->p->m.probe.simulated ? " (SIMULATED)" : "");
-}
-
-static void on_progress(void *ctx, const tc_soak_status *st)
-{
-    soak_ctx *c = ctx;
-    if (!c->progress)
-        return;
-    char line[400];
-    tc_report_soak_progress(line, sizeof line, st->elapsed_s, st->total_s, st->last, st->outages,
-                            st->downtime_s, st->restarts, st->down);
-    fprintf(stderr, "\r\033[K%s", line);
-    fflush(stderr);
-}
-
-static void on_notice(void *ctx, tc_measure_notice what, const char *text)
-{
-    (void)ctx;
-    if (what == TC_MEASURE_NO_SENSOR)
-        fprintf(stderr, "truecost: %s", text);
-    else
-        tc_app_error("soak: %s", text);
-}
-
-static void on_store_failed(void *ctx, const char *why)
-{
-    (void)ctx;
-    tc_app_error("soak: a window was not stored (%s); the soak goes on", why);
-}
-
-static int on_finished(void *ctx, const tc_measure_outcome *o)
-{
-    soak_ctx *c = ctx;
-    if (c->progress)
-        fputs("\r\033[K", stderr);
-    if (o->rc != TC_OK)
-        tc_app_error("soak: %s", o->err);
-    if (o->finish_err[0])
-        tc_app_error("soak: %s", o->finish_err);
-    c->run = o->info;
-    c->has_run = 1;
-    if (o->figures_err[0])
-        fprintf(stderr, "truecost: note: the run's figures were not stored (%s)\n", o->figures_err);
-    if (o->rc != TC_OK)
-        c->code = TC_EXIT_RUNTIME;
-    return 0;
-}
-
-/* ---- the soak ---------------------------------------------------------------- */
-
-/* The soak's verdict, windows and outages, as show prints them; a FAIL
- * exits TC_EXIT_CHECK. */
-static int print_soak(tc_store *st, const tc_run_info *run, int json)
-{
-    char err[512];
-    tc_show s = tc_app_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
-    int code = tc_app_shown(tc_report_show_soak(st, run, &s, err, sizeof err), &s, err);
-    return code ? code : s.soak_found && !s.soak_pass ? TC_EXIT_CHECK : 0;
-}
-
-static int soak(run_plan *p, const soak_args *s)
-{
-    tc_soak_config cfg = {0};
-    tc_cli_run_config(p, &cfg.run);
-    cfg.plan = (tc_soak_plan){.duration_s = s->duration_s,
-                              .window_s = s->window_s,
-                              .max_downtime_s = s->max_downtime_s,
-                              .max_drift_pct = s->max_drift,
-                              .max_error_rate = s->max_error_rate};
-    if (tc_app_command_line_whole()) /* a resume keeps the stored one */
-        snprintf(cfg.plan.command, sizeof cfg.plan.command, "%s", tc_app_command_line());
-    if (s->chunks && tc_chunks_parse(s->chunks, &cfg.plan.chunks) < 0)
-        return TC_EXIT_USAGE;
-    char err[1024];
-    tc_err rc =
-        s->resume ? tc_measure_soak_resume(p->store, s->resume, &cfg, err, sizeof err) : TC_OK;
-    if (rc != TC_OK) {
-        tc_app_error("soak: --resume %s: %s", s->resume, err);
-        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-    }
-    soak_ctx c = {.p = p, .s = s, .progress = p->progress && !s->json};
-    tc_soak_callbacks cb = {.run = {.stop = &tc_app_stop_requested,
-                                    .started = on_started,
-                                    .notice = on_notice,
-                                    .finished = on_finished,
-                                    .ctx = &c},
-                            .progress = on_progress,
-                            .store_failed = on_store_failed};
-    tc_measure_result res;
-    tc_app_install_stop_signals();
-    rc = tc_measure_soak(&cfg, p->store, &cb, &res, err, sizeof err);
-    if (rc != TC_OK && res.stage == TC_MEASURE_BEGIN) {
-        tc_app_error("soak: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    p->runs_stored = res.runs;
-    int code = c.has_run ? print_soak(p->store, &c.run, s->json) : 0;
-    if (res.interrupted)
-        return tc_app_signal_exit();
-    return c.code ? c.code : code;
 }
 
 /* ---- --resume RUN alone ----------------------------------------------------- */
@@ -256,7 +128,7 @@ static int only_resume_options(int argc, char **argv)
 
 /* `soak --resume RUN` with no URL or load: the soak's stored command line,
  * then argv's options. The exit status. */
-static int resume_as_started(const soak_args *s, const run_args *a, int argc, char **argv)
+static int resume_as_started(const tc_app_soak_args *s, const run_args *a, int argc, char **argv)
 {
     tc_store *st;
     tc_soak_stored ss;
@@ -291,11 +163,11 @@ static int resume_as_started(const soak_args *s, const run_args *a, int argc, ch
 int tc_cmd_soak(int argc, char **argv)
 {
     static int as_started; /* the stored command line is being run: once */
-    soak_args s = {.duration_s = 86400,
-                   .window_s = 60,
-                   .max_downtime_s = 300,
-                   .max_drift = 5,
-                   .max_error_rate = 0.01};
+    tc_app_soak_args s = {.duration_s = 86400,
+                          .window_s = 60,
+                          .max_downtime_s = 300,
+                          .max_drift = 5,
+                          .max_error_rate = 0.01};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     int n_rest = 0;
     if (!rest)
@@ -314,10 +186,5 @@ int tc_cmd_soak(int argc, char **argv)
         as_started = 0;
         return code;
     }
-    run_plan p = {0};
-    int code = tc_cli_run_open(&a, &p);
-    if (!code)
-        code = soak(&p, &s);
-    tc_cli_run_close(&p, TC_EXIT_SIGINT); /* no figures of older runs: a soak has many requests */
-    return code;
+    return tc_app_soak(&a, &s);
 }
