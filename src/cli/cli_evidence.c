@@ -8,7 +8,7 @@
 #include "cli_opts.h"
 #include "cli_read.h"
 
-int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
+int tc_cli_evidence_runs(tc_app_evidence_opts *o, const char *value)
 {
     /* Two values: the second is the next word, taken here. */
     if (optind >= o->argc || o->argv[optind][0] == '-') {
@@ -21,7 +21,7 @@ int tc_cli_evidence_runs(tc_cli_evidence_opts *o, const char *value)
     return 0;
 }
 
-int tc_cli_evidence_train(tc_cli_evidence_opts *o, const char *value)
+int tc_cli_evidence_train(tc_app_evidence_opts *o, const char *value)
 {
     if (optind >= o->argc || o->argv[optind][0] == '-') {
         tc_app_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
@@ -33,7 +33,7 @@ int tc_cli_evidence_train(tc_cli_evidence_opts *o, const char *value)
     return 0;
 }
 
-int tc_cli_evidence_check(tc_cli_evidence_opts *o)
+int tc_cli_evidence_check(tc_app_evidence_opts *o)
 {
     tc_cli_profiles_resolve(o->profile, &o->src.profile_a, &o->src.profile_b);
     if (!o->src.profile_a != !o->src.profile_b) {
@@ -57,24 +57,4 @@ int tc_cli_evidence_check(tc_cli_evidence_opts *o)
         return -1;
     }
     return 0;
-}
-
-int tc_cli_evidence_gather(const tc_cli_evidence_opts *o, const tc_lockin *a, tc_evidence *ev,
-                           tc_lockin_overrides *ov)
-{
-    char err[1024];
-    tc_store *st = NULL;
-    if (tc_evidence_needs_store(&o->src)) {
-        int code = tc_app_open_store(o->db, TC_STORE_READ, &st);
-        if (code)
-            return code;
-    }
-    tc_err rc = tc_evidence_gather(st, &o->src, a, ev, ov, NULL, err, sizeof err);
-    for (int i = 0; i < ev->n_notes; i++)
-        tc_app_error("%s", ev->notes[i]);
-    tc_store_close(st);
-    if (rc == TC_OK)
-        return 0;
-    tc_app_error("%s", err);
-    return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }

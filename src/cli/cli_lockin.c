@@ -7,24 +7,17 @@
 
 #include "assess/lockin.h"
 #include "cli.h"
+#include "app/app_lockin.h"
 #include "cli_evidence.h"
 #include "cli_opts.h"
 #include "report/report_lockin.h"
-
-typedef struct lockin_args {
-    const char *file;
-    long long samples, seed;
-    int json;
-    tc_lockin_overrides o;
-    tc_cli_evidence_opts ev;
-} lockin_args;
 
 #define DEFAULT_SEED 1
 
 /* --gaps-top LOW..MODE..HIGH: T_op from a gap table read by hand. */
 static int take_gaps_top(const char *text, void *ctx)
 {
-    tc_lockin_overrides *o = &((lockin_args *)ctx)->o;
+    tc_lockin_overrides *o = &((tc_app_lockin_args *)ctx)->o;
     tc_lockin_range r;
     char why[200];
     if (tc_lockin_range_parse(text, &r, why, sizeof why) != TC_OK) {
@@ -47,7 +40,7 @@ static int take_gaps_top(const char *text, void *ctx)
 
 static int take_running(const char *value, void *ctx)
 {
-    tc_lockin_overrides *o = &((lockin_args *)ctx)->o;
+    tc_lockin_overrides *o = &((tc_app_lockin_args *)ctx)->o;
     if (tc_cli_double("--running-saving-per-month", value, -1e15, 1e15,
                       &o->running_saving_per_month) < 0)
         return -1;
@@ -58,7 +51,7 @@ static int take_running(const char *value, void *ctx)
 
 static int take_perf_ratio(const char *value, void *ctx)
 {
-    tc_lockin_overrides *o = &((lockin_args *)ctx)->o;
+    tc_lockin_overrides *o = &((tc_app_lockin_args *)ctx)->o;
     double x;
     if (tc_cli_double("--perf-ratio", value, 0, 1000, &x) < 0)
         return -1;
@@ -74,11 +67,11 @@ static int take_perf_ratio(const char *value, void *ctx)
 
 static int take_perf(const char *value, void *ctx)
 {
-    return tc_cli_evidence_runs(&((lockin_args *)ctx)->ev, value);
+    return tc_cli_evidence_runs(&((tc_app_lockin_args *)ctx)->ev, value);
 }
 
 /* The combinations the options cannot make; -1 after saying why. */
-static int check_args(lockin_args *a)
+static int check_args(tc_app_lockin_args *a)
 {
     tc_cli_profiles_resolve(a->ev.profile, &a->ev.src.profile_a, &a->ev.src.profile_b);
     if (!a->file) {
@@ -104,15 +97,15 @@ static int check_args(lockin_args *a)
 
 static int take_train(const char *value, void *ctx)
 {
-    return tc_cli_evidence_train(&((lockin_args *)ctx)->ev, value);
+    return tc_cli_evidence_train(&((tc_app_lockin_args *)ctx)->ev, value);
 }
 
-static int parse_args(int argc, char **argv, lockin_args *a)
+static int parse_args(int argc, char **argv, tc_app_lockin_args *a)
 {
     memset(a, 0, sizeof *a);
     a->samples = TC_LOCKIN_DEFAULT_SAMPLES;
     a->seed = DEFAULT_SEED;
-    a->ev = (tc_cli_evidence_opts){.runs_name = "--perf", .argc = argc, .argv = argv};
+    a->ev = (tc_app_evidence_opts){.runs_name = "--perf", .argc = argc, .argv = argv};
     const tc_cli_opt opts[] = {
         TC_OPT_I("samples", 0, &a->samples, 1, TC_LOCKIN_MAX_SAMPLES),
         TC_OPT_SEED(&a->seed),
@@ -136,39 +129,10 @@ static int parse_args(int argc, char **argv, lockin_args *a)
     return check_args(a);
 }
 
-/* Evaluates the assessment with the evidence and prints it. */
-static int report(const lockin_args *a, const tc_lockin *as)
-{
-    tc_lockin_result r;
-    char err[512];
-    tc_err rc =
-        tc_lockin_evaluate(as, &a->o, (size_t)a->samples, (uint64_t)a->seed, &r, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("lockin: %s", err);
-        return rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
-    }
-    int code = TC_EXIT_OK;
-    if (a->json)
-        code = tc_app_emit_json("lockin", tc_report_lockin_json(&r, &a->o));
-    else
-        tc_report_lockin_print(stdout, &r, &a->o);
-    tc_lockin_result_free(&r);
-    return code;
-}
-
 int tc_cmd_lockin(int argc, char **argv)
 {
-    lockin_args a;
+    tc_app_lockin_args a;
     if (parse_args(argc, argv, &a) < 0)
         return tc_cli_usage_hint("lockin");
-    tc_lockin as;
-    char err[1024];
-    tc_err rc = tc_lockin_load(a.file, &as, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("%s", err);
-        return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-    }
-    tc_evidence ev;
-    int code = tc_cli_evidence_gather(&a.ev, &as, &ev, &a.o);
-    return code ? code : report(&a, &as);
+    return tc_app_lockin(&a);
 }

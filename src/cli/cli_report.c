@@ -9,29 +9,15 @@
 
 #include "analysis/bootstrap.h"
 #include "cli.h"
+#include "app/app_report.h"
 #include "cli_frontier.h"
 #include "cli_opts.h"
 #include "cli_read.h"
 #include "page/page_doc.h"
 
-typedef struct report_args {
-    const char *db, *profile, *profile_a, *profile_b, *assessment, *gaps, *soak, *at, *slo_text;
-    const char *kernels, *fit, *train[2];
-    int argc;
-    char **argv;
-    const char *output, *format, *pos[2];
-    tc_slo slo;
-    long long resamples, seed;
-    double claim;  /* NaN: none */
-    double demand; /* 0: the profiles' (frontier) or the assessment's (lock-in) */
-    int force;
-    double targets[TC_FRONTIER_MAX_TARGETS];
-    size_t n_targets;
-} report_args;
-
 /* The format follows -o's extension (.md, .markdown; .html, .htm); a
  * --format that says otherwise is refused. Without either: html. */
-static int format_of_path(report_args *a)
+static int format_of_path(tc_app_report_args *a)
 {
     const char *dot = a->output ? strrchr(a->output, '.') : NULL;
     const char *by_ext = !dot                                                       ? NULL
@@ -49,7 +35,7 @@ static int format_of_path(report_args *a)
     return 0;
 }
 
-static int check(report_args *a)
+static int check(tc_app_report_args *a)
 {
     if (!a->pos[0]) {
         tc_app_error("report: give a RUN, GROUP or SWEEP (and a second one to compare)");
@@ -81,7 +67,7 @@ static int check(report_args *a)
 /* --train A B: two values, the second the next word. */
 static int take_train(const char *value, void *ctx)
 {
-    report_args *a = ctx;
+    tc_app_report_args *a = ctx;
     if (optind >= a->argc || a->argv[optind][0] == '-') {
         tc_app_error("--train takes two training runs: INCUMBENT ALTERNATIVE (ids or labels of "
                      "'truecost train' runs)");
@@ -92,7 +78,7 @@ static int take_train(const char *value, void *ctx)
     return 0;
 }
 
-static int parse(int argc, char **argv, report_args *a)
+static int parse(int argc, char **argv, tc_app_report_args *a)
 {
     memset(a, 0, sizeof *a);
     a->argc = argc;
@@ -126,97 +112,10 @@ static int parse(int argc, char **argv, report_args *a)
     return check(a);
 }
 
-static int load_profile(const char *path, tc_cost_profile *p)
-{
-    char err[1024];
-    if (!path || tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
-        return 0;
-    tc_app_error("%s", err);
-    return -1;
-}
-
-/* The default file name: truecost-report-<label>.html, the label made
- * safe for a file name. */
-static void default_path(const report_args *a, char *out, size_t len)
-{
-    char label[200];
-    snprintf(label, sizeof label, "%s%s%s", a->pos[0], a->pos[1] ? "-vs-" : "",
-             a->pos[1] ? a->pos[1] : "");
-    for (char *p = label; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.", *p))
-            *p = '_';
-    snprintf(out, len, "truecost-report-%s.%s", label, a->format);
-}
-
 int tc_cmd_report(int argc, char **argv)
 {
-    report_args a;
-    char path[1024], err[1024];
+    tc_app_report_args a;
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("report");
-    tc_cost_profile pa, pb;
-    const char *fa = a.profile_a, *fb = a.profile_b;
-    if (load_profile(fa, &pa) < 0 || load_profile(fb, &pb) < 0)
-        return TC_EXIT_USAGE;
-    tc_dossier_ask ask = {.which = {a.pos[0], a.pos[1]},
-                          .profile = {fa ? &pa : NULL, fb ? &pb : NULL},
-                          .targets = a.targets,
-                          .n_targets = a.n_targets,
-                          .at_given = a.at != NULL,
-                          .has_claim = !isnan(a.claim),
-                          .claim = a.claim,
-                          .slo = a.slo_text ? &a.slo : NULL,
-                          .resamples_compare = a.resamples ? (int)a.resamples : TC_BOOT_RESAMPLES,
-                          .resamples_frontier =
-                              a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
-                          .seed = (uint64_t)a.seed,
-                          .assessment = a.assessment,
-                          .gaps = a.gaps,
-                          .soak = a.soak,
-                          .kernels = a.kernels,
-                          .fit = a.fit,
-                          .train = {a.train[0], a.train[1]},
-                          .demand = a.demand,
-                          .profile_path = {fa, fb},
-                          .command = tc_app_command_line()};
-    if (a.output)
-        snprintf(path, sizeof path, "%s", a.output);
-    else
-        default_path(&a, path, sizeof path);
-    tc_store *st;
-    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
-    if (code)
-        return code;
-    tc_inputs in = {0};
-    tc_inputs_add(&in, "--db", tc_store_path(st));
-    tc_inputs_add(&in, "--profile-a", fa);
-    tc_inputs_add(&in, "--profile-b", fb);
-    tc_inputs_add(&in, "--assessment", a.assessment);
-    tc_inputs_add(&in, "--gaps", a.gaps);
-    tc_inputs_add(&in, "--kernels", a.kernels);
-    tc_inputs_add(&in, "--fit", a.fit);
-    tc_page_out out = {.fmt = strcmp(a.format, "md") == 0 ? TC_PAGE_MD : TC_PAGE_HTML,
-                       .path = path,
-                       .inputs = &in,
-                       .force = a.force};
-    tc_dossier d;
-    /* Refused before anything is read: an output over an input. */
-    tc_err rc = tc_page_may_write(&out, path, err, sizeof err);
-    int refused = rc != TC_OK; /* a file it may not write: the user's to fix */
-    if (rc == TC_OK)
-        rc = tc_dossier_load(st, &ask, &d, err, sizeof err);
-    else
-        memset(&d, 0, sizeof d);
-    if (rc == TC_OK) {
-        rc = tc_page_write(&d, &out, err, sizeof err);
-        refused = rc == TC_ERR_INVALID;
-    }
-    code = tc_app_check(rc, err);
-    if (code && refused)
-        code = TC_EXIT_USAGE;
-    if (!code)
-        printf("%s\n", path);
-    tc_dossier_free(&d);
-    tc_store_close(st);
-    return code;
+    return tc_app_report(&a);
 }
