@@ -6,25 +6,19 @@
 
 #include "agent/agent.h"
 #include "cli.h"
+#include "app/app_agent.h"
 #include "cli_opts.h"
 #include "core/tc_outfile.h"
 
-typedef struct agent_args {
-    tc_agent_config cfg;
-    char *host_owned;
-    const char *port_file, *token_env;
-    long long interval_ms;
-} agent_args;
-
 static int opt_listen(const char *val, void *ctx)
 {
-    agent_args *a = ctx;
+    tc_app_agent_args *a = ctx;
     free(a->host_owned);
     a->host_owned = NULL;
     return tc_cli_listen(val, &a->host_owned, &a->cfg.host, &a->cfg.port);
 }
 
-static int parse(int argc, char **argv, agent_args *a)
+static int parse(int argc, char **argv, tc_app_agent_args *a)
 {
     memset(a, 0, sizeof *a);
     a->cfg.host = "127.0.0.1";
@@ -55,61 +49,14 @@ static int parse(int argc, char **argv, agent_args *a)
     return 0;
 }
 
-static void banner(const tc_agent *ag, const agent_args *a, const char *notes)
-{
-    int v6 = strchr(a->cfg.host, ':') != NULL;
-    printf("truecost agent: serving http://%s%s%s:%u/metrics, /env and /health; sampling every "
-           "%d ms\n",
-           v6 ? "[" : "", a->cfg.host, v6 ? "]" : "", (unsigned)tc_agent_port(ag),
-           a->cfg.interval_ms);
-    if (a->cfg.token)
-        printf("  /metrics and /env require 'Authorization: Bearer' with the token in $%s "
-               "(/health does not)\n",
-               a->token_env);
-    else
-        printf("  no token: loopback only (a non-loopback --listen needs --token-env VAR)\n");
-    printf("  devices: %d\n", tc_agent_devices(ag));
-    if (tc_agent_devices(ag) == 0)
-        fprintf(stderr,
-                "truecost: agent: no GPU or CPU energy sensor found; serving /env and "
-                "truecost_build_info only:\n%s",
-                notes);
-    printf("  Ctrl-C stops it.\n");
-    fflush(stdout);
-}
-
-static int start(agent_args *a)
-{
-    char notes[2048], err[512];
-    tc_agent *ag = NULL;
-    tc_err rc = tc_agent_new(&a->cfg, &ag, notes, sizeof notes, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("agent: %s", err);
-        return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-    }
-    char port[16];
-    snprintf(port, sizeof port, "%u\n", (unsigned)tc_agent_port(ag));
-    if (a->port_file && tc_outfile_write(a->port_file, port, err, sizeof err) != TC_OK) {
-        tc_app_error("--port-file %s", err);
-        tc_agent_free(ag);
-        return TC_EXIT_RUNTIME;
-    }
-    banner(ag, a, notes);
-    int result = tc_agent_run(ag);
-    fprintf(stderr, "truecost agent: stopped after %llu requests\n",
-            (unsigned long long)tc_agent_requests(ag));
-    tc_agent_free(ag);
-    return result < 0 ? TC_EXIT_RUNTIME : TC_EXIT_OK;
-}
-
 int tc_cmd_agent(int argc, char **argv)
 {
-    agent_args a;
+    tc_app_agent_args a;
     int bad = parse(argc, argv, &a) < 0, rc = TC_EXIT_OK;
     if (bad)
         rc = tc_cli_usage_hint("agent");
     else
-        rc = start(&a);
+        rc = tc_app_agent(&a);
     free(a.host_owned);
     return rc;
 }

@@ -7,22 +7,15 @@
 #include "analysis/env_diff.h"
 #include "views/view_env_pair.h"
 #include "cli.h"
+#include "app/app_env.h"
 #include "cli_opts.h"
 #include "cli_read.h"
 #include "envinfo/env_fingerprint.h"
 #include "report/report_env.h"
 
-typedef struct env_args {
-    tc_env_config cfg;
-    int json, diff, no_server;
-    const char *db; /* --diff of stored runs: the results database */
-    const char *key_env;
-    const char *files[2];
-} env_args;
-
 /* URL, or --diff's A and B; the count is checked after every option is
  * read, since --diff may come last. */
-static int positionals(env_args *a, const char **pos, int n)
+static int positionals(tc_app_env_args *a, const char **pos, int n)
 {
     if (a->diff) {
         if (n != 2) {
@@ -41,7 +34,7 @@ static int positionals(env_args *a, const char **pos, int n)
     return 0;
 }
 
-static int parse(int argc, char **argv, env_args *a, const char **pos)
+static int parse(int argc, char **argv, tc_app_env_args *a, const char **pos)
 {
     memset(a, 0, sizeof *a);
     tc_telem_config *t = &a->cfg.telem;
@@ -72,79 +65,13 @@ static int parse(int argc, char **argv, env_args *a, const char **pos)
     return 0;
 }
 
-/* A fingerprint file saved with --json, or else a stored run's id/label. */
-static int load(const char *which, const char *db, json_t **fp)
-{
-    char err[1024];
-    if (access(which, F_OK) == 0) {
-        if (tc_env_load(which, fp, err, sizeof err) == TC_OK)
-            return 0;
-        tc_app_error("env: %s", err);
-        return -1;
-    }
-    tc_store *st = NULL;
-    if (tc_app_open_store(db, TC_STORE_READ, &st))
-        return -1;
-    tc_err rc = tc_view_fingerprint_pair(st, which, fp, err, sizeof err);
-    tc_store_close(st);
-    if (rc != TC_OK)
-        tc_app_error("env: --diff: %s", err);
-    return rc == TC_OK ? 0 : -1;
-}
-
-static int run_diff(const env_args *a)
-{
-    char err[256];
-    int code = TC_EXIT_RUNTIME;
-    tc_env_pair p = {0};
-    if (load(a->files[0], a->db, &p.a) < 0 || load(a->files[1], a->db, &p.b) < 0)
-        goto done;
-    if (tc_view_fingerprint_pair_compare(&p) != TC_OK) {
-        tc_app_error("env: --diff: out of memory");
-        goto done;
-    }
-    if (!a->json)
-        tc_report_env_diff_text(stdout, &p, a->files[0], a->files[1]);
-    else if (tc_report_env_json(stdout, p.diffs, err, sizeof err) != TC_OK) {
-        tc_app_error("env: %s", err);
-        goto done;
-    }
-    char warn[1200];
-    for (int k = 0; a->json && k < 2; k++)
-        if (tc_fingerprint_client_host(k ? p.b : p.a)) {
-            tc_report_env_client_warning(warn, sizeof warn, k ? "B" : "A", a->files[k]);
-            tc_app_error("env: --diff: warning: %s", warn);
-        }
-    code = p.n ? TC_EXIT_CHECK : TC_EXIT_OK;
-done:
-    tc_view_fingerprint_pair_free(&p);
-    return code;
-}
-
 int tc_cmd_env(int argc, char **argv)
 {
-    env_args a;
+    tc_app_env_args a;
     const char **pos = calloc((size_t)argc, sizeof *pos); /* every argument may be one */
     int bad = !pos || parse(argc, argv, &a, pos) < 0;
     free(pos);
     if (bad)
         return tc_cli_usage_hint("env");
-    if (a.diff)
-        return run_diff(&a);
-    char err[1024] = "";
-    json_t *fp = NULL;
-    tc_err rc = tc_env_collect(&a.cfg, &fp, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("env: %s", err[0] ? err : tc_strerror(rc));
-        return TC_EXIT_RUNTIME;
-    }
-    int code = TC_EXIT_OK;
-    if (!a.json)
-        tc_report_env_text(stdout, fp);
-    else if (tc_report_env_json(stdout, fp, err, sizeof err) != TC_OK) {
-        tc_app_error("env: %s", err);
-        code = TC_EXIT_RUNTIME;
-    }
-    tc_env_free(fp);
-    return code;
+    return tc_app_env(&a);
 }

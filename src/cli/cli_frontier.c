@@ -9,6 +9,7 @@
 #include "analysis/bootstrap.h"
 #include "analysis/frontier_cost.h"
 #include "cli.h"
+#include "app/app_frontier.h"
 #include "core/tc_sort.h"
 #include "core/tc_text.h"
 #include "cli_opts.h"
@@ -52,17 +53,7 @@ int tc_cli_frontier_targets(const char *cmd, const char *text, double *out, size
     return 0;
 }
 
-typedef struct frontier_args {
-    const char *db, *profile, *profile_a, *profile_b, *at, *slo_text, *pos[2];
-    tc_slo slo;
-    long long resamples, seed;
-    double claim, demand; /* claim NaN: none */
-    int json;
-    double targets[TC_FRONTIER_MAX_TARGETS];
-    size_t n_targets;
-} frontier_args;
-
-static int parse(int argc, char **argv, frontier_args *a)
+static int parse(int argc, char **argv, tc_app_frontier_args *a)
 {
     memset(a, 0, sizeof *a);
     a->seed = TC_BOOT_SEED;
@@ -95,36 +86,10 @@ static int parse(int argc, char **argv, frontier_args *a)
     return tc_cli_frontier_targets("frontier", a->at, a->targets, &a->n_targets);
 }
 
-static int load_profile(const char *path, tc_cost_profile *p)
-{
-    char err[1024];
-    if (tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
-        return 0;
-    tc_app_error("%s", err);
-    return -1;
-}
-
 int tc_cmd_frontier(int argc, char **argv)
 {
-    frontier_args a;
+    tc_app_frontier_args a;
     if (parse(argc, argv, &a) < 0)
         return tc_cli_usage_hint("frontier");
-    tc_cost_profile pa, pb;
-    if (load_profile(a.profile_a, &pa) < 0 || (a.profile_b && load_profile(a.profile_b, &pb) < 0))
-        return TC_EXIT_USAGE;
-    tc_store *st;
-    int code = tc_app_open_store(a.db, TC_STORE_READ, &st);
-    if (code)
-        return code;
-    tc_frontier_ask ask = {.targets = a.targets,
-                           .n_targets = a.n_targets,
-                           .resamples = a.resamples ? (int)a.resamples : TC_FRONTIER_RESAMPLES,
-                           .seed = (uint64_t)a.seed,
-                           .has_claim = !isnan(a.claim),
-                           .claim = a.claim,
-                           .demand = a.demand};
-    code = tc_app_frontier_pair(st, a.pos[0], a.pos[1], &pa, a.profile_b ? &pb : &pa,
-                                a.slo_text ? &a.slo : NULL, &ask, a.json);
-    tc_store_close(st);
-    return code;
+    return tc_app_frontier(&a);
 }

@@ -5,28 +5,22 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "app/app_sim.h"
 #include "core/tc_outfile.h"
 #include "cli_opts.h"
 #include "sim/sim_limits.h"
 #include "sim/sim_server.h"
 
-typedef struct sim_args {
-    tc_sim_config cfg;
-    char *host_owned;
-    const char *port_file;
-    long long max_batch, max_body, eos_after, leak_kb, close_after;
-} sim_args;
-
 static int opt_listen(const char *val, void *ctx)
 {
-    sim_args *a = ctx;
+    tc_app_sim_args *a = ctx;
     free(a->host_owned);
     return tc_cli_listen(val, &a->host_owned, &a->cfg.host, &a->cfg.port);
 }
 
 static int opt_model(const char *val, void *ctx)
 {
-    tc_sim_config *c = &((sim_args *)ctx)->cfg;
+    tc_sim_config *c = &((tc_app_sim_args *)ctx)->cfg;
     if (c->n_models >= TC_SIM_MAX_MODELS) {
         tc_app_error("--model: at most %d models", TC_SIM_MAX_MODELS);
         return -1;
@@ -42,7 +36,7 @@ static int opt_model(const char *val, void *ctx)
 static int opt_fault(const char *val, void *ctx)
 {
     char err[512];
-    if (tc_sim_fault_parse(&((sim_args *)ctx)->cfg.faults, val, err, sizeof err) < 0) {
+    if (tc_sim_fault_parse(&((tc_app_sim_args *)ctx)->cfg.faults, val, err, sizeof err) < 0) {
         tc_app_error("%s", err);
         return -1;
     }
@@ -56,12 +50,12 @@ static int opt_seed(const char *val, void *ctx)
     long long n;
     if (tc_cli_int("--seed", val, 0, (long long)(~0ULL >> 1), &n) < 0)
         return -1;
-    ((sim_args *)ctx)->cfg.seed = (uint64_t)n;
+    ((tc_app_sim_args *)ctx)->cfg.seed = (uint64_t)n;
     return 0;
 }
 
 /* 0, or -1 after printing the error. */
-static int parse(int argc, char **argv, sim_args *a)
+static int parse(int argc, char **argv, tc_app_sim_args *a)
 {
     tc_sim_config *c = &a->cfg;
     memset(a, 0, sizeof *a);
@@ -100,59 +94,12 @@ static int parse(int argc, char **argv, sim_args *a)
     return 0;
 }
 
-static void print_warning(void *arg, const char *message)
-{
-    (void)arg;
-    tc_app_error("sim: %s", message);
-}
-
-/* crash-after: the truth file still gets one line per request (those in
- * flight say "crashed"), then the process ends without any cleanup, as a
- * crash would: in-flight streams are cut. */
-static void crash(tc_sim_server *srv, long long after)
-{
-    tc_sim_server_write_inflight_truth(srv, "crashed");
-    fprintf(stderr, "truecost sim: crash-after:%lld reached: exiting abruptly (SIMULATED crash)\n",
-            after);
-    fflush(NULL);
-    _exit(3);
-}
-
 int tc_cmd_sim(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "train") == 0)
         return tc_cli_sim_train(argc - 1, argv + 1);
-    sim_args a;
-    int bad = parse(argc, argv, &a) < 0;
-    if (bad) {
-        free(a.host_owned);
-        return tc_cli_usage_hint("sim");
-    }
-    char err[512];
-    tc_sim_server *srv = NULL;
-    tc_sim_raise_open_files();
-    a.cfg.warn = print_warning;
-    if (tc_sim_server_new(&a.cfg, &srv, err, sizeof err) != TC_OK) {
-        tc_app_error("sim: %s", err);
-        free(a.host_owned);
-        return TC_EXIT_RUNTIME;
-    }
-    char port[16];
-    snprintf(port, sizeof port, "%u\n", (unsigned)tc_sim_server_port(srv));
-    if (a.port_file && tc_outfile_write(a.port_file, port, err, sizeof err) != TC_OK) {
-        tc_app_error("--port-file %s", err);
-        tc_sim_server_free(srv);
-        free(a.host_owned);
-        return TC_EXIT_RUNTIME;
-    }
-    tc_sim_banner(stdout, srv, &a.cfg);
-    int result = tc_sim_server_run(srv);
-    tc_sim_stats st;
-    tc_sim_server_stats(srv, &st);
-    if (result == 1)
-        crash(srv, (long long)a.cfg.faults.crash_after);
-    tc_sim_stop_report(stderr, &st);
-    tc_sim_server_free(srv);
+    tc_app_sim_args a;
+    int code = parse(argc, argv, &a) < 0 ? tc_cli_usage_hint("sim") : tc_app_sim(&a);
     free(a.host_owned);
-    return result < 0 ? TC_EXIT_RUNTIME : TC_EXIT_OK;
+    return code;
 }
