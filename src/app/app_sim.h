@@ -2,6 +2,8 @@
 #ifndef TC_APP_SIM_H
 #define TC_APP_SIM_H
 
+#include "sim/sim_train.h"
+
 #include "core/tc_outfile.h"
 #include "sim/sim_limits.h"
 #include "sim/sim_server.h"
@@ -15,5 +17,10 @@ typedef struct tc_app_sim_args {
 
 /* The simulator served until stopped; the exit status. */
 int tc_app_sim(tc_app_sim_args *a);
+
+/* The SIMULATED trainer of `sim train`, as c sets it: its steps printed;
+ * the exit status a trainer's would be (1 out of memory, a crash as a
+ * crash, 128 + the signal that stopped it). */
+int tc_app_sim_train(const tc_sim_train_config *c);
 
 #endif

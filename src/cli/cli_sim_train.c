@@ -6,15 +6,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "app/app_sim.h"
 #include "cli_opts.h"
 #include "sim/sim_train.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    stop = sig;
-}
 
 static int parse(int argc, char **argv, tc_sim_train_config *c)
 {
@@ -52,51 +46,10 @@ static int parse(int argc, char **argv, tc_sim_train_config *c)
     return 0;
 }
 
-/* A crash as a crash: the process dies of SIGSEGV (no core file). */
-static void crash(void)
-{
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    fflush(NULL);
-    signal(SIGSEGV, SIG_DFL);
-    raise(SIGSEGV);
-    _exit(139);
-}
-
 int tc_cli_sim_train(int argc, char **argv)
 {
     tc_sim_train_config c;
     if (parse(argc, argv, &c) < 0)
         return tc_cli_usage_hint("sim");
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = c.ignore_stop ? SIG_IGN : on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    fprintf(stderr, "truecost sim train: SIMULATED trainer, %lld steps of %g ms (format %s)%s\n",
-            (long long)c.steps, c.step_ms, c.format,
-            c.ignore_stop ? ", ignoring SIGINT/SIGTERM" : "");
-    fflush(stderr);
-    tc_sim_train_end end;
-    int64_t last;
-    char err[512];
-    if (tc_sim_train_run(&c, stdout, stderr, &stop, &end, &last, err, sizeof err) != TC_OK) {
-        tc_app_error("sim train: %s", err);
-        return TC_EXIT_RUNTIME;
-    }
-    switch (end) {
-    case TC_SIM_TRAIN_OOM:
-        return 1;
-    case TC_SIM_TRAIN_CRASH:
-        crash();
-        return TC_EXIT_RUNTIME;
-    case TC_SIM_TRAIN_STOPPED:
-        fprintf(stderr, "truecost sim train: stopped by signal %d after step %lld (SIMULATED)\n",
-                (int)stop, (long long)last);
-        return 128 + (int)stop;
-    default:
-        fprintf(stderr, "truecost sim train: %lld steps done (SIMULATED)\n", (long long)last);
-        return TC_EXIT_OK;
-    }
+    return tc_app_sim_train(&c);
 }
