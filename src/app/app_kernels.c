@@ -1,4 +1,4 @@
-/* truecost kernels's work: one or two profilers' kernel tables read, classified and
+/* truecost kernels' work: one or two profilers' kernel tables read, classified and
  * compared. */
 #include <stdio.h>
 #include <string.h>

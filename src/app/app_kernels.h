@@ -1,4 +1,4 @@
-/* truecost kernels's work: its options, and the result printed. */
+/* truecost kernels' work: its options, and the result printed. */
 #ifndef TC_APP_KERNELS_H
 #define TC_APP_KERNELS_H
 

@@ -29,6 +29,20 @@ test('README.md stays under 400 lines', () => {
   assert.ok(lines < 400, `README.md has ${lines} lines: move reference text to docs/`);
 });
 
+// The CLI turns argv into each command's options and calls app/ (the
+// commands' work): it stays small, and builds no JSON of its own.
+test('src/cli stays thin: under 3,000 lines, no json_ call', () => {
+  const dir = join(SOURCE_DIR, 'src/cli');
+  let lines = 0;
+  for (const f of readdirSync(dir).filter((n) => /\.[ch]$/.test(n))) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    lines += text.split('\n').length - 1;
+    const call = text.match(/\bjson_[a-z_]+\s*\(/);
+    assert.equal(call, null, `src/cli/${f} calls ${call && call[0]}: build the document in report/, print it with tc_app_emit_json`);
+  }
+  assert.ok(lines < 3000, `src/cli is ${lines} lines: move a command's work to src/app/app_<name>.c`);
+});
+
 test('every subcommand has its page in docs/commands/, linked from the README', () => {
   const readme = read('README.md');
   const index = read('docs/commands/README.md');
