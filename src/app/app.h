@@ -13,6 +13,7 @@
 
 #include "core/tc_error.h"
 #include "record/record.h"
+#include "analysis/cost_profile.h"
 #include "report/report_show.h"
 #include "store/store.h"
 
@@ -37,6 +38,20 @@ int tc_app_emit_json(const char *cmd, json_t *doc);
 /* 0 when rc is TC_OK; else prints "truecost: <err>" and returns
  * TC_EXIT_RUNTIME. For library calls whose failure ends the command. */
 int tc_app_check(tc_err rc, const char *err);
+
+/* The exit status for a failure to read an input: TC_EXIT_RUNTIME when it
+ * could not be had (a file or store that cannot be read, no memory, a run
+ * not found, a busy database), TC_EXIT_USAGE when its content is bad. */
+int tc_app_exit_for(tc_err rc);
+
+/* Loads the cost profile at path into *p (path NULL: nothing, 0). On a
+ * bad or missing file prints why and returns TC_EXIT_USAGE; else 0. */
+int tc_app_load_profile(const char *path, tc_cost_profile *p);
+
+/* Writes "PORT\n" to path (NULL: nothing) for the tests and scripts that
+ * start a server on port 0 (sim, agent). 0, or TC_EXIT_RUNTIME after
+ * saying why. */
+int tc_app_write_port_file(const char *path, unsigned port);
 
 /* Opens the database named by --db (NULL: the default path). On failure
  * prints why and returns TC_EXIT_RUNTIME; else 0. */

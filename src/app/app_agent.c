@@ -7,7 +7,6 @@
 #include "app/app.h"
 #include "app/app_agent.h"
 #include "agent/agent.h"
-#include "core/tc_outfile.h"
 
 static void banner(const tc_agent *ag, const tc_app_agent_args *a, const char *notes)
 {
@@ -41,10 +40,7 @@ int tc_app_agent(tc_app_agent_args *a)
         tc_app_error("agent: %s", err);
         return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
     }
-    char port[16];
-    snprintf(port, sizeof port, "%u\n", (unsigned)tc_agent_port(ag));
-    if (a->port_file && tc_outfile_write(a->port_file, port, err, sizeof err) != TC_OK) {
-        tc_app_error("--port-file %s", err);
+    if (tc_app_write_port_file(a->port_file, (unsigned)tc_agent_port(ag))) {
         tc_agent_free(ag);
         return TC_EXIT_RUNTIME;
     }

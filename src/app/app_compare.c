@@ -16,14 +16,10 @@
 
 static int load_profiles(const tc_app_compare_args *a, tc_cost_profile *pa, tc_cost_profile *pb)
 {
-    char err[1024];
     if (!a->profile_a)
         return 0;
-    if (tc_cost_profile_load(a->profile_a, pa, err, sizeof err) != TC_OK ||
-        tc_cost_profile_load(a->profile_b, pb, err, sizeof err) != TC_OK) {
-        tc_app_error("%s", err);
+    if (tc_app_load_profile(a->profile_a, pa) || tc_app_load_profile(a->profile_b, pb))
         return -1;
-    }
     if (strcmp(pa->currency, pb->currency) != 0) {
         tc_app_error("compare: %s is in %s but %s is in %s: give both profiles in one currency",
                      a->profile_a, pa->currency, a->profile_b, pb->currency);

@@ -31,11 +31,8 @@ static int price(tc_store *st, const tc_runset *set, const tc_cost_profile *p, i
 int tc_app_cost(tc_app_cost_args *a)
 {
     tc_cost_profile p;
-    char err[1024];
-    if (tc_cost_profile_load(a->profile, &p, err, sizeof err) != TC_OK) {
-        tc_app_error("%s", err);
+    if (tc_app_load_profile(a->profile, &p))
         return TC_EXIT_USAGE;
-    }
     tc_store *st;
     tc_runset set;
     int code = tc_app_open_store(a->db, TC_STORE_READ, &st);

@@ -34,14 +34,8 @@ static int report(const tc_app_decide_args *a, const tc_lockin *as, const tc_evi
 int tc_app_decide(tc_app_decide_args *a)
 {
     tc_lockin as;
-    char err[1024];
-    tc_err rc = tc_lockin_load(a->file, &as, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("%s", err);
-        return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-    }
     tc_evidence ev;
     tc_lockin_overrides o = {0};
-    int code = tc_app_evidence_gather(&a->ev, &as, &ev, &o);
+    int code = tc_app_evidence_read(a->file, &a->ev, &as, &ev, &o);
     return code ? code : report(a, &as, &ev, &o);
 }

@@ -21,3 +21,14 @@ int tc_app_evidence_gather(const tc_app_evidence_opts *o, const tc_lockin *a, tc
     tc_app_error("%s", err);
     return rc == TC_ERR_INVALID ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
 }
+
+int tc_app_evidence_read(const char *file, const tc_app_evidence_opts *o, tc_lockin *as,
+                         tc_evidence *ev, tc_lockin_overrides *ov)
+{
+    char err[1024];
+    tc_err rc = tc_lockin_load(file, as, err, sizeof err);
+    if (rc == TC_OK)
+        return tc_app_evidence_gather(o, as, ev, ov);
+    tc_app_error("%s", err);
+    return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
+}

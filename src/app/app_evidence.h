@@ -23,4 +23,10 @@ typedef struct tc_app_evidence_opts {
 int tc_app_evidence_gather(const tc_app_evidence_opts *o, const tc_lockin *a, tc_evidence *ev,
                            tc_lockin_overrides *ov);
 
+/* The assessment at file loaded into *as, then the evidence o names
+ * gathered for it (tc_app_evidence_gather): lockin's and decide's inputs.
+ * 0, or an exit status after saying why (a bad assessment: TC_EXIT_USAGE). */
+int tc_app_evidence_read(const char *file, const tc_app_evidence_opts *o, tc_lockin *as,
+                         tc_evidence *ev, tc_lockin_overrides *ov);
+
 #endif

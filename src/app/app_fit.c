@@ -18,9 +18,7 @@
 static int failed(tc_err rc, const char *err)
 {
     tc_app_error("fit: %s", err);
-    return rc == TC_ERR_IO || rc == TC_ERR_NOMEM || rc == TC_ERR_NOTFOUND || rc == TC_ERR_BUSY
-               ? TC_EXIT_RUNTIME
-               : TC_EXIT_USAGE;
+    return tc_app_exit_for(rc);
 }
 
 static int load_log(const char *path, tc_fit_log *log)

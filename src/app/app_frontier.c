@@ -12,20 +12,11 @@
 #include "core/tc_sort.h"
 #include "core/tc_text.h"
 
-static int load_profile(const char *path, tc_cost_profile *p)
-{
-    char err[1024];
-    if (tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
-        return 0;
-    tc_app_error("%s", err);
-    return -1;
-}
-
 int tc_app_frontier(tc_app_frontier_args *a)
 {
     tc_cost_profile pa, pb;
-    if (load_profile(a->profile_a, &pa) < 0 ||
-        (a->profile_b && load_profile(a->profile_b, &pb) < 0))
+    if (tc_app_load_profile(a->profile_a, &pa) ||
+        (a->profile_b && tc_app_load_profile(a->profile_b, &pb)))
         return TC_EXIT_USAGE;
     tc_store *st;
     int code = tc_app_open_store(a->db, TC_STORE_READ, &st);

@@ -32,7 +32,7 @@ int tc_app_gaps(tc_app_gaps_args *a)
     int code;
     if (rc != TC_OK) {
         tc_app_error("%s", err);
-        code = rc == TC_ERR_IO || rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
+        code = tc_app_exit_for(rc);
     } else {
         code = report(&f, a);
     }

@@ -47,7 +47,7 @@ int tc_app_kernels(tc_app_kernels_args *a)
     int code;
     if (rc != TC_OK) {
         tc_app_error("kernels: %s", err);
-        code = rc == TC_ERR_IO || rc == TC_ERR_NOMEM ? TC_EXIT_RUNTIME : TC_EXIT_USAGE;
+        code = tc_app_exit_for(rc);
     } else {
         code = report(&f, a);
     }

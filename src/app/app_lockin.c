@@ -33,13 +33,7 @@ static int report(const tc_app_lockin_args *a, const tc_lockin *as)
 int tc_app_lockin(tc_app_lockin_args *a)
 {
     tc_lockin as;
-    char err[1024];
-    tc_err rc = tc_lockin_load(a->file, &as, err, sizeof err);
-    if (rc != TC_OK) {
-        tc_app_error("%s", err);
-        return rc == TC_ERR_PARSE ? TC_EXIT_USAGE : TC_EXIT_RUNTIME;
-    }
     tc_evidence ev;
-    int code = tc_app_evidence_gather(&a->ev, &as, &ev, &a->o);
+    int code = tc_app_evidence_read(a->file, &a->ev, &as, &ev, &a->o);
     return code ? code : report(a, &as);
 }

@@ -13,15 +13,6 @@
 #include "app/app_frontier.h"
 #include "page/page_doc.h"
 
-static int load_profile(const char *path, tc_cost_profile *p)
-{
-    char err[1024];
-    if (!path || tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
-        return 0;
-    tc_app_error("%s", err);
-    return -1;
-}
-
 /* The default file name: truecost-report-<label>.html, the label made
  * safe for a file name. */
 static void default_path(const tc_app_report_args *a, char *out, size_t len)
@@ -40,7 +31,7 @@ int tc_app_report(tc_app_report_args *a)
     char path[1024], err[1024];
     tc_cost_profile pa, pb;
     const char *fa = a->profile_a, *fb = a->profile_b;
-    if (load_profile(fa, &pa) < 0 || load_profile(fb, &pb) < 0)
+    if (tc_app_load_profile(fa, &pa) || tc_app_load_profile(fb, &pb))
         return TC_EXIT_USAGE;
     tc_dossier_ask ask = {.which = {a->pos[0], a->pos[1]},
                           .profile = {fa ? &pa : NULL, fb ? &pb : NULL},

@@ -6,7 +6,6 @@
 
 #include "app/app.h"
 #include "app/app_sim.h"
-#include "core/tc_outfile.h"
 #include "sim/sim_limits.h"
 #include "sim/sim_server.h"
 
@@ -38,10 +37,7 @@ int tc_app_sim(tc_app_sim_args *a)
         tc_app_error("sim: %s", err);
         return TC_EXIT_RUNTIME;
     }
-    char port[16];
-    snprintf(port, sizeof port, "%u\n", (unsigned)tc_sim_server_port(srv));
-    if (a->port_file && tc_outfile_write(a->port_file, port, err, sizeof err) != TC_OK) {
-        tc_app_error("--port-file %s", err);
+    if (tc_app_write_port_file(a->port_file, (unsigned)tc_sim_server_port(srv))) {
         tc_sim_server_free(srv);
         return TC_EXIT_RUNTIME;
     }

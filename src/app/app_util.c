@@ -5,6 +5,7 @@
 
 #include "app/app.h"
 #include "core/tc_json.h"
+#include "core/tc_outfile.h"
 
 void tc_app_error(const char *fmt, ...)
 {
@@ -84,4 +85,30 @@ int tc_app_show_group(tc_store *st, const tc_runset *set, int json)
     char err[512];
     tc_show s = tc_app_show_on(json ? TC_SHOW_JSON : TC_SHOW_TABLE);
     return tc_app_shown(tc_report_show_group(st, set, &s, err, sizeof err), &s, err);
+}
+
+int tc_app_exit_for(tc_err rc)
+{
+    return rc == TC_ERR_IO || rc == TC_ERR_NOMEM || rc == TC_ERR_NOTFOUND || rc == TC_ERR_BUSY
+               ? TC_EXIT_RUNTIME
+               : TC_EXIT_USAGE;
+}
+
+int tc_app_load_profile(const char *path, tc_cost_profile *p)
+{
+    char err[1024];
+    if (!path || tc_cost_profile_load(path, p, err, sizeof err) == TC_OK)
+        return 0;
+    tc_app_error("%s", err);
+    return TC_EXIT_USAGE;
+}
+
+int tc_app_write_port_file(const char *path, unsigned port)
+{
+    char text[16], err[512];
+    snprintf(text, sizeof text, "%u\n", port);
+    if (!path || tc_outfile_write(path, text, err, sizeof err) == TC_OK)
+        return 0;
+    tc_app_error("--port-file %s", err);
+    return TC_EXIT_RUNTIME;
 }

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "core/tc_redact.h"
+#include "telemetry/telem_set.h"
 
 #define MAX_OPTS 64
 
@@ -161,4 +162,20 @@ void tc_cli_profiles_resolve(const char *both, const char **a, const char **b)
         *a = both;
     if (!*b)
         *b = both;
+}
+
+int tc_cli_take_telemetry(const char *cmd, const char *val, const char **name, int *named,
+                          const char **urls, int *n_urls)
+{
+    if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
+        *name = val;
+        *named = 1;
+        return 0;
+    }
+    if (*n_urls >= TC_TELEM_MAX_URLS) {
+        tc_app_error("%s: --telemetry: at most %d URLs", cmd, TC_TELEM_MAX_URLS);
+        return -1;
+    }
+    urls[(*n_urls)++] = val;
+    return 0;
 }

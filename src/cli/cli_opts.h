@@ -113,6 +113,13 @@ int tc_cli_parse(const char *cmd, int argc, char **argv, const tc_cli_opt *opts,
  * --profile's (when given). */
 void tc_cli_profiles_resolve(const char *both, const char **a, const char **b);
 
+/* --telemetry VALUE, as run and train take it (repeatable): an exporter
+ * URL (http:// or https://) is appended to urls[*n_urls] (at most
+ * TC_TELEM_MAX_URLS), anything else is a source name into *name with
+ * *named set. 0, or -1 after saying "CMD: --telemetry: at most N URLs". */
+int tc_cli_take_telemetry(const char *cmd, const char *val, const char **name, int *named,
+                          const char **urls, int *n_urls);
+
 int tc_cli_split(const char *cmd, int argc, char **argv, const tc_cli_opt *opts, void *ctx,
                  const char *shared, char **rest, int *n_rest);
 

@@ -16,26 +16,30 @@
 #include "bench/bench_synth.h"
 #include "telemetry/telem_set.h"
 
+/* A count whose being given matters to the rules (measure_args.c). */
+static int given_count(const char *opt, const char *v, long long max, int *given, long long *out)
+{
+    *given = 1;
+    return tc_cli_int(opt, v, 1, max, out);
+}
+
 /* -n: a request count, which --duration may not join. */
 static int take_requests(const char *v, void *ctx)
 {
     run_args *a = ctx;
-    a->requests_given = 1;
-    return tc_cli_int("--requests", v, 1, 100000000, &a->requests);
+    return given_count("--requests", v, 100000000, &a->requests_given, &a->requests);
 }
 
 static int take_max_tokens(const char *v, void *ctx)
 {
     run_args *a = ctx;
-    a->max_tokens_given = 1;
-    return tc_cli_int("--max-tokens", v, 1, 1000000, &a->max_tokens);
+    return given_count("--max-tokens", v, 1000000, &a->max_tokens_given, &a->max_tokens);
 }
 
 static int take_osl(const char *v, void *ctx)
 {
     run_args *a = ctx;
-    a->osl_given = 1;
-    return tc_cli_int("--osl", v, 1, 1000000, &a->osl);
+    return given_count("--osl", v, 1000000, &a->osl_given, &a->osl);
 }
 
 /* A fraction in (0, 1]: 0 would ask for empty prompts. */
@@ -114,17 +118,8 @@ static int take_seed(const char *v, void *ctx)
 static int take_telemetry(const char *val, void *ctx)
 {
     run_args *a = ctx;
-    if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
-        a->telemetry = val;
-        a->telemetry_named = 1;
-        return 0;
-    }
-    if (a->n_telemetry_urls >= TC_TELEM_MAX_URLS) {
-        tc_app_error("run: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
-        return -1;
-    }
-    a->telemetry_urls[a->n_telemetry_urls++] = val;
-    return 0;
+    return tc_cli_take_telemetry("run", val, &a->telemetry, &a->telemetry_named, a->telemetry_urls,
+                                 &a->n_telemetry_urls);
 }
 
 int tc_cli_run_parse_args(int argc, char **argv, run_args *a)

@@ -27,17 +27,8 @@ typedef struct train_args {
 static int take_telemetry(const char *val, void *ctx)
 {
     train_args *a = ctx;
-    if (strncmp(val, "http://", 7) != 0 && strncmp(val, "https://", 8) != 0) {
-        a->telemetry = val;
-        a->telemetry_named = 1;
-        return 0;
-    }
-    if (a->n_urls >= TC_TELEM_MAX_URLS) {
-        tc_app_error("train: --telemetry: at most %d URLs", TC_TELEM_MAX_URLS);
-        return -1;
-    }
-    a->urls[a->n_urls++] = val;
-    return 0;
+    return tc_cli_take_telemetry("train", val, &a->telemetry, &a->telemetry_named, a->urls,
+                                 &a->n_urls);
 }
 
 static int check_args(train_args *a, tc_measure_train_config *cfg)
